@@ -1,0 +1,21 @@
+# Project-wide options and warning flags.
+option(CASEBOOK_WERROR "Treat warnings in casebook's own code as errors" OFF)
+
+add_library(casebook_warnings INTERFACE)
+target_compile_options(casebook_warnings INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter>
+  $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${CASEBOOK_WERROR}>>:-Werror>)
+
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "Build type" FORCE)
+endif()
+
+# The git revision, shown in every run's environment header.
+execute_process(
+  COMMAND git rev-parse --short=12 HEAD
+  WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}"
+  OUTPUT_VARIABLE CASEBOOK_GIT_REVISION
+  OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+if(NOT CASEBOOK_GIT_REVISION)
+  set(CASEBOOK_GIT_REVISION "unknown")
+endif()

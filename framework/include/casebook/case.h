@@ -1,0 +1,143 @@
+// The in-memory form of a case file (format version 1, docs/case-format.md).
+//
+// Plain data, free of LibTorch and YAML so that the loader, the CLI and the
+// tests that only read cases build without either.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "casebook/backend.h"
+#include "casebook/family.h"
+
+namespace casebook {
+
+// Where something was written: 1-based line and column in a file.
+struct SourceLocation {
+  std::filesystem::path file;
+  int line = 0;
+  int column = 0;
+};
+
+enum class DType {
+  kBool,
+  kUInt8,
+  kInt8,
+  kInt16,
+  kInt32,
+  kInt64,
+  kFloat16,
+  kBFloat16,
+  kFloat32,
+  kFloat64,
+};
+
+std::string_view dtype_name(DType dtype);  // "float32"
+std::optional<DType> parse_dtype(std::string_view name);
+const std::vector<DType>& all_dtypes();
+bool is_floating(DType dtype);
+
+// A non-tensor argument of an op: a scalar, a string, null or a list of them.
+struct ArgValue {
+  enum class Kind { kNull, kBool, kInt, kFloat, kString, kList };
+  Kind kind = Kind::kNull;
+  bool bool_value = false;
+  int64_t int_value = 0;
+  double float_value = 0.0;
+  std::string string_value;
+  std::vector<ArgValue> list;
+  SourceLocation where;
+};
+
+// `fill`: a generator whose numbers are made on the CPU from `seed`.
+struct Fill {
+  enum class Kind { kNormal, kUniform, kRandint, kArange, kFull };
+  Kind kind = Kind::kFull;
+  double first = 0.0;   // mean, low, start, or the full value
+  double second = 0.0;  // std, high (excluded for randint), step
+};
+
+// `layout`: how the tensor sits in memory; its values never change.
+struct Layout {
+  enum class Kind { kDefault, kTranspose, kPermute, kStrided, kNonContiguous };
+  Kind kind = Kind::kDefault;
+  std::vector<int64_t> dims;    // transpose: two dims; permute: a permutation
+  std::vector<int64_t> stride;  // strided
+  int64_t storage_offset = 0;   // strided
+};
+
+struct TensorSpec {
+  enum class Source { kValues, kFill, kFile };
+  std::string name;
+  DType dtype = DType::kFloat32;
+  // Always set after loading: given, or inferred from nested `values`.
+  std::vector<int64_t> shape;
+  Source source = Source::kValues;
+  // `values`, row-major. Integers are kept exactly (int64 beyond 2^53 too);
+  // floating values may be NaN or infinite (.nan, .inf, -.inf).
+  std::vector<double> float_values;
+  std::vector<int64_t> int_values;
+  Fill fill;
+  uint64_t seed = 0;
+  // `file`: as written, the resolved path, the tensor name after '#' for
+  // .safetensors, and the expected sha256 (lower-case hex, may be empty).
+  std::string file;
+  std::filesystem::path resolved_file;
+  std::string file_tensor;
+  std::string sha256;
+  Layout layout;
+  SourceLocation where;
+};
+
+struct Tolerance {
+  double rtol = 0.0;
+  double atol = 0.0;
+  bool equal_nan = false;
+};
+
+// The default tolerance of torch.testing.assert_close for an output dtype.
+Tolerance default_tolerance(DType dtype);
+
+// What must happen on one backend (`expect.<backend>`).
+struct Expectation {
+  enum class Kind { kMatch, kError, kXfail, kSkip };
+  Kind kind = Kind::kMatch;
+  Family family = Family::kNone;  // kError: required; kXfail: optional
+  std::string reason;             // kXfail, kSkip
+  std::optional<std::vector<int64_t>> positions;  // kError of validate.* ops
+  SourceLocation where;
+};
+
+// `origin`, flattened in file order: ("versions.torch", "2.11.0").
+struct Origin {
+  std::vector<std::pair<std::string, std::string>> entries;
+  bool empty() const { return entries.empty(); }
+};
+
+struct Case {
+  int format_version = 1;
+  std::string id;  // given, or the path under cases/ without .yaml
+  std::string summary;
+  std::string op;  // "torch.cross_entropy"
+  SourceLocation op_where;
+  std::map<std::string, ArgValue> args;
+  std::vector<TensorSpec> inputs;  // in the op's argument order
+  std::vector<Backend> backends;   // always holds kCpu
+  bool reference_cpu64 = false;
+  std::optional<Tolerance> tolerance;  // nullopt: by output dtype
+  std::map<Backend, Expectation> expect;
+  double timeout_seconds = 60.0;
+  Origin origin;
+  std::filesystem::path file;
+
+  // The expectation for `backend`: the one written, else kMatch.
+  Expectation expectation(Backend backend) const;
+  bool runs_on(Backend backend) const;
+};
+
+}  // namespace casebook

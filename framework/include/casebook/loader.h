@@ -1,0 +1,62 @@
+// Reading case files: YAML text to a checked Case, or errors that name the
+// file, the line and column, the key path, what was expected and what was
+// found (and for a misspelt key the nearest known one).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "casebook/case.h"
+
+namespace casebook {
+
+struct CaseError {
+  SourceLocation where;  // line/column 0 when the file could not be parsed
+  std::string key_path;  // "inputs.target.dtype"; empty for the whole file
+  std::string message;   // "expected one of bool, ..., got `float`"
+  // "cases/x.yaml:7:3: `inputs.target.dtype`: expected one of ..., got `float`"
+  std::string to_string() const;
+};
+
+struct LoadedCase {
+  std::filesystem::path file;
+  std::string id;  // the case's id, or the one derived from its path
+  std::optional<Case> value;     // set when errors is empty
+  std::vector<CaseError> errors;
+  bool ok() const { return errors.empty(); }
+};
+
+// The id derived from a path: the part under the nearest ancestor folder named
+// `cases`, without the extension ("cross_entropy/label_out_of_range"); a file
+// outside any `cases` folder gets its path relative to `relative_to`.
+std::string derive_case_id(const std::filesystem::path& file,
+                           const std::filesystem::path& relative_to);
+
+// Loads one file. Never throws for bad content: every problem is an error.
+LoadedCase load_case_file(const std::filesystem::path& file,
+                          const std::filesystem::path& relative_to = {});
+
+// Loads from text (tests); `file` only names it in messages and resolves
+// fixtures and the default id.
+LoadedCase load_case_text(const std::string& text,
+                          const std::filesystem::path& file,
+                          const std::filesystem::path& relative_to = {});
+
+// Every *.yaml and *.yml under the given files and folders (recursively),
+// each once, sorted; a path that does not exist is reported in `missing`.
+std::vector<std::filesystem::path> find_case_files(
+    const std::vector<std::filesystem::path>& paths,
+    std::vector<std::filesystem::path>* missing);
+
+// The fixture folder for a case file: `fixtures/` beside it or in the nearest
+// folder above it; nullopt when there is none.
+std::optional<std::filesystem::path> find_fixtures_folder(
+    const std::filesystem::path& case_file);
+
+// Edit distance nearest candidate, or empty when none is reasonably close.
+std::string nearest_name(const std::string& name,
+                         const std::vector<std::string>& candidates);
+
+}  // namespace casebook

@@ -1,0 +1,119 @@
+// The op registry: what a case's `op:` names, and how it runs on a backend.
+//
+// Ops register explicitly through register_all(); registering one name twice
+// is an error that names both places (CUTLASS initialize_all, Catch2).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "casebook/backend.h"
+#include "casebook/case.h"
+#include "casebook/family.h"
+
+namespace casebook {
+
+struct KernelPlugin;  // a dlopen'ed GPU kernel library (framework/src/kernel_ops)
+
+// An error an op raises on purpose, with its family; validate.* ops add the
+// rejected positions. Anything else an op throws is classified by its message.
+class OpError : public std::runtime_error {
+ public:
+  OpError(Family family, const std::string& message,
+          std::vector<int64_t> positions = {})
+      : std::runtime_error(message),
+        family_(family),
+        positions_(std::move(positions)) {}
+  Family family() const { return family_; }
+  const std::vector<int64_t>& positions() const { return positions_; }
+
+ private:
+  Family family_;
+  std::vector<int64_t> positions_;
+};
+
+// The case file itself is wrong in a way only the op can tell (a missing
+// argument, an argument of the wrong kind): family invalid_case.
+class InvalidCaseError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One call of an op. Inputs are placed as the op's OpDef::placement asks.
+struct OpCall {
+  const std::vector<at::Tensor>& inputs;
+  const std::map<std::string, ArgValue>& args;
+  Backend backend;
+  c10::Device device;              // where the inputs are (kCPU for kHost)
+  const KernelPlugin* plugin;      // the backend's kernel library, or null
+
+  const at::Tensor& input(size_t index) const;
+  bool has_input(size_t index) const { return index < inputs.size(); }
+  // Typed argument access; a wrong kind throws InvalidCaseError naming the
+  // argument and where it was written.
+  bool has_arg(const std::string& name) const;
+  int64_t arg_int(const std::string& name, int64_t fallback) const;
+  double arg_double(const std::string& name, double fallback) const;
+  bool arg_bool(const std::string& name, bool fallback) const;
+  std::string arg_string(const std::string& name,
+                         const std::string& fallback) const;
+  std::vector<int64_t> arg_int_list(const std::string& name,
+                                    std::vector<int64_t> fallback) const;
+  std::optional<int64_t> arg_optional_int(const std::string& name) const;
+};
+
+using OpFunction = std::function<std::vector<at::Tensor>(const OpCall&)>;
+
+struct OpDef {
+  enum class Placement {
+    kBackendDevice,  // inputs moved to the backend's LibTorch device
+    kHost,           // inputs stay on the CPU (validate.*, kernels.* glue)
+  };
+  std::string name;                  // "torch.cross_entropy"
+  std::vector<std::string> inputs;   // required, in argument order
+  std::vector<std::string> optional_inputs;  // may follow the required ones
+  std::vector<std::string> args;     // every argument name it accepts
+  Placement placement = Placement::kBackendDevice;
+  // kHost ops that reach a GPU need the backend's kernel plugin.
+  bool needs_kernel_plugin = false;
+  OpFunction run;
+  const char* file = "";  // where it was registered, for duplicate errors
+  int line = 0;
+};
+
+class OpRegistry {
+ public:
+  // Throws std::logic_error naming both registrations on a duplicate name.
+  void add(OpDef def);
+  const OpDef* find(const std::string& name) const;
+  // Up to three known names closest to `name` (edit distance), best first.
+  std::vector<std::string> nearest(const std::string& name) const;
+  std::vector<std::string> names() const;
+
+ private:
+  std::map<std::string, OpDef> ops_;
+};
+
+// Registers every op casebook ships: torch.*, validate.*, kernels.*.
+void register_all(OpRegistry& registry);
+void register_torch_ops(OpRegistry& registry);
+void register_validate_ops(OpRegistry& registry);
+void register_kernel_ops(OpRegistry& registry);
+
+// Checks a case against its op's signature (input count, argument names);
+// returns the problems as "file:line:col: message" lines, empty when fine.
+std::vector<std::string> check_case_against_op(const Case& kase,
+                                               const OpRegistry& registry);
+
+// The registry with everything registered, built once per process.
+const OpRegistry& default_registry();
+
+}  // namespace casebook
+
+#define CASEBOOK_OP_SITE __FILE__, __LINE__

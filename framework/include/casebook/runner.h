@@ -1,0 +1,63 @@
+// Running cases: every case file on every backend asked for, each run in a
+// process of its own, and a verdict per case and backend that rests on the
+// outputs (docs/architecture.md has the process model).
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "casebook/backend.h"
+#include "casebook/family.h"
+
+namespace casebook {
+
+class OpRegistry;
+
+enum class Verdict { kPass, kFail, kXfail, kXpass, kSkip, kError, kTimeout, kNotRun };
+std::string_view verdict_name(Verdict verdict);  // "PASS", ..., "NOT RUN"
+// PASS, XFAIL and SKIP keep the exit status 0; NOT RUN (interrupted) does not.
+bool verdict_is_success(Verdict verdict);
+
+enum class Isolation {
+  kPooled,  // CPU: a fork per run; GPU: a worker per backend, replaced when poisoned
+  kStrict,  // every run, GPU ones too, in a fresh process
+};
+
+struct RunOptions {
+  std::vector<Backend> backends = {Backend::kCpu, Backend::kCuda, Backend::kHip};
+  std::string filter;  // glob on "<case id>" or "<case id>/<backend>"; empty: all
+  int jobs = 0;        // parallel CPU runs; 0: the number of cores
+  Isolation isolation = Isolation::kPooled;
+  const OpRegistry* registry = nullptr;  // null: default_registry()
+  std::filesystem::path evidence_root;   // empty: no evidence folders
+  bool print_progress = false;           // a line per verdict as it lands
+};
+
+struct CaseVerdict {
+  std::string case_id;
+  Backend backend = Backend::kCpu;
+  Verdict verdict = Verdict::kNotRun;
+  Family family = Family::kNone;
+  std::string message;                    // the first error, or why
+  std::vector<std::string> consequences;  // later errors: possible consequences
+  std::string details;                    // mismatch report, advice, evidence
+  std::string rerun_command;
+  std::filesystem::path file;
+  double seconds = 0.0;
+};
+
+struct RunSummary {
+  std::vector<CaseVerdict> verdicts;  // case order, then cpu, cuda, hip
+  bool interrupted = false;
+  std::map<Verdict, int> counts() const;
+  int exit_code() const;  // 0 all PASS/XFAIL/SKIP, else 1
+};
+
+// Loads the case files under `paths` and runs them. Bad case files become
+// ERROR verdicts for those cases alone; everything else still runs.
+RunSummary run_cases(const std::vector<std::filesystem::path>& paths,
+                     const RunOptions& options);
+
+}  // namespace casebook
