@@ -128,7 +128,12 @@ struct Case {
   std::map<std::string, ArgValue> args;
   std::vector<TensorSpec> inputs;  // in the op's argument order
   std::vector<Backend> backends;   // always holds kCpu
-  bool reference_cpu64 = false;
+  // `reference`: cpu (the CPU run is the reference), cpu64 (the op on the
+  // CPU in float64, cast back), or torch (kernels.* ops only: LibTorch's
+  // equivalent op on the CPU; the kernel's own CPU run is then compared with
+  // it like any other backend). `torch` is casebook's addition to format 1.
+  enum class Reference { kCpu, kCpu64, kTorch };
+  Reference reference = Reference::kCpu;
   std::optional<Tolerance> tolerance;  // nullopt: by output dtype
   std::map<Backend, Expectation> expect;
   double timeout_seconds = 60.0;

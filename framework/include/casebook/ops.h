@@ -83,6 +83,9 @@ struct OpDef {
   // kHost ops that reach a GPU need the backend's kernel plugin.
   bool needs_kernel_plugin = false;
   OpFunction run;
+  // kernels.* ops: LibTorch's way to compute the same outputs on the CPU, the
+  // reference of cases that say `reference: torch`. Empty for other ops.
+  OpFunction torch_reference;
   const char* file = "";  // where it was registered, for duplicate errors
   int line = 0;
 };
