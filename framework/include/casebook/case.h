@@ -75,17 +75,24 @@ struct TensorSpec {
   enum class Source { kValues, kFill, kFile };
   std::string name;
   DType dtype = DType::kFloat32;
-  // Always set after loading: given, or inferred from nested `values`.
+  // Always set after loading: given, or inferred from nested `values`;
+  // except for a `file` given without `shape` (shape_given false, shape
+  // empty): the file's own shape is then taken. A given shape (and dtype) is
+  // checked against the file's content when the file is read.
   std::vector<int64_t> shape;
+  bool shape_given = true;
   Source source = Source::kValues;
-  // `values`, row-major. Integers are kept exactly (int64 beyond 2^53 too);
-  // floating values may be NaN or infinite (.nan, .inf, -.inf).
+  // `values`, row-major: float_values for floating dtypes, int_values for
+  // integer dtypes and bool (0 or 1). Integers are kept exactly (int64
+  // beyond 2^53 too); floating values may be NaN or infinite (.nan, .inf).
   std::vector<double> float_values;
   std::vector<int64_t> int_values;
   Fill fill;
   uint64_t seed = 0;
-  // `file`: as written, the resolved path, the tensor name after '#' for
-  // .safetensors, and the expected sha256 (lower-case hex, may be empty).
+  // `file`: as written, the resolved path (an existing file inside the
+  // fixtures folder), the tensor name after '#' for .safetensors (empty: the
+  // file's only tensor), and the expected sha256 (lower-case hex, may be
+  // empty).
   std::string file;
   std::filesystem::path resolved_file;
   std::string file_tensor;
@@ -135,6 +142,9 @@ struct Case {
   enum class Reference { kCpu, kCpu64, kTorch };
   Reference reference = Reference::kCpu;
   std::optional<Tolerance> tolerance;  // nullopt: by output dtype
+  // `tolerance.equal_nan`, also where rtol and atol are not given (then
+  // `tolerance` is nullopt): use tolerance_for(), which applies both.
+  bool equal_nan = false;
   std::map<Backend, Expectation> expect;
   double timeout_seconds = 60.0;
   Origin origin;
@@ -143,6 +153,8 @@ struct Case {
   // The expectation for `backend`: the one written, else kMatch.
   Expectation expectation(Backend backend) const;
   bool runs_on(Backend backend) const;
+  // The tolerance written, else default_tolerance(output), with equal_nan.
+  Tolerance tolerance_for(DType output) const;
 };
 
 }  // namespace casebook

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what casebook builds against on Debian 12, where it is missing.
+# Idempotent; needs root (or sudo) the first time only.
+set -euo pipefail
+packages=(cmake ninja-build g++ git libtorch-dev libyaml-cpp-dev libgtest-dev
+          libgmock-dev libcli11-dev nlohmann-json3-dev libssl-dev
+          libbenchmark-dev hipcc)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed" ||
+    missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "installing: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+    --no-install-recommends "${missing[@]}" >/dev/null
+fi

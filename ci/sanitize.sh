@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The sanitizer lane: every kernel case on CUDA under compute-sanitizer
+# memcheck; fails on any error memcheck reports, or on any failing verdict.
+#
+#   ci/sanitize.sh [CASEBOOK_EXECUTABLE [CASES...]]
+#   ctest -L sanitize            (the same, registered by kernels/CMakeLists.txt)
+#
+# PYTORCH_NO_CUDA_MEMORY_CACHING=1: without it an out-of-bounds read lands
+# inside a block LibTorch's caching allocator holds, and memcheck sees
+# nothing. --isolation strict gives every run a process of its own, so an
+# error is reported against the one case that caused it.
+# Exits 77 (ctest: skipped) where there is no compute-sanitizer or no GPU.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+casebook="${1:-${here}/../build/cuda/bin/casebook}"
+shift || true
+cases=("$@")
+if [[ ${#cases[@]} -eq 0 ]]; then cases=("${here}/../cases/kernels"); fi
+
+sanitizer="${CASEBOOK_COMPUTE_SANITIZER:-}"
+if [[ -z "${sanitizer}" || "${sanitizer}" == *NOTFOUND ]]; then
+  sanitizer="$(command -v compute-sanitizer || true)"
+fi
+if [[ -z "${sanitizer}" ]]; then
+  echo "sanitize: no compute-sanitizer found; skipped" >&2
+  exit 77
+fi
+if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "sanitize: no NVIDIA GPU; skipped" >&2
+  exit 77
+fi
+if [[ ! -x "${casebook}" ]]; then
+  echo "sanitize: ${casebook} is not an executable (pass the casebook binary first)" >&2
+  exit 2
+fi
+
+log="$(mktemp)"
+trap 'rm -f "${log}"' EXIT
+status=0
+PYTORCH_NO_CUDA_MEMORY_CACHING=1 "${sanitizer}" --tool memcheck \
+  --target-processes all --error-exitcode 86 --print-limit 20 \
+  "${casebook}" run --backend cuda --isolation strict "${cases[@]}" \
+  2>&1 | tee "${log}" || status=$?
+
+# A child's memcheck errors do not always reach the parent's exit status:
+# read every process's summary too.
+if grep -Eq "ERROR SUMMARY: [1-9][0-9]* error" "${log}"; then
+  echo "sanitize: compute-sanitizer reported errors (above)" >&2
+  exit 1
+fi
+if [[ ${status} -ne 0 ]]; then
+  echo "sanitize: exit status ${status}" >&2
+  exit 1
+fi
+echo "sanitize: no memcheck errors"

@@ -1,0 +1,177 @@
+// Diagnosis: what a failure means and what to tell someone about it.
+//
+//   recognition  an error message, exception type or signal -> its Family
+//   advice       per family: what it means, what to check first, what not to
+//                conclude, and reruns that change one thing at a time
+//   error chain  the first error is the cause; later ones are consequences
+//   scrubbing    nothing personal (home paths, user and host names, e-mails,
+//                secrets) leaves the machine in a report
+//   report       a Markdown request for a targeted analysis
+//   host         the environment of this machine, without LibTorch
+//
+// Everything here is torch-free (library casebook_core): the runner passes in
+// the text and types it caught.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "casebook/family.h"
+
+namespace casebook {
+
+// ---- Recognition ----------------------------------------------------------
+
+// The family of an error, from its message (a what(), what_without_backtrace()
+// or captured stderr) and, where known, the type of the exception that carried
+// it, spelt as C++ demangles it ("c10::IndexError", "std::bad_alloc") or as
+// Python prints it ("torch.OutOfMemoryError", "IndexError").
+// When several patterns match, the most specific wins: a device-side assert
+// whose kernel assertion text says "index out of bounds" is device_assert,
+// "CUDA error: out of memory" is out_of_memory. The message outranks a generic
+// type; an out-of-memory type outranks the message. Unknown text defaults to
+// contract (the op rejected its inputs), also for non-torch exceptions.
+Family classify_error(std::string_view message,
+                      std::string_view exception_type = {});
+
+// The message without a c10 backtrace ("Exception raised from ...",
+// "frame #0: ..."), trailing blank lines removed.
+std::string_view strip_backtrace(std::string_view message);
+
+// crash for every signal but SIGXCPU (the CPU-time limit: timeout).
+Family classify_signal(int signal);
+
+// "SIGSEGV, segmentation fault". SIGKILL says it may be the out-of-memory
+// killer; an unknown number gets strsignal()'s text.
+std::string describe_signal(int signal);
+
+// A waitpid() status in words: "exited with status 3", "terminated by signal
+// 11 (SIGSEGV, segmentation fault)", "... , core dumped".
+std::string describe_wait_status(int status);
+
+// ---- Advice ---------------------------------------------------------------
+
+// One rerun that changes a single thing, and what its outcome tells.
+struct RerunChange {
+  std::string change;  // "CUDA_LAUNCH_BLOCKING=1"
+  std::string
+      reveals;  // "the kernel that failed, at the line that launched it"
+};
+
+struct FamilyAdvice {
+  Family family = Family::kNone;
+  std::string meaning;      // what the family means
+  std::string first_check;  // the first thing to check
+  std::string avoid;        // the conclusion to avoid; starts "Do not"
+  std::vector<RerunChange> reruns;
+};
+
+// The advice for a family; every family has one (kNone too: "no error").
+const FamilyAdvice& advice_for(Family family);
+
+// The text `casebook explain FAMILY` prints.
+std::string explain_family(Family family);
+
+// ---- First error kept -----------------------------------------------------
+
+struct ErrorChain {
+  std::string first;                      // the cause, as far as we can tell
+  std::vector<std::string> consequences;  // later errors, each once
+};
+
+// Errors in the order seen. The first non-empty one is the cause; later ones
+// (a sticky "device-side assert triggered" after the kernel's assertion,
+// the same error on the next CUDA call) are listed as possible consequences,
+// identical repeats (backtraces and surrounding blanks ignored) once.
+ErrorChain chain_errors(const std::vector<std::string>& errors_in_order);
+
+// "first error: ...\npossible consequences (not causes):\n  - ...".
+std::string render_error_chain(const ErrorChain& chain);
+
+// ---- Scrubbing ------------------------------------------------------------
+
+struct ScrubContext {
+  std::string user_name;  // replaced by <user>; shorter than 2: ignored
+  std::string host_name;  // replaced by <host> (and its first label)
+  std::string home_dir;   // replaced by <home> wherever it lies
+  // This process's: USER, LOGNAME or the password entry; gethostname();
+  // HOME or the password entry.
+  static ScrubContext from_process();
+};
+
+// Replaces secrets (values of password, passwd, secret, token, bearer,
+// api_key, apikey, auth, credentials, private_key keys in key=value,
+// key: value, "key": "value", --key value and Authorization: Bearer forms, any
+// case; URL credentials; well-known token prefixes) by <redacted>, e-mail
+// addresses by <email>, home folders (/home/x, /Users/x, C:\Users\x, /root,
+// ctx.home_dir) by <home>, and the user's and the host's names.
+std::string scrub(std::string_view text, const ScrubContext& ctx);
+
+// Whether a key or variable name holds a secret ("HF_TOKEN", "apiKey").
+bool is_secret_key(std::string_view key);
+
+// A (key, value) pair scrubbed as a unit: a secret key's value is redacted
+// whole, any other value scrubbed.
+std::pair<std::string, std::string> scrub_entry(std::string_view key,
+                                                std::string_view value,
+                                                const ScrubContext& ctx);
+
+// Scrubs, then cuts to at most max_chars bytes (on a UTF-8 boundary) plus a
+// note of what was cut. Never the other way round: a secret cut in half would
+// no longer look like one.
+std::string scrub_then_truncate(std::string_view text, size_t max_chars,
+                                const ScrubContext& ctx);
+
+// The variables that say how CUDA, HIP and PyTorch were told to behave (names
+// starting CUDA_, HIP_, AMD_, ROCR_, PYTORCH_, TORCH_), sorted, values
+// scrubbed. Nothing else of the environment leaves the machine.
+std::vector<std::pair<std::string, std::string>> allowed_environment(
+    char** envp, const ScrubContext& ctx = ScrubContext::from_process());
+
+// ---- Report ---------------------------------------------------------------
+
+struct ReportTensor {
+  std::string name;
+  std::string dtype;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;
+  int64_t storage_offset = 0;
+};
+
+struct ReportInput {
+  std::string case_id;
+  std::string op;
+  std::string summary;
+  std::string backend;  // "cuda"
+  Family family = Family::kNone;
+  std::vector<ReportTensor> inputs;
+  std::vector<std::pair<std::string, std::string>> environment;
+  std::string first_message;
+  std::vector<std::string> consequences;
+  std::string case_file_text;
+  std::string reproduce_command;
+  std::vector<std::pair<std::string, std::string>> origin;
+};
+
+// A Markdown request for a targeted analysis: what fails, the operation and
+// its inputs, the environment, the first error and its possible
+// consequences, the case file, how to reproduce. Every piece is scrubbed, and
+// only then long messages are truncated.
+std::string render_report_markdown(const ReportInput& input,
+                                   const ScrubContext& ctx);
+
+// ---- Host -----------------------------------------------------------------
+
+// casebook's version and revision, how it was built, the OS (PRETTY_NAME of
+// os-release) and the kernel (uname sysname, release, machine). Never the
+// host name. The runner adds LibTorch's version and the GPU facts.
+std::vector<std::pair<std::string, std::string>> host_environment();
+
+// PRETTY_NAME from the text of an os-release file, unquoted; empty if absent.
+std::string os_release_pretty_name(std::string_view os_release_text);
+
+}  // namespace casebook

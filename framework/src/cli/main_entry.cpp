@@ -1,0 +1,110 @@
+#include <CLI/CLI.hpp>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "cli/commands.h"
+
+namespace casebook {
+namespace {
+
+void add_common(CLI::App* command, CommonArguments* arguments) {
+  command->add_option("paths", arguments->paths,
+                      "case files and folders (default: cases/)");
+  command->add_option("--backend,-b", arguments->backends,
+                      "backends to run: a list of cpu, cuda, hip (cpu always "
+                      "runs as the reference)")
+      ->capture_default_str();
+  command->add_option("--filter,-f", arguments->filter,
+                      "a glob on the case id, `<id>/<backend>` or the file "
+                      "path; a plain word matches as a substring");
+  command->add_option("-j,--jobs", arguments->jobs,
+                      "parallel CPU runs (default: the number of cores)");
+  command->add_option("--isolation", arguments->isolation,
+                      "pooled: a fork per CPU run, one worker per GPU backend "
+                      "replaced when poisoned; strict: a fresh process for "
+                      "every run")
+      ->capture_default_str();
+}
+
+}  // namespace
+
+void apply_ctest_gpu_allocation() {
+  // ctest --resource-spec-file sets CTEST_RESOURCE_GROUP_0_GPUS="id:1,slots:1".
+  const char* groups = std::getenv("CTEST_RESOURCE_GROUP_COUNT");
+  const char* gpus = std::getenv("CTEST_RESOURCE_GROUP_0_GPUS");
+  if (groups == nullptr || gpus == nullptr) return;
+  std::string text = gpus;
+  auto start = text.find("id:");
+  if (start == std::string::npos) return;
+  std::string id = text.substr(start + 3, text.find(',', start) - start - 3);
+  setenv("CUDA_VISIBLE_DEVICES", id.c_str(), 1);
+  setenv("HIP_VISIBLE_DEVICES", id.c_str(), 1);
+}
+
+int main_entry(int argc, char** argv) {
+  apply_ctest_gpu_allocation();
+  CLI::App app{
+      "casebook: regression cases of PyTorch/LibTorch and GPU-kernel "
+      "failures, each run in a process of its own on the CPU reference and "
+      "every GPU backend, judged on their outputs.\n\nExit status: 0 when "
+      "every verdict is PASS, XFAIL or SKIP; 1 when any is FAIL, XPASS, "
+      "ERROR, TIMEOUT or NOT RUN; 2 for a usage or configuration error."};
+  app.require_subcommand(1);
+
+  CommonArguments run_arguments;
+  std::string junit;
+  bool verbose = true;
+  CLI::App* run = app.add_subcommand(
+      "run",
+      "run the cases; print a line per case and backend (verdict, id, "
+      "backend, and for anything but PASS the family and first message), "
+      "then a count per verdict");
+  add_common(run, &run_arguments);
+  run->add_option("--junit", junit, "also write a JUnit XML file");
+  run->add_flag("!--brief", verbose,
+                "one line per verdict, without the evidence of failures");
+
+  CommonArguments list_arguments;
+  CLI::App* list = app.add_subcommand(
+      "list", "list the cases and the backends each would run on, without "
+              "running them");
+  add_common(list, &list_arguments);
+
+  CommonArguments test_arguments;
+  std::vector<std::string> gtest_arguments;
+  CLI::App* test = app.add_subcommand(
+      "test",
+      "gtest mode for ctest: each case x backend is a gtest test "
+      "(<case_id>.<backend>, non [A-Za-z0-9_] as _); gtest flags such as "
+      "--gtest_filter=... and --gtest_output=xml:FILE are passed to gtest");
+  add_common(test, &test_arguments);
+  // Anything casebook does not know (--gtest_*) is passed to gtest.
+  test->allow_extras();
+
+  std::string family;
+  CLI::App* explain = app.add_subcommand(
+      "explain", "what an error family means, what to check first and what "
+                 "not to conclude");
+  explain->add_option("family", family, "an error family, e.g. device_assert")
+      ->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    // --help is a "parse error" that exits 0; every real one exits 2.
+    return app.exit(error) == 0 ? 0 : kExitUsage;
+  }
+  if (*run) return run_command(run_arguments, junit, verbose);
+  if (*list) return list_command(list_arguments);
+  if (*test) {
+    for (const std::string& extra : test->remaining()) {
+      gtest_arguments.push_back(extra);
+    }
+    return test_command(test_arguments, gtest_arguments);
+  }
+  if (*explain) return explain_command(family);
+  return kExitUsage;
+}
+
+}  // namespace casebook

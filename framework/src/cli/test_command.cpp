@@ -1,0 +1,136 @@
+// gtest mode: every (case, backend) becomes a gtest test, registered at run
+// time through testing::RegisterTest before RUN_ALL_TESTS. The runs happen in
+// one batch (children in parallel) when the test program starts, after gtest
+// has applied its filter; each test then reports its verdict.
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "casebook/diagnosis.h"
+#include "cli/commands.h"
+#include "runner/output.h"
+#include "runner/session.h"
+
+namespace casebook {
+namespace {
+
+// gtest names: [A-Za-z0-9_] only ("cross_entropy/label-4" -> "cross_entropy_label_4").
+std::string gtest_name(const std::string& text) {
+  std::string out;
+  for (char c : text) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out;
+}
+
+struct Batch {
+  Plan plan;
+  RunOptions options;
+  std::map<std::pair<std::string, Backend>, CaseVerdict> verdicts;
+  Environment environment;
+};
+
+// Runs every test gtest will run, once, before the first of them.
+class BatchEnvironment : public testing::Environment {
+ public:
+  explicit BatchEnvironment(Batch* batch) : batch_(batch) {}
+  void SetUp() override {
+    std::set<std::pair<std::string, Backend>> wanted;
+    const testing::UnitTest& unit = *testing::UnitTest::GetInstance();
+    for (int s = 0; s < unit.total_test_suite_count(); ++s) {
+      const testing::TestSuite& suite = *unit.GetTestSuite(s);
+      for (int t = 0; t < suite.total_test_count(); ++t) {
+        const testing::TestInfo& info = *suite.GetTestInfo(t);
+        if (!info.should_run()) continue;
+        if (auto backend = parse_backend(info.name())) {
+          wanted.emplace(info.test_suite_name(), *backend);
+        }
+      }
+    }
+    Selection selected = [&wanted](const PlannedCase& planned, Backend backend) {
+      return wanted.count({gtest_name(planned.loaded.id), backend}) > 0;
+    };
+    Execution execution =
+        execute_plan(batch_->plan, batch_->options, selected, nullptr);
+    for (CaseVerdict& verdict : execution.summary.verdicts) {
+      auto key = std::make_pair(gtest_name(verdict.case_id), verdict.backend);
+      batch_->verdicts[key] = std::move(verdict);
+    }
+    batch_->environment = run_environment(execution.backends);
+    for (const auto& [key, value] : batch_->environment) {
+      testing::Test::RecordProperty(key, value);
+    }
+  }
+
+ private:
+  Batch* batch_;
+};
+
+class CaseTest : public testing::Test {
+ public:
+  CaseTest(const Batch* batch, std::string suite, Backend backend)
+      : batch_(batch), suite_(std::move(suite)), backend_(backend) {}
+
+  void TestBody() override {
+    auto it = batch_->verdicts.find({suite_, backend_});
+    ASSERT_NE(it, batch_->verdicts.end())
+        << "internal error: no verdict for " << suite_ << "/"
+        << backend_name(backend_) << "; please report";
+    const CaseVerdict& v = it->second;
+    RecordProperty("verdict", std::string(verdict_name(v.verdict)));
+    RecordProperty("family", std::string(family_name(v.family)));
+    RecordProperty("file", v.file.string());
+    if (v.verdict == Verdict::kSkip) GTEST_SKIP() << v.message;
+    if (verdict_is_success(v.verdict)) return;
+    std::ostringstream text;
+    text << verdict_name(v.verdict) << " " << v.case_id << " "
+         << backend_name(v.backend);
+    if (v.family != Family::kNone) text << "  family: " << family_name(v.family);
+    text << "\n" << v.message << "\n";
+    if (!v.details.empty()) text << v.details << "\n";
+    for (const std::string& later : v.consequences) {
+      text << "possible consequence (not a cause): " << later << "\n";
+    }
+    text << "rerun: " << v.rerun_command;
+    ADD_FAILURE_AT(v.file.string().c_str(), 1) << text.str();
+  }
+
+ private:
+  const Batch* batch_;
+  std::string suite_;
+  Backend backend_;
+};
+
+}  // namespace
+
+int test_command(const CommonArguments& arguments,
+                 std::vector<std::string> gtest_arguments) {
+  static Batch batch;  // outlives RUN_ALL_TESTS and gtest's teardown
+  std::vector<std::filesystem::path> paths;
+  if (!to_run_options(arguments, &batch.options, &paths)) return kExitUsage;
+  batch.plan = load_plan(paths, batch.options);
+  for (const PlannedCase& planned : batch.plan.cases) {
+    const std::string suite = gtest_name(planned.loaded.id);
+    for (Backend backend : planned.reported) {
+      if (!filter_matches(batch.options.filter, planned, backend)) continue;
+      testing::RegisterTest(
+          suite.c_str(), std::string(backend_name(backend)).c_str(), nullptr,
+          nullptr, planned.loaded.file.string().c_str(), 1,
+          [suite, backend]() -> testing::Test* {
+            return new CaseTest(&batch, suite, backend);
+          });
+    }
+  }
+  std::vector<char*> argv;
+  static std::string program = "casebook test";
+  argv.push_back(program.data());
+  for (std::string& argument : gtest_arguments) argv.push_back(argument.data());
+  int argc = static_cast<int>(argv.size());
+  testing::InitGoogleTest(&argc, argv.data());
+  testing::AddGlobalTestEnvironment(new BatchEnvironment(&batch));
+  return RUN_ALL_TESTS() == 0 ? 0 : 1;
+}
+
+}  // namespace casebook

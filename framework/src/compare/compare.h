@@ -1,0 +1,51 @@
+// Comparing a run's outputs with the reference's, the way
+// torch.testing.assert_close does: |actual - expected| <= atol + rtol*|expected|.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "casebook/case.h"
+#include "casebook/family.h"
+
+namespace casebook {
+
+struct Comparison {
+  enum class Difference { kNone, kOutputCount, kShape, kDtype, kValues };
+  Difference difference = Difference::kNone;
+  Family family = Family::kNone;  // kMismatch, or kNanOrInf for new NaN/Inf
+  size_t output_index = 0;        // the first output that differs
+  // kValues: the assert_close-style evidence.
+  int64_t mismatched = 0;
+  int64_t total = 0;
+  double max_abs_diff = 0.0;
+  std::vector<int64_t> max_abs_index;
+  double max_rel_diff = 0.0;
+  std::vector<int64_t> max_rel_index;
+  Tolerance tolerance;
+  std::string report;  // one paragraph a person reads; empty when equal
+
+  bool equal() const { return difference == Difference::kNone; }
+};
+
+// How outputs are compared: the case's tolerance or the dtype's default.
+struct ToleranceRule {
+  std::optional<Tolerance> explicit_tolerance;  // rtol and atol written
+  bool equal_nan = false;                       // written on its own too
+};
+
+// The tolerance for an output under `rule`.
+Tolerance tolerance_for(const at::Tensor& output, const ToleranceRule& rule);
+
+// Compares every output in order. Both sides are CPU tensors of any layout.
+Comparison compare_outputs(const std::vector<at::Tensor>& expected,
+                           const std::vector<at::Tensor>& actual,
+                           const ToleranceRule& rule);
+
+// "[1, 3]" for a multi-index.
+std::string format_index(const std::vector<int64_t>& index);
+
+}  // namespace casebook

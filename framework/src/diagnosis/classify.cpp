@@ -1,0 +1,263 @@
+// Recognition: error messages, exception types and signals to families.
+//
+// The patterns come from real texts, kept with their sources in
+// tests/data/messages/ (LibTorch 1.13 recorded on the CPU, PyTorch 2.x CUDA
+// and ROCm texts from PyTorch's source and issues, the CUDA 13.0 runtime's and
+// HIP 5.2's own error strings).
+#include <sys/wait.h>
+
+#include <csignal>
+#include <cstring>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "casebook/diagnosis.h"
+#include "diagnosis/text.h"
+
+namespace casebook {
+namespace {
+
+using diagnosis_text::to_lower;
+
+bool has(std::string_view haystack, std::string_view needle) {
+  return haystack.find(needle) != std::string_view::npos;
+}
+
+bool has_any(std::string_view haystack,
+             std::initializer_list<std::string_view> needles) {
+  for (std::string_view needle : needles) {
+    if (has(haystack, needle)) return true;
+  }
+  return false;
+}
+
+// The printout of a failed assert() in a CUDA kernel:
+// "Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0],
+// thread: [0,0,0] Assertion `t >= 0 && t < n_classes` failed."
+// A host assert ("prog: x.c:3: main: Assertion `x' failed.") has no block.
+bool is_kernel_assertion(std::string_view lower) {
+  return has(lower, "block: [") && has(lower, "thread: [") &&
+         has(lower, "assertion `");
+}
+
+// "Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor)
+// should be the same": a device mismatch when one side is on the GPU and the
+// other not, a dtype rejection (contract) otherwise.
+bool is_conv_device_mismatch(std::string_view lower) {
+  const size_t input = lower.find("input type (");
+  if (input == std::string_view::npos) return false;
+  size_t other = lower.find("weight type (", input);
+  if (other == std::string_view::npos) other = lower.find("bias type (", input);
+  if (other == std::string_view::npos) return false;
+  const auto on_gpu = [&](size_t from) {
+    const size_t close = lower.find(')', from);
+    const std::string_view type = lower.substr(from, close - from);
+    return has(type, "cuda") || has(type, "hip");
+  };
+  return on_gpu(input) != on_gpu(other);
+}
+
+// The last component of a type name: "c10::IndexError" and
+// "torch.cuda.OutOfMemoryError" give "indexerror", "outofmemoryerror".
+std::string type_leaf(std::string_view type) {
+  const size_t colon = type.rfind(':');
+  const size_t dot = type.rfind('.');
+  size_t start = 0;
+  if (colon != std::string_view::npos) start = colon + 1;
+  if (dot != std::string_view::npos && dot + 1 > start) start = dot + 1;
+  return to_lower(type.substr(start));
+}
+
+// Families given by the message, most specific first.
+std::optional<Family> classify_message(std::string_view lower) {
+  // Before index_out_of_range: the kernel's assertion text often says
+  // "index out of bounds". Not "device-side assertions": that is the tail
+  // of every CUDA error in PyTorch 2.x ("Compile with `TORCH_USE_CUDA_DSA`
+  // to enable device-side assertions.").
+  if (has_any(lower,
+              {"device-side assert triggered", "cudaerrorassert",
+               "hiperrorassert", "device-side assertion failures were found",
+               "device-side assertion `"}) ||
+      is_kernel_assertion(lower)) {
+    return Family::kDeviceAssert;
+  }
+  // Before any generic CUDA error: "CUDA error: out of memory".
+  if (has_any(lower, {"out of memory", "cudaerrormemoryallocation",
+                      "hiperroroutofmemory", "hiperrormemoryallocation",
+                      "can't allocate memory", "std::bad_alloc",
+                      "cublas_status_alloc_failed"})) {
+    return Family::kOutOfMemory;
+  }
+  // A kernel touched memory it must not: an invalid address, a misaligned
+  // one, or an exception CUDA only calls "unspecified launch failure".
+  if (has_any(lower, {"illegal memory access", "cudaerrorillegaladdress",
+                      "hiperrorillegaladdress", "unspecified launch failure",
+                      "cudaerrorlaunchfailure", "hiperrorlaunchfailure",
+                      "misaligned address", "cudaerrormisalignedaddress",
+                      "illegal instruction", "cudaerrorillegalinstruction",
+                      "memory access fault by gpu", "hardware stack error",
+                      "cudaerrorhardwarestackerror", "invalid program counter",
+                      "cudaerrorinvalidpc"})) {
+    return Family::kIllegalAddress;
+  }
+  if (has_any(lower,
+              {"timed out", "cudaerrorlaunchtimeout", "hiperrorlaunchtimeout",
+               "collective operation timeout"})) {
+    return Family::kTimeout;
+  }
+  // Nothing to run this op here: no kernel for this device, dtype or
+  // backend, or no GPU runtime at all.
+  if (has_any(lower, {"no kernel image is available",
+                      "cudaerrornokernelimagefordevice",
+                      "hiperrornobinaryforgpu",
+                      "unable to find code object",
+                      "invalid device function",
+                      "cudaerrorinvaliddevicefunction",
+                      "hiperrorinvaliddevicefunction",
+                      "could not run '",
+                      "not implemented for '",
+                      "is not linked with support for",
+                      "not compiled with cuda enabled",
+                      "no cuda-capable device",
+                      "cudaerrornodevice",
+                      "hiperrornodevice",
+                      "no cuda gpus are available",
+                      "no hip gpus are available",
+                      "found no nvidia driver",
+                      "driver version is insufficient",
+                      "cudaerrorinsufficientdriver",
+                      "hiperrorinsufficientdriver",
+                      "unsupported toolchain",
+                      "cudaerrorunsupportedptxversion",
+                      "is not compatible with the current pytorch"})) {
+    return Family::kOpUnavailable;
+  }
+  if (has_any(lower,
+              {"expected all tensors to be on the same",
+               "expected object of device type", "expected object of backend",
+               "but expected it to be on gpu",
+               "different from other tensors on"}) ||
+      is_conv_device_mismatch(lower)) {
+    return Family::kDeviceMismatch;
+  }
+  // Anomaly mode's "Function 'LogSoftmaxBackward0' returned nan values in
+  // its 0th output.", multinomial's "probability tensor contains either
+  // `inf`, `nan` or element < 0", clip_grad_norm_'s "... is non-finite".
+  if (has_any(lower, {"returned nan values", "`inf`, `nan`", "non-finite"})) {
+    return Family::kNanOrInf;
+  }
+  // torch.testing.assert_close's report.
+  if (has_any(lower, {"tensor-likes are not close",
+                      "tensor-likes are not equal", "mismatched elements:",
+                      "scalars are not close", "scalars are not equal"})) {
+    return Family::kMismatch;
+  }
+  // A dim argument out of range is a rejected argument, though LibTorch
+  // throws it as c10::IndexError: the data's indices are not at fault.
+  if (has(lower, "dimension out of range")) return Family::kContract;
+  if (has_any(lower, {"out of bounds", "out of data bounds",
+                      "class values must be smaller than num_classes"}) ||
+      (has(lower, "index") && has(lower, "out of range"))) {
+    return Family::kIndexOutOfRange;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view strip_backtrace(std::string_view message) {
+  for (std::string_view marker : {"\nException raised from ", "\nframe #0"}) {
+    const size_t at = message.find(marker);
+    if (at != std::string_view::npos) message = message.substr(0, at);
+  }
+  if (message.rfind("Exception raised from ", 0) == 0) return {};
+  while (!message.empty() &&
+         (message.back() == '\n' || message.back() == ' ')) {
+    message.remove_suffix(1);
+  }
+  return message;
+}
+
+Family classify_error(std::string_view message,
+                      std::string_view exception_type) {
+  const std::string leaf = type_leaf(exception_type);
+  // Types that say more than any message can.
+  if (leaf == "outofmemoryerror" || leaf == "bad_alloc") {
+    return Family::kOutOfMemory;
+  }
+  if (leaf == "invalidcaseerror") return Family::kInvalidCase;
+
+  // Backtrace frames name functions ("index_select_out_cpu_") that would
+  // mislead the patterns: only the message proper is read.
+  const std::string lower = to_lower(strip_backtrace(message));
+  if (const auto family = classify_message(lower)) return *family;
+
+  if (leaf == "indexerror") return Family::kIndexOutOfRange;
+  if (leaf == "notimplementederror") return Family::kOpUnavailable;
+  if (leaf == "enforcefiniteerror") return Family::kNanOrInf;
+  if (leaf == "timeouterror") return Family::kTimeout;
+  // c10::Error, ValueError, TypeError, LinAlgError, AcceleratorError with an
+  // unknown CUDA error, and also non-torch exceptions (std::runtime_error,
+  // std::invalid_argument...): the op refused what it was given. This is a
+  // default, not a recognition; explain_family(contract) says so.
+  return Family::kContract;
+}
+
+Family classify_signal(int signal) {
+  // RLIMIT_CPU ran out: the run took too long, it did not crash.
+  if (signal == SIGXCPU) return Family::kTimeout;
+  return Family::kCrash;
+}
+
+std::string describe_signal(int signal) {
+  switch (signal) {
+    case SIGSEGV:
+      return "SIGSEGV, segmentation fault";
+    case SIGABRT:
+      return "SIGABRT, aborted";
+    case SIGBUS:
+      return "SIGBUS, bus error";
+    case SIGFPE:
+      return "SIGFPE, arithmetic exception";
+    case SIGILL:
+      return "SIGILL, illegal instruction";
+    case SIGTERM:
+      return "SIGTERM, terminated";
+    case SIGINT:
+      return "SIGINT, interrupted";
+    case SIGPIPE:
+      return "SIGPIPE, broken pipe";
+    case SIGXCPU:
+      return "SIGXCPU, CPU time limit exceeded";
+    case SIGKILL:
+      return "SIGKILL, killed: possibly the kernel's out-of-memory killer "
+             "(see dmesg) or a timeout";
+    default:
+      break;
+  }
+  const char* text = strsignal(signal);
+  return text != nullptr ? std::string(text) : "unknown signal";
+}
+
+std::string describe_wait_status(int status) {
+  if (WIFEXITED(status)) {
+    return "exited with status " + std::to_string(WEXITSTATUS(status));
+  }
+  if (WIFSIGNALED(status)) {
+    const int signal = WTERMSIG(status);
+    std::string text = "terminated by signal " + std::to_string(signal) + " (" +
+                       describe_signal(signal) + ")";
+    if (WCOREDUMP(status)) text += ", core dumped";
+    return text;
+  }
+  if (WIFSTOPPED(status)) {
+    const int signal = WSTOPSIG(status);
+    return "stopped by signal " + std::to_string(signal) + " (" +
+           describe_signal(signal) + ")";
+  }
+  return "unknown wait status " + std::to_string(status);
+}
+
+}  // namespace casebook

@@ -1,0 +1,257 @@
+// Scrubbing: nothing personal leaves the machine in a report. Home folders,
+// e-mail addresses, the user's and the host's names, and secrets
+// (secrets.cpp) are replaced by markers.
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "casebook/diagnosis.h"
+#include "diagnosis/scrub_internal.h"
+#include "diagnosis/text.h"
+
+namespace casebook {
+namespace {
+
+using diagnosis_text::ascii_lower;
+using diagnosis_text::is_alnum;
+
+// Characters that end a user name inside a path.
+bool ends_path_component(char c) {
+  return c == '/' || c == '\\' || c == ' ' || c == '\t' || c == '\n' ||
+         c == '\r' || c == '"' || c == '\'' || c == ':' || c == ';' ||
+         c == ',' || c == ')' || c == ']' || c == '}' || c == '>' || c == '`';
+}
+
+void replace_all(std::string& text, std::string_view from,
+                 std::string_view to) {
+  if (from.empty()) return;
+  size_t at = 0;
+  while ((at = text.find(from, at)) != std::string::npos) {
+    text.replace(at, from.size(), to);
+    at += to.size();
+  }
+}
+
+// "C:" at a word start.
+bool is_drive_at(const std::string& text, size_t i) {
+  const char c = text[i];
+  return i + 2 < text.size() && text[i + 1] == ':' &&
+         ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')) &&
+         (i == 0 || !is_alnum(text[i - 1]));
+}
+
+// "/home/alice/x" -> "<home>/x", likewise /Users/alice and C:\Users\alice
+// (also C:/Users and JSON's doubled backslashes).
+void replace_home_folders(std::string& text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t name_begin = std::string::npos;
+    size_t begin = i;
+    if (text.compare(i, 6, "/home/") == 0) {
+      name_begin = i + 6;
+    } else if (text.compare(i, 7, "/Users/") == 0) {
+      name_begin = i + 7;
+    } else if (is_drive_at(text, i)) {
+      size_t at = i + 2;
+      while (at < text.size() && (text[at] == '\\' || text[at] == '/')) ++at;
+      std::string users = text.substr(at, 5);
+      std::transform(users.begin(), users.end(), users.begin(), ascii_lower);
+      if (at > i + 2 && users == "users" && at + 5 < text.size() &&
+          (text[at + 5] == '\\' || text[at + 5] == '/')) {
+        name_begin = at + 5;
+        while (name_begin < text.size() &&
+               (text[name_begin] == '\\' || text[name_begin] == '/')) {
+          ++name_begin;
+        }
+      }
+    }
+    if (name_begin == std::string::npos) {
+      ++i;
+      continue;
+    }
+    size_t name_end = name_begin;
+    while (name_end < text.size() && !ends_path_component(text[name_end])) {
+      ++name_end;
+    }
+    if (name_end == name_begin) {
+      i = name_begin;
+      continue;
+    }
+    text.replace(begin, name_end - begin, "<home>");
+    i = begin + 6;
+  }
+}
+
+// "/root" and "/root/..." where a path starts (not inside "/srv/root").
+void replace_root_home(std::string& text) {
+  size_t at = 0;
+  while ((at = text.find("/root", at)) != std::string::npos) {
+    const bool starts =
+        at == 0 ||
+        (!is_alnum(text[at - 1]) && text[at - 1] != '/' &&
+         text[at - 1] != '.' && text[at - 1] != '_' && text[at - 1] != '-');
+    const size_t after = at + 5;
+    const bool ends = after == text.size() || ends_path_component(text[after]);
+    if (starts && ends) {
+      text.replace(at, 5, "<home>");
+      at += 6;
+    } else {
+      at = after;
+    }
+  }
+}
+
+bool is_local_char(char c) {
+  return is_alnum(c) || c == '.' || c == '_' || c == '%' || c == '+' ||
+         c == '-';
+}
+
+bool is_domain_char(char c) { return is_alnum(c) || c == '.' || c == '-'; }
+
+// "alice@example.org" -> "<email>".
+void replace_emails(std::string& text) {
+  size_t at = 0;
+  while ((at = text.find('@', at)) != std::string::npos) {
+    size_t begin = at;
+    while (begin > 0 && is_local_char(text[begin - 1])) --begin;
+    size_t end = at + 1;
+    while (end < text.size() && is_domain_char(text[end])) ++end;
+    while (end > at + 1 && (text[end - 1] == '.' || text[end - 1] == '-')) {
+      --end;
+    }
+    const std::string_view domain(text.data() + at + 1, end - at - 1);
+    const size_t dot = domain.rfind('.');
+    bool valid = begin < at && dot != std::string_view::npos && dot > 0 &&
+                 domain.size() - dot - 1 >= 2;
+    for (size_t k = dot + 1; valid && k < domain.size(); ++k) {
+      valid = (domain[k] >= 'a' && domain[k] <= 'z') ||
+              (domain[k] >= 'A' && domain[k] <= 'Z');
+    }
+    if (!valid) {
+      ++at;
+      continue;
+    }
+    text.replace(begin, end - begin, "<email>");
+    at = begin + 7;
+  }
+}
+
+// Whole-word, case-insensitive replacement of a name; a marker such as
+// "<user>" is left alone even when the name is "user".
+void replace_word(std::string& text, std::string_view word,
+                  std::string_view marker) {
+  if (word.size() < 2) return;
+  const std::string lower_word = diagnosis_text::to_lower(word);
+  std::string lower_text = diagnosis_text::to_lower(text);
+  size_t at = 0;
+  while ((at = lower_text.find(lower_word, at)) != std::string::npos) {
+    const size_t end = at + word.size();
+    const bool bounded = (at == 0 || !is_alnum(text[at - 1])) &&
+                         (end == text.size() || !is_alnum(text[end]));
+    const bool in_marker =
+        at > 0 && text[at - 1] == '<' && end < text.size() && text[end] == '>';
+    if (!bounded || in_marker) {
+      at = end;
+      continue;
+    }
+    text.replace(at, word.size(), marker);
+    lower_text.replace(at, word.size(), marker);
+    at += marker.size();
+  }
+}
+
+std::string first_nonempty(std::initializer_list<const char*> values) {
+  for (const char* value : values) {
+    if (value != nullptr && *value != '\0') return value;
+  }
+  return {};
+}
+
+}  // namespace
+
+ScrubContext ScrubContext::from_process() {
+  ScrubContext ctx;
+  const passwd* entry = getpwuid(getuid());
+  ctx.user_name = first_nonempty({std::getenv("USER"), std::getenv("LOGNAME"),
+                                  entry != nullptr ? entry->pw_name : nullptr});
+  ctx.home_dir = first_nonempty(
+      {std::getenv("HOME"), entry != nullptr ? entry->pw_dir : nullptr});
+  std::array<char, 256> host{};
+  if (gethostname(host.data(), host.size() - 1) == 0) {
+    ctx.host_name = host.data();
+  }
+  return ctx;
+}
+
+std::string scrub(std::string_view input, const ScrubContext& ctx) {
+  std::string text = redact_secrets(input);
+  // The home folder itself first: it need not lie under /home.
+  std::string home = ctx.home_dir;
+  while (home.size() > 1 && home.back() == '/') home.pop_back();
+  if (home.size() > 1) replace_all(text, home, "<home>");
+  replace_home_folders(text);
+  replace_root_home(text);
+  replace_emails(text);
+  replace_word(text, ctx.user_name, "<user>");
+  replace_word(text, ctx.host_name, "<host>");
+  const size_t dot = ctx.host_name.find('.');
+  if (dot != std::string::npos) {
+    const std::string short_host = ctx.host_name.substr(0, dot);
+    replace_word(text, short_host, "<host>");
+  }
+  return text;
+}
+
+std::pair<std::string, std::string> scrub_entry(std::string_view key,
+                                                std::string_view value,
+                                                const ScrubContext& ctx) {
+  if (is_secret_key(key)) {
+    return {scrub(key, ctx), std::string(kRedactedMarker)};
+  }
+  return {scrub(key, ctx), scrub(value, ctx)};
+}
+
+std::string scrub_then_truncate(std::string_view text, size_t max_chars,
+                                const ScrubContext& ctx) {
+  std::string scrubbed = scrub(text, ctx);
+  if (scrubbed.size() <= max_chars) return scrubbed;
+  size_t cut = max_chars;
+  // Back to the start of a UTF-8 sequence (continuation bytes are 10xxxxxx).
+  while (cut > 0 &&
+         (static_cast<unsigned char>(scrubbed[cut]) & 0xC0) == 0x80) {
+    --cut;
+  }
+  const size_t dropped = scrubbed.size() - cut;
+  scrubbed.resize(cut);
+  scrubbed += "... [" + std::to_string(dropped) + " more bytes cut]";
+  return scrubbed;
+}
+
+std::vector<std::pair<std::string, std::string>> allowed_environment(
+    char** envp, const ScrubContext& ctx) {
+  static constexpr std::array<std::string_view, 6> kPrefixes{
+      "CUDA_", "HIP_", "AMD_", "ROCR_", "PYTORCH_", "TORCH_"};
+  std::vector<std::pair<std::string, std::string>> allowed;
+  for (char** entry = envp; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view variable(*entry);
+    const size_t equals = variable.find('=');
+    if (equals == std::string_view::npos) continue;
+    const std::string_view name = variable.substr(0, equals);
+    const bool wanted = std::any_of(
+        kPrefixes.begin(), kPrefixes.end(),
+        [&](std::string_view prefix) { return name.rfind(prefix, 0) == 0; });
+    if (wanted) {
+      allowed.push_back(scrub_entry(name, variable.substr(equals + 1), ctx));
+    }
+  }
+  std::sort(allowed.begin(), allowed.end());
+  return allowed;
+}
+
+}  // namespace casebook

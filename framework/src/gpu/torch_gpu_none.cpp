@@ -1,0 +1,23 @@
+// LibTorch built without CUDA (Debian's libtorch-dev is CPU only).
+#include <torch/version.h>
+
+#include "casebook_build_config.h"
+#include "gpu/torch_gpu.h"
+
+namespace casebook {
+
+TorchGpuProbe probe_torch_gpu(Backend backend) {
+  TorchGpuProbe probe;
+  probe.why_not = std::string("LibTorch ") + TORCH_VERSION +
+                  " here is built for the CPU only (" CASEBOOK_TORCH_FLAVOUR
+                  "): torch.* ops have no " +
+                  std::string(backend_name(backend)) + " device";
+  return probe;
+}
+
+std::string synchronize_torch_gpu(bool* poisoned) {
+  *poisoned = false;
+  return {};
+}
+
+}  // namespace casebook

@@ -1,0 +1,86 @@
+#include "casebook/case.h"
+
+#include <algorithm>
+#include <array>
+
+namespace casebook {
+namespace {
+
+constexpr std::array<std::pair<DType, std::string_view>, 10> kDTypeNames{{
+    {DType::kBool, "bool"},
+    {DType::kUInt8, "uint8"},
+    {DType::kInt8, "int8"},
+    {DType::kInt16, "int16"},
+    {DType::kInt32, "int32"},
+    {DType::kInt64, "int64"},
+    {DType::kFloat16, "float16"},
+    {DType::kBFloat16, "bfloat16"},
+    {DType::kFloat32, "float32"},
+    {DType::kFloat64, "float64"},
+}};
+
+}  // namespace
+
+std::string_view dtype_name(DType dtype) {
+  for (const auto& [value, name] : kDTypeNames) {
+    if (value == dtype) return name;
+  }
+  return "unknown";
+}
+
+std::optional<DType> parse_dtype(std::string_view name) {
+  for (const auto& [value, spelling] : kDTypeNames) {
+    if (spelling == name) return value;
+  }
+  return std::nullopt;
+}
+
+const std::vector<DType>& all_dtypes() {
+  static const std::vector<DType> dtypes = [] {
+    std::vector<DType> out;
+    out.reserve(kDTypeNames.size());
+    for (const auto& entry : kDTypeNames) out.push_back(entry.first);
+    return out;
+  }();
+  return dtypes;
+}
+
+bool is_floating(DType dtype) {
+  return dtype == DType::kFloat16 || dtype == DType::kBFloat16 ||
+         dtype == DType::kFloat32 || dtype == DType::kFloat64;
+}
+
+// torch.testing.assert_close's defaults (case-format.md, "Default
+// tolerances").
+Tolerance default_tolerance(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat16:
+      return {1e-3, 1e-5, false};
+    case DType::kBFloat16:
+      return {1.6e-2, 1e-5, false};
+    case DType::kFloat32:
+      return {1.3e-6, 1e-5, false};
+    case DType::kFloat64:
+      return {1e-7, 1e-7, false};
+    default:
+      return {0.0, 0.0, false};
+  }
+}
+
+Expectation Case::expectation(Backend backend) const {
+  const auto found = expect.find(backend);
+  if (found != expect.end()) return found->second;
+  return Expectation{};
+}
+
+bool Case::runs_on(Backend backend) const {
+  return std::find(backends.begin(), backends.end(), backend) != backends.end();
+}
+
+Tolerance Case::tolerance_for(DType output) const {
+  Tolerance out = tolerance.value_or(default_tolerance(output));
+  out.equal_nan = equal_nan;
+  return out;
+}
+
+}  // namespace casebook

@@ -1,0 +1,147 @@
+// Paths and names around case files: error text, ids, discovery, fixtures,
+// and the nearest-name suggestion for misspelt keys.
+#include <algorithm>
+#include <set>
+#include <system_error>
+
+#include "casebook/loader.h"
+
+namespace casebook {
+namespace fs = std::filesystem;
+
+std::string CaseError::to_string() const {
+  std::string out = where.file.string();
+  if (where.line > 0) {
+    out +=
+        ":" + std::to_string(where.line) + ":" + std::to_string(where.column);
+  }
+  out += ": ";
+  if (!key_path.empty()) out += "`" + key_path + "`: ";
+  return out + message;
+}
+
+std::string derive_case_id(const fs::path& file, const fs::path& relative_to) {
+  const fs::path normal = file.lexically_normal();
+  // The part under the nearest (deepest) ancestor folder named `cases`.
+  const fs::path folder = normal.parent_path();
+  fs::path under;
+  bool found = false;
+  for (const fs::path& part : folder) {
+    if (part == "cases") {
+      under.clear();
+      found = true;
+    } else if (found) {
+      under /= part;
+    }
+  }
+  fs::path id;
+  if (found) {
+    id = under / normal.stem();
+  } else {
+    std::error_code error;
+    const fs::path base =
+        relative_to.empty() ? fs::current_path(error) : relative_to;
+    const fs::path absolute_file = fs::absolute(normal, error);
+    const fs::path absolute_base = fs::absolute(base, error);
+    id = absolute_file.lexically_relative(absolute_base);
+    if (id.empty() || *id.begin() == "..") id = normal.filename();
+    id.replace_extension();
+  }
+  return id.lexically_normal().generic_string();
+}
+
+namespace {
+
+bool is_case_file(const fs::path& path) {
+  const fs::path extension = path.extension();
+  return extension == ".yaml" || extension == ".yml";
+}
+
+}  // namespace
+
+// A folder is walked recursively, skipping folders named `fixtures` (they
+// hold data, never cases); a file named directly is taken as it is.
+std::vector<fs::path> find_case_files(const std::vector<fs::path>& paths,
+                                      std::vector<fs::path>* missing) {
+  std::set<fs::path> found;
+  for (const fs::path& path : paths) {
+    std::error_code error;
+    if (fs::is_regular_file(path, error)) {
+      found.insert(path.lexically_normal());
+      continue;
+    }
+    if (!fs::is_directory(path, error)) {
+      if (missing != nullptr) missing->push_back(path);
+      continue;
+    }
+    fs::recursive_directory_iterator it(
+        path, fs::directory_options::follow_directory_symlink, error);
+    for (; !error && it != fs::recursive_directory_iterator();
+         it.increment(error)) {
+      const fs::path& entry = it->path();
+      if (it->is_directory(error)) {
+        if (entry.filename() == "fixtures") it.disable_recursion_pending();
+      } else if (is_case_file(entry) && it->is_regular_file(error)) {
+        found.insert(entry.lexically_normal());
+      }
+    }
+  }
+  return {found.begin(), found.end()};
+}
+
+std::optional<fs::path> find_fixtures_folder(const fs::path& case_file) {
+  std::error_code error;
+  const fs::path start = fs::absolute(case_file, error).lexically_normal();
+  if (error) return std::nullopt;
+  for (fs::path folder = start.parent_path();; folder = folder.parent_path()) {
+    const fs::path candidate = folder / "fixtures";
+    if (fs::is_directory(candidate, error)) {
+      return case_file.is_relative() ? fs::proximate(candidate, error)
+                                     : candidate;
+    }
+    if (folder == folder.root_path() || folder.empty()) return std::nullopt;
+  }
+}
+
+namespace {
+
+// Levenshtein distance, with a swap of two adjacent letters counting as one
+// edit (optimal string alignment): "cdua" is one edit from "cuda", as
+// people mistype.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1,
+                                     std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] =
+          std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+}  // namespace
+
+// Close enough: at most max(2, |name| / 3) edits; the first of equals wins.
+std::string nearest_name(const std::string& name,
+                         const std::vector<std::string>& candidates) {
+  const size_t limit = std::max<size_t>(2, name.size() / 3);
+  std::string best;
+  size_t best_distance = limit + 1;
+  for (const std::string& candidate : candidates) {
+    const size_t distance = edit_distance(name, candidate);
+    if (distance < best_distance) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+}  // namespace casebook

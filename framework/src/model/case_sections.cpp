@@ -1,0 +1,192 @@
+// The small top-level sections: args, backends, tolerance, origin.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "model/sections.h"
+
+namespace casebook::model {
+namespace {
+
+// An argument: a scalar, a string or null (lists are handled by the caller).
+std::optional<ArgValue> read_arg_scalar(Reader& reader, const YAML::Node& node,
+                                        const SourceLocation& at,
+                                        const std::string& path) {
+  ArgValue value;
+  value.where = at;
+  if (node.IsNull()) return value;
+  if (!node.IsScalar()) {
+    reader.error(at, path,
+                 "expected a number, true, false, a string or null; got " +
+                     describe(node));
+    return std::nullopt;
+  }
+  const Scalar scalar = resolve_scalar(node);
+  switch (scalar.kind) {
+    case Scalar::Kind::kNull:
+      break;
+    case Scalar::Kind::kBool:
+      value.kind = ArgValue::Kind::kBool;
+      value.bool_value = scalar.bool_value;
+      break;
+    case Scalar::Kind::kInt:
+      if (scalar.int_overflow) {
+        reader.read_int(node, at, path);  // reports the range
+        return std::nullopt;
+      }
+      value.kind = ArgValue::Kind::kInt;
+      value.int_value = scalar.int_value;
+      break;
+    case Scalar::Kind::kFloat:
+      value.kind = ArgValue::Kind::kFloat;
+      value.float_value = scalar.float_value;
+      break;
+    case Scalar::Kind::kString:
+      value.kind = ArgValue::Kind::kString;
+      value.string_value = scalar.text;
+      break;
+  }
+  return value;
+}
+
+// "[a, b]" for lists, "{k: v}" for maps, the text for scalars.
+std::string render(const YAML::Node& node) {
+  if (node.IsSequence()) {
+    std::vector<std::string> items;
+    for (const YAML::Node& item : node) items.push_back(render(item));
+    return "[" + join(items) + "]";
+  }
+  if (node.IsMap()) {
+    std::vector<std::string> items;
+    for (const auto& pair : node) {
+      items.push_back(render(pair.first) + ": " + render(pair.second));
+    }
+    return "{" + join(items) + "}";
+  }
+  return node.IsScalar() ? node.Scalar() : "";
+}
+
+void flatten(const std::string& key, const YAML::Node& node, Origin& out) {
+  if (!node.IsMap()) {
+    out.entries.emplace_back(key, render(node));
+    return;
+  }
+  for (const auto& pair : node) {
+    flatten(join_path(key, render(pair.first)), pair.second, out);
+  }
+}
+
+}  // namespace
+
+std::map<std::string, ArgValue> read_args(Reader& reader, const Entry& entry) {
+  std::map<std::string, ArgValue> args;
+  const auto map = reader.read_map(entry.value, reader.where(entry), "args", {},
+                                   "a map of argument names to values");
+  if (!map) return args;
+  for (const Entry& arg : *map) {
+    const std::string path = join_path("args", arg.key);
+    if (!arg.value.IsSequence()) {
+      if (auto value =
+              read_arg_scalar(reader, arg.value, reader.where(arg), path)) {
+        args[arg.key] = *value;
+      }
+      continue;
+    }
+    ArgValue list;
+    list.kind = ArgValue::Kind::kList;
+    list.where = reader.where(arg);
+    bool ok = true;
+    for (size_t i = 0; i < arg.value.size(); ++i) {
+      const YAML::Node item = arg.value[i];
+      auto value = read_arg_scalar(reader, item, reader.where(item),
+                                   path + "[" + std::to_string(i) + "]");
+      if (value) list.list.push_back(*value);
+      ok = ok && value.has_value();
+    }
+    if (ok) args[arg.key] = list;
+  }
+  return args;
+}
+
+std::vector<Backend> read_backends(Reader& reader, const Entry& entry) {
+  std::vector<Backend> listed{Backend::kCpu};  // the reference always runs
+  if (!entry.value.IsSequence()) {
+    reader.error(
+        reader.where(entry), "backends",
+        "expected a list of cpu, cuda, hip; got " + describe(entry.value));
+    return listed;
+  }
+  std::vector<Backend> seen;
+  for (size_t i = 0; i < entry.value.size(); ++i) {
+    const YAML::Node item = entry.value[i];
+    const std::string path = "backends[" + std::to_string(i) + "]";
+    const Scalar scalar = resolve_scalar(item);
+    const auto backend = scalar.kind == Scalar::Kind::kString
+                             ? parse_backend(scalar.text)
+                             : std::nullopt;
+    if (!backend) {
+      reader.error(item, path,
+                   "expected one of cpu, cuda, hip; got " + describe(item));
+    } else if (std::find(seen.begin(), seen.end(), *backend) != seen.end()) {
+      reader.error(item, path, "`" + scalar.text + "` is listed twice");
+    } else {
+      seen.push_back(*backend);
+      if (*backend != Backend::kCpu) listed.push_back(*backend);
+    }
+  }
+  std::sort(listed.begin(), listed.end());
+  return listed;
+}
+
+void read_tolerance(Reader& reader, const Entry& entry, Case& out) {
+  const auto map = reader.read_map(entry.value, reader.where(entry),
+                                   "tolerance", {"rtol", "atol", "equal_nan"},
+                                   "a map {rtol, atol, "
+                                   "equal_nan}");
+  if (!map) return;
+  Tolerance tolerance;
+  std::vector<std::string> given;
+  bool ok = true;
+  for (const Entry& item : *map) {
+    const std::string path = join_path("tolerance", item.key);
+    if (item.key == "equal_nan") {
+      const auto value = reader.read_bool(item, path);
+      out.equal_nan = value.value_or(false);
+      tolerance.equal_nan = out.equal_nan;
+      continue;
+    }
+    given.push_back("`" + item.key + "`");
+    const auto value = reader.read_number(item.value, reader.where(item), path);
+    if (value && (!std::isfinite(*value) || *value < 0)) {
+      reader.error(
+          reader.where(item), path,
+          "expected a finite number >= 0; got " + describe(item.value));
+    }
+    ok = ok && value && std::isfinite(*value) && *value >= 0;
+    (item.key == "rtol" ? tolerance.rtol : tolerance.atol) = value.value_or(0);
+  }
+  if (given.size() == 1) {
+    reader.error(reader.where(entry), "tolerance",
+                 "expected both `rtol` and `atol` or neither; got only " +
+                     given.front());
+  } else if (given.size() == 2 && ok) {
+    out.tolerance = tolerance;
+  }
+}
+
+Origin read_origin(Reader& reader, const Entry& entry) {
+  static const std::vector<std::string> kOriginKeys{
+      "first_error", "iteration", "last_completed_step", "revision", "versions",
+      "backend",     "data",      "distinguishing",      "cause",    "change",
+      "control"};
+  Origin origin;
+  if (entry.value.IsNull()) return origin;
+  const auto map = reader.read_map(entry.value, reader.where(entry), "origin",
+                                   kOriginKeys, "a map (the dossier)");
+  if (!map) return origin;
+  for (const Entry& item : *map) flatten(item.key, item.value, origin);
+  return origin;
+}
+
+}  // namespace casebook::model

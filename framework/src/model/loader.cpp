@@ -1,0 +1,247 @@
+// Case files to Case values: the top level of format version 1. Every problem
+// becomes a CaseError; nothing throws out of load_case_*.
+#include "casebook/loader.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "model/sections.h"
+
+namespace casebook {
+namespace {
+
+using model::Entry;
+using model::Reader;
+
+constexpr int kFormatVersion = 1;
+
+const std::vector<std::string> kTopKeys{
+    "casebook", "id",        "summary",   "op",     "args",    "inputs",
+    "backends", "reference", "tolerance", "expect", "timeout", "origin"};
+
+void read_summary(Reader& reader, const Entry& entry, Case& out) {
+  auto text = reader.read_string(entry, "summary");
+  if (!text) return;
+  // A folded or literal block ends with a newline: not a second line.
+  while (!text->empty() &&
+         std::isspace(static_cast<unsigned char>(text->back()))) {
+    text->pop_back();
+  }
+  const auto lines = std::count(text->begin(), text->end(), '\n') + 1;
+  if (text->empty()) {
+    reader.error(reader.where(entry), "summary",
+                 "expected one line: what the case guards; got an empty "
+                 "string");
+  } else if (lines > 1) {
+    reader.error(reader.where(entry), "summary",
+                 "expected one line; got " + std::to_string(lines) + " lines");
+  }
+  out.summary = *text;
+}
+
+void read_op(Reader& reader, const Entry& entry, Case& out) {
+  out.op_where = reader.where(entry);
+  const auto op = reader.read_string(entry, "op");
+  if (!op) return;
+  out.op = *op;
+  for (const char* prefix : {"torch.", "kernels.", "validate."}) {
+    const std::string_view text = *op;
+    if (text.rfind(prefix, 0) == 0 && text.size() > std::strlen(prefix)) {
+      return;
+    }
+  }
+  reader.error(out.op_where, "op",
+               "expected `torch.<name>`, `kernels.<name>` or "
+               "`validate.<name>`; got " +
+                   model::describe(entry.value));
+}
+
+void read_reference(Reader& reader, const Entry& entry, Case& out) {
+  const model::Scalar scalar = model::resolve_scalar(entry.value);
+  if (scalar.text == "cpu") {
+    out.reference = Case::Reference::kCpu;
+  } else if (scalar.text == "cpu64") {
+    out.reference = Case::Reference::kCpu64;
+  } else if (scalar.text == "torch" && entry.value.IsScalar()) {
+    out.reference = Case::Reference::kTorch;
+    if (out.op.rfind("kernels.", 0) != 0) {
+      reader.error(
+          reader.where(entry), "reference",
+          "expected `torch` only for a kernels.* op; got op `" + out.op + "`");
+    }
+  } else {
+    reader.error(reader.where(entry), "reference",
+                 "expected one of cpu, cpu64, torch; got " +
+                     model::describe(entry.value));
+  }
+}
+
+void read_timeout(Reader& reader, const Entry& entry, Case& out) {
+  const auto seconds =
+      reader.read_number(entry.value, reader.where(entry), "timeout");
+  if (!seconds) return;
+  if (!std::isfinite(*seconds) || *seconds <= 0) {
+    reader.error(reader.where(entry), "timeout",
+                 "expected a number of seconds > 0; got " +
+                     model::describe(entry.value));
+    return;
+  }
+  out.timeout_seconds = *seconds;
+}
+
+void read_inputs(Reader& reader, const Entry& entry, Case& out) {
+  const auto inputs =
+      reader.read_map(entry.value, reader.where(entry), "inputs", {},
+                      "a map of input names to tensors");
+  if (!inputs) return;
+  for (const Entry& input : *inputs) {
+    auto tensor = model::read_tensor(
+        reader, input, model::join_path("inputs", input.key), out.file);
+    if (tensor) out.inputs.push_back(std::move(*tensor));
+  }
+}
+
+// The whole document; `out` is complete where the reader holds no errors.
+// The format version, read before anything else: another version gives the
+// other keys other meanings, so its file gets this one error only.
+bool check_version(Reader& reader, const YAML::Node& root) {
+  if (!root.IsMap()) return true;
+  for (const auto& pair : root) {
+    if (!pair.first.IsScalar() || pair.first.Scalar() != "casebook") continue;
+    const model::Scalar scalar = model::resolve_scalar(pair.second);
+    if (scalar.kind == model::Scalar::Kind::kInt && !scalar.int_overflow &&
+        scalar.int_value == kFormatVersion) {
+      return true;
+    }
+    const Entry version{"casebook", pair.first, pair.second};
+    reader.error(reader.where(version), "casebook",
+                 "unsupported format version " + model::describe(pair.second) +
+                     "; this casebook reads version 1");
+    return false;
+  }
+  return true;
+}
+
+void read_case(Reader& reader, const YAML::Node& root, Case& out) {
+  const SourceLocation top{reader.file(), 1, 1};
+  if (!check_version(reader, root)) return;
+  const auto map =
+      reader.read_map(root, top, "", kTopKeys,
+                      "a case: a map with casebook, summary, op, inputs");
+  if (!map) return;
+  auto entry = [&](const char* key) { return model::find_entry(*map, key); };
+  auto required = [&](const char* key) {
+    const Entry* found = entry(key);
+    if (found == nullptr) reader.error(top, key, "required key missing");
+    return found;
+  };
+
+  required("casebook");  // its value was checked first
+  if (const Entry* id = entry("id")) {
+    const auto text = reader.read_string(*id, "id");
+    if (text && text->empty()) {
+      reader.error(reader.where(*id), "id", "expected a name; got nothing");
+    } else if (text) {
+      out.id = *text;
+    }
+  }
+  if (const Entry* summary = required("summary")) {
+    read_summary(reader, *summary, out);
+  }
+  if (const Entry* op = required("op")) read_op(reader, *op, out);
+  if (const Entry* args = entry("args"))
+    out.args = model::read_args(reader, *args);
+  if (const Entry* inputs = required("inputs"))
+    read_inputs(reader, *inputs, out);
+  out.backends = all_backends();
+  if (const Entry* backends = entry("backends")) {
+    out.backends = model::read_backends(reader, *backends);
+  }
+  if (const Entry* reference = entry("reference")) {
+    read_reference(reader, *reference, out);
+  }
+  if (const Entry* tolerance = entry("tolerance")) {
+    model::read_tolerance(reader, *tolerance, out);
+  }
+  if (const Entry* expect = entry("expect")) {
+    model::read_expect(reader, *expect, out);
+  }
+  if (const Entry* timeout = entry("timeout"))
+    read_timeout(reader, *timeout, out);
+  if (const Entry* origin = entry("origin")) {
+    out.origin = model::read_origin(reader, *origin);
+  }
+}
+
+}  // namespace
+
+LoadedCase load_case_text(const std::string& text,
+                          const std::filesystem::path& file,
+                          const std::filesystem::path& relative_to) {
+  LoadedCase loaded;
+  loaded.file = file;
+  Reader reader(file);
+  try {
+    loaded.id = derive_case_id(file, relative_to);
+    Case value;
+    value.file = file;
+    value.id = loaded.id;
+    std::vector<YAML::Node> documents;
+    try {
+      documents = YAML::LoadAll(text);
+    } catch (const YAML::ParserException& error) {
+      reader.error(
+          SourceLocation{file, error.mark.line + 1, error.mark.column + 1}, "",
+          "invalid YAML: " + error.msg);
+    }
+    if (documents.empty() && reader.error_count() == 0) {
+      reader.error(SourceLocation{file, 0, 0}, "",
+                   "empty file: expected a case (casebook: 1, summary, op, "
+                   "inputs)");
+    } else if (documents.size() > 1) {
+      reader.error(documents[1], "",
+                   "expected one YAML document; got " +
+                       std::to_string(documents.size()));
+    } else if (documents.size() == 1) {
+      read_case(reader, documents.front(), value);
+    }
+    loaded.id = value.id;
+    if (reader.error_count() == 0) loaded.value = std::move(value);
+  } catch (const std::exception& error) {
+    reader.error(SourceLocation{file, 0, 0}, "",
+                 std::string("internal error while reading the case: ") +
+                     error.what() + "; please report");
+  }
+  loaded.errors = reader.take_errors();
+  return loaded;
+}
+
+LoadedCase load_case_file(const std::filesystem::path& file,
+                          const std::filesystem::path& relative_to) {
+  std::error_code error;
+  const auto status = std::filesystem::status(file, error);
+  std::ifstream stream;
+  if (std::filesystem::is_regular_file(status)) {
+    stream.open(file, std::ios::binary);
+  }
+  std::ostringstream text;
+  if (stream.is_open()) text << stream.rdbuf();
+  if (!stream.is_open() || stream.bad()) {
+    LoadedCase loaded;
+    loaded.file = file;
+    loaded.id = derive_case_id(file, relative_to);
+    const char* why = !std::filesystem::exists(status) ? "no such file"
+                      : std::filesystem::is_directory(status)
+                          ? "cannot read the file: it is a folder"
+                          : "cannot read the file";
+    loaded.errors.push_back(CaseError{SourceLocation{file, 0, 0}, "", why});
+    return loaded;
+  }
+  return load_case_text(text.str(), file, relative_to);
+}
+
+}  // namespace casebook

@@ -1,0 +1,165 @@
+// `fill`: exactly one generator, its parameters checked against the dtype so
+// that every backend sees the same valid numbers.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "model/sections.h"
+
+namespace casebook::model {
+namespace {
+
+const std::vector<std::string> kGenerators{"normal", "uniform", "randint",
+                                           "arange", "full"};
+
+// Fill parameters are doubles: integers beyond 2^53 would not stay exact.
+constexpr int64_t kExactLimit = int64_t{1} << 53;
+
+class FillReader {
+ public:
+  FillReader(Reader& reader, DType dtype) : reader_(reader), dtype_(dtype) {}
+
+  std::optional<Fill> read(const Entry& generator, const std::string& path) {
+    Fill fill;
+    const std::string& name = generator.key;
+    const bool integral = !is_floating(dtype_);
+    if ((name == "normal" || name == "uniform") && integral) {
+      reader_.error(generator.key_node, path,
+                    "`" + name + "` makes floating values; got dtype " +
+                        std::string(dtype_name(dtype_)) +
+                        " (use randint, arange or full)");
+      return std::nullopt;
+    }
+    if (name == "full") {
+      fill.kind = Fill::Kind::kFull;
+      const auto value = number(generator.value, reader_.where(generator), path,
+                                integral, /*finite=*/false);
+      if (!value) return std::nullopt;
+      fill.first = *value;
+      return fill;
+    }
+    const std::vector<std::string> keys =
+        name == "normal"   ? std::vector<std::string>{"mean", "std"}
+        : name == "arange" ? std::vector<std::string>{"start", "step"}
+                           : std::vector<std::string>{"low", "high"};
+    const auto params =
+        reader_.read_map(generator.value, reader_.where(generator), path, keys,
+                         "a map {" + join(keys) + "}");
+    if (!params) return std::nullopt;
+    const bool need_integers = name == "randint" || integral;
+    // randint's high is excluded: it may be one past the dtype's range.
+    std::optional<double> first =
+        param(*params, keys[0], generator, path, need_integers, false);
+    std::optional<double> second = param(*params, keys[1], generator, path,
+                                         need_integers, name == "randint");
+    if (!first || !second) return std::nullopt;
+    fill.first = *first;
+    fill.second = *second;
+    if (name == "normal") {
+      fill.kind = Fill::Kind::kNormal;
+      if (*second < 0) {
+        return fail(*find_entry(*params, "std"), join_path(path, "std"),
+                    "expected a standard deviation >= 0");
+      }
+    } else if (name == "arange") {
+      fill.kind = Fill::Kind::kArange;
+    } else {
+      fill.kind =
+          name == "uniform" ? Fill::Kind::kUniform : Fill::Kind::kRandint;
+      if (!(*first < *second)) {
+        return fail(*find_entry(*params, "high"), join_path(path, "high"),
+                    "expected a value above low (" +
+                        find_entry(*params, "low")->value.Scalar() + ")");
+      }
+    }
+    return fill;
+  }
+
+ private:
+  std::optional<Fill> fail(const Entry& entry, const std::string& path,
+                           const std::string& expected) {
+    reader_.error(reader_.where(entry), path,
+                  expected + "; got " + describe(entry.value));
+    return std::nullopt;
+  }
+
+  std::optional<double> param(const std::vector<Entry>& params,
+                              const std::string& key, const Entry& generator,
+                              const std::string& path, bool integer,
+                              bool one_past) {
+    const Entry* entry = find_entry(params, key);
+    if (entry == nullptr) {
+      reader_.error(reader_.where(generator), join_path(path, key),
+                    "required key missing");
+      return std::nullopt;
+    }
+    return number(entry->value, reader_.where(*entry), join_path(path, key),
+                  integer, /*finite=*/true, one_past);
+  }
+
+  // A number for the dtype: integral dtypes (and randint) need integers
+  // within the dtype's range, bool also takes true and false.
+  std::optional<double> number(const YAML::Node& node, const SourceLocation& at,
+                               const std::string& path, bool integer,
+                               bool finite, bool one_past = false) {
+    const Scalar scalar = resolve_scalar(node);
+    if (dtype_ == DType::kBool && scalar.kind == Scalar::Kind::kBool) {
+      return scalar.bool_value ? 1.0 : 0.0;
+    }
+    if (integer) {
+      auto [low, high] = integer_range(dtype_);
+      low = std::max(low, -kExactLimit);
+      high = std::min(high, kExactLimit - 1) + (one_past ? 1 : 0);
+      if (scalar.kind == Scalar::Kind::kInt && !scalar.int_overflow &&
+          scalar.int_value >= low && scalar.int_value <= high) {
+        return static_cast<double>(scalar.int_value);
+      }
+      reader_.error(at, path,
+                    "expected an integer in [" + std::to_string(low) + ", " +
+                        std::to_string(high) + "] for " +
+                        std::string(dtype_name(dtype_)) + "; got " +
+                        describe(node));
+      return std::nullopt;
+    }
+    const std::optional<double> value = reader_.read_number(node, at, path);
+    if (value && finite && !std::isfinite(*value)) {
+      reader_.error(at, path,
+                    "expected a finite number; got " + describe(node));
+      return std::nullopt;
+    }
+    return value;
+  }
+
+  Reader& reader_;
+  DType dtype_;
+};
+
+}  // namespace
+
+std::optional<Fill> read_fill(Reader& reader, const Entry& entry,
+                              const std::string& path, DType dtype) {
+  const size_t errors_before = reader.error_count();
+  const auto generators = reader.read_map(
+      entry.value, reader.where(entry), path, kGenerators,
+      "a generator: {normal: {mean, std}}, {uniform: {low, high}}, "
+      "{randint: {low, high}}, {arange: {start, step}} or {full: V}");
+  if (!generators) return std::nullopt;
+  if (generators->size() != 1) {
+    if (reader.error_count() == errors_before) {
+      std::vector<std::string> given;
+      for (const Entry& generator : *generators) {
+        given.push_back("`" + generator.key + "`");
+      }
+      reader.error(reader.where(entry), path,
+                   "expected exactly one generator of " + join(kGenerators) +
+                       "; got " + (given.empty() ? "none" : join(given)));
+    }
+    return std::nullopt;
+  }
+  const Entry& generator = generators->front();
+  return FillReader(reader, dtype)
+      .read(generator, join_path(path, generator.key));
+}
+
+}  // namespace casebook::model

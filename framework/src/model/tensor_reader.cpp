@@ -1,0 +1,143 @@
+// `inputs.<name>`: a tensor's keys, its source (exactly one of values, fill,
+// file) and the keys that go with one source only.
+#include <string>
+#include <vector>
+
+#include "model/sections.h"
+
+namespace casebook::model {
+namespace {
+
+const std::vector<std::string> kTensorKeys{
+    "dtype", "shape", "values", "fill", "seed", "file", "sha256", "layout"};
+
+std::string dtype_names() {
+  std::vector<std::string> names;
+  for (DType dtype : all_dtypes()) names.emplace_back(dtype_name(dtype));
+  return join(names);
+}
+
+std::optional<DType> read_dtype(Reader& reader, const Entry* entry,
+                                const SourceLocation& tensor_where,
+                                const std::string& path) {
+  if (entry == nullptr) {
+    reader.error(tensor_where, path,
+                 "required key missing; expected one of " + dtype_names());
+    return std::nullopt;
+  }
+  const Scalar scalar = resolve_scalar(entry->value);
+  const std::optional<DType> dtype = scalar.kind == Scalar::Kind::kString
+                                         ? parse_dtype(scalar.text)
+                                         : std::nullopt;
+  if (!dtype) {
+    reader.error(
+        reader.where(*entry), path,
+        "expected one of " + dtype_names() + "; got " + describe(entry->value));
+  }
+  return dtype;
+}
+
+// Reports a key that goes with one source only, given without it.
+void check_companion(Reader& reader, const Entry* entry, bool allowed,
+                     const std::string& path, const std::string& owner) {
+  if (entry != nullptr && !allowed) {
+    reader.error(entry->key_node, join_path(path, entry->key),
+                 "`" + entry->key + "` goes with `" + owner + "` only");
+  }
+}
+
+}  // namespace
+
+std::optional<TensorSpec> read_tensor(Reader& reader, const Entry& entry,
+                                      const std::string& path,
+                                      const std::filesystem::path& case_file) {
+  const size_t errors_before = reader.error_count();
+  const SourceLocation tensor_where = reader.where(entry);
+  const auto map =
+      reader.read_map(entry.value, tensor_where, path, kTensorKeys,
+                      "a tensor: a map with dtype and one of values, fill, "
+                      "file");
+  if (!map) return std::nullopt;
+  TensorSpec spec;
+  spec.name = entry.key;
+  spec.where = tensor_where;
+
+  const std::optional<DType> dtype =
+      read_dtype(reader, find_entry(*map, "dtype"), tensor_where,
+                 join_path(path, "dtype"));
+  if (dtype) spec.dtype = *dtype;
+
+  std::optional<std::vector<int64_t>> shape;
+  if (const Entry* shape_entry = find_entry(*map, "shape")) {
+    shape = reader.read_int_list(*shape_entry, join_path(path, "shape"), 0);
+    if (!shape) return std::nullopt;  // the source can't be checked without
+  }
+
+  const Entry* values = find_entry(*map, "values");
+  const Entry* fill = find_entry(*map, "fill");
+  const Entry* file = find_entry(*map, "file");
+  std::vector<std::string> sources;
+  for (const Entry* source : {values, fill, file}) {
+    if (source != nullptr) sources.push_back("`" + source->key + "`");
+  }
+  if (sources.size() != 1) {
+    reader.error(tensor_where, path,
+                 "expected exactly one of `values`, `fill`, `file`; got " +
+                     (sources.empty() ? std::string("none") : join(sources)));
+  }
+  check_companion(reader, find_entry(*map, "seed"), fill != nullptr, path,
+                  "fill");
+  check_companion(reader, find_entry(*map, "sha256"), file != nullptr, path,
+                  "file");
+  if (sources.size() != 1 || !dtype) return std::nullopt;
+
+  if (shape) spec.shape = *shape;
+  if (values != nullptr) {
+    spec.source = TensorSpec::Source::kValues;
+    read_values(reader, *values, join_path(path, "values"), *dtype, shape,
+                spec);
+  } else if (fill != nullptr) {
+    spec.source = TensorSpec::Source::kFill;
+    if (!shape) {
+      reader.error(tensor_where, join_path(path, "shape"),
+                   "required key missing: a `fill` needs `shape`");
+    }
+    if (auto generator =
+            read_fill(reader, *fill, join_path(path, "fill"), *dtype)) {
+      spec.fill = *generator;
+    }
+    if (const Entry* seed = find_entry(*map, "seed")) {
+      const std::string seed_path = join_path(path, "seed");
+      const auto value =
+          reader.read_int(seed->value, reader.where(*seed), seed_path);
+      if (value && *value < 0) {
+        reader.error(reader.where(*seed), seed_path,
+                     "expected an integer >= 0; got " + describe(seed->value));
+      } else if (value) {
+        spec.seed = static_cast<uint64_t>(*value);
+      }
+    }
+  } else {
+    spec.source = TensorSpec::Source::kFile;
+    spec.shape_given = shape.has_value();
+    read_fixture(reader, *file, find_entry(*map, "sha256"),
+                 join_path(path, "file"), case_file, spec);
+  }
+
+  if (const Entry* layout = find_entry(*map, "layout")) {
+    std::optional<size_t> rank;
+    if (spec.shape_given || spec.source != TensorSpec::Source::kFile) {
+      rank = spec.shape.size();
+    }
+    if (reader.error_count() == errors_before) {
+      if (auto value =
+              read_layout(reader, *layout, join_path(path, "layout"), rank)) {
+        spec.layout = *value;
+      }
+    }
+  }
+  if (reader.error_count() != errors_before) return std::nullopt;
+  return spec;
+}
+
+}  // namespace casebook::model

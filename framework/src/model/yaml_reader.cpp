@@ -1,0 +1,203 @@
+#include "model/yaml_reader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <map>
+
+namespace casebook::model {
+
+std::string describe(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Scalar: {
+      std::string text = node.Scalar();
+      const size_t cut = std::min(text.find('\n'), size_t{40});
+      if (cut < text.size()) text = text.substr(0, cut) + "...";
+      if (node.Tag() != "?") text = "\"" + text + "\"";
+      return "`" + text + "`";
+    }
+    default:
+      return "nothing";
+  }
+}
+
+std::string join_path(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+std::pair<int64_t, int64_t> integer_range(DType dtype) {
+  switch (dtype) {
+    case DType::kBool:
+      return {0, 1};
+    case DType::kUInt8:
+      return {0, 255};
+    case DType::kInt8:
+      return {-128, 127};
+    case DType::kInt16:
+      return {-32768, 32767};
+    case DType::kInt32:
+      return {std::numeric_limits<int32_t>::min(),
+              std::numeric_limits<int32_t>::max()};
+    default:
+      return {std::numeric_limits<int64_t>::min(),
+              std::numeric_limits<int64_t>::max()};
+  }
+}
+
+SourceLocation Reader::where(const YAML::Node& node) const {
+  SourceLocation location{file_, 0, 0};
+  const YAML::Mark mark = node.Mark();
+  if (!mark.is_null()) {
+    location.line = mark.line + 1;
+    location.column = mark.column + 1;
+  }
+  return location;
+}
+
+SourceLocation Reader::where(const Entry& entry) const {
+  if (entry.value.IsNull() || entry.value.Mark().is_null()) {
+    return where(entry.key_node);
+  }
+  return where(entry.value);
+}
+
+void Reader::error(const SourceLocation& where, const std::string& key_path,
+                   const std::string& message) {
+  errors_.push_back(CaseError{where, key_path, message});
+}
+
+std::optional<std::vector<Entry>> Reader::read_map(
+    const YAML::Node& node, const SourceLocation& at, const std::string& path,
+    const std::vector<std::string>& known, const std::string& what) {
+  if (!node.IsMap()) {
+    error(at, path, "expected " + what + "; got " + describe(node));
+    return std::nullopt;
+  }
+  std::vector<Entry> entries;
+  std::map<std::string, int> first_line;
+  for (const auto& pair : node) {
+    const YAML::Node key_node = pair.first;
+    if (!key_node.IsScalar()) {
+      error(key_node, path, "expected a key name; got " + describe(key_node));
+      continue;
+    }
+    const std::string& key = key_node.Scalar();
+    const std::string key_path = join_path(path, key);
+    const auto [seen, inserted] = first_line.emplace(key, where(key_node).line);
+    if (!inserted) {
+      error(key_node, key_path,
+            "duplicate key `" + key + "`; first given at line " +
+                std::to_string(seen->second));
+      continue;
+    }
+    if (!known.empty() &&
+        std::find(known.begin(), known.end(), key) == known.end()) {
+      const std::string nearest = nearest_name(key, known);
+      error(key_node, key_path,
+            "unknown key `" + key + "`; " +
+                (nearest.empty() ? "expected one of " + join(known)
+                                 : "did you mean `" + nearest + "`?"));
+      continue;
+    }
+    entries.push_back(Entry{key, key_node, pair.second});
+  }
+  return entries;
+}
+
+std::optional<std::string> Reader::read_string(const Entry& entry,
+                                               const std::string& path) {
+  if (!entry.value.IsScalar()) {
+    error(where(entry), path,
+          "expected a string; got " + describe(entry.value));
+    return std::nullopt;
+  }
+  return entry.value.Scalar();
+}
+
+std::optional<int64_t> Reader::read_int(const YAML::Node& node,
+                                        const SourceLocation& at,
+                                        const std::string& path) {
+  const Scalar scalar = resolve_scalar(node);
+  if (scalar.kind == Scalar::Kind::kInt && !scalar.int_overflow) {
+    return scalar.int_value;
+  }
+  error(at, path,
+        std::string("expected an integer") +
+            (scalar.int_overflow ? " within the int64 range" : "") + "; got " +
+            describe(node));
+  return std::nullopt;
+}
+
+std::optional<double> Reader::read_number(const YAML::Node& node,
+                                          const SourceLocation& at,
+                                          const std::string& path) {
+  const Scalar scalar = resolve_scalar(node);
+  if (scalar.kind == Scalar::Kind::kFloat) return scalar.float_value;
+  if (scalar.kind == Scalar::Kind::kInt) {
+    return scalar.int_overflow ? std::strtod(scalar.text.c_str(), nullptr)
+                               : static_cast<double>(scalar.int_value);
+  }
+  error(at, path, "expected a number; got " + describe(node));
+  return std::nullopt;
+}
+
+std::optional<bool> Reader::read_bool(const Entry& entry,
+                                      const std::string& path) {
+  const Scalar scalar = resolve_scalar(entry.value);
+  if (scalar.kind == Scalar::Kind::kBool) return scalar.bool_value;
+  error(where(entry), path,
+        "expected true or false; got " + describe(entry.value));
+  return std::nullopt;
+}
+
+std::optional<std::vector<int64_t>> Reader::read_int_list(
+    const Entry& entry, const std::string& path, int64_t minimum) {
+  if (!entry.value.IsSequence()) {
+    error(where(entry), path,
+          "expected a list of integers; got " + describe(entry.value));
+    return std::nullopt;
+  }
+  std::vector<int64_t> out;
+  bool ok = true;
+  for (size_t i = 0; i < entry.value.size(); ++i) {
+    const YAML::Node item = entry.value[i];
+    const std::string item_path = path + "[" + std::to_string(i) + "]";
+    const std::optional<int64_t> value = read_int(item, where(item), item_path);
+    if (value && *value < minimum) {
+      error(item, item_path,
+            "expected an integer >= " + std::to_string(minimum) + "; got " +
+                describe(item));
+      ok = false;
+    } else if (!value) {
+      ok = false;
+    } else {
+      out.push_back(*value);
+    }
+  }
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+const Entry* find_entry(const std::vector<Entry>& entries,
+                        const std::string& key) {
+  for (const Entry& entry : entries) {
+    if (entry.key == key) return &entry;
+  }
+  return nullptr;
+}
+
+}  // namespace casebook::model

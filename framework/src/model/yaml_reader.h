@@ -1,0 +1,104 @@
+// Internal: reading checked values out of a yaml-cpp tree while collecting
+// errors that name the file, the 1-based line and column and the key path.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "casebook/case.h"
+#include "casebook/loader.h"
+
+namespace casebook::model {
+
+// One `key: value` of a map, with the key's own node (for its location).
+struct Entry {
+  std::string key;
+  YAML::Node key_node;
+  YAML::Node value;
+};
+
+// A plain scalar resolved as YAML's core schema does; quoted scalars are
+// always strings. `text` is the scalar as written.
+struct Scalar {
+  enum class Kind { kNull, kBool, kInt, kFloat, kString };
+  Kind kind = Kind::kNull;
+  bool bool_value = false;
+  int64_t int_value = 0;
+  double float_value = 0.0;
+  bool int_overflow = false;  // an integer beyond the int64 range
+  bool quoted = false;
+  std::string text;
+};
+
+Scalar resolve_scalar(const YAML::Node& node);
+
+// "`float`", "`\"1\"`", "a list", "a map", "nothing": what was found.
+std::string describe(const YAML::Node& node);
+
+// "a.b" from "a" and "b"; "b" when `path` is empty.
+std::string join_path(const std::string& path, const std::string& key);
+
+// "a, b, c".
+std::string join(const std::vector<std::string>& names);
+
+// The closed interval of values an integer dtype holds (bool: 0..1).
+std::pair<int64_t, int64_t> integer_range(DType dtype);
+
+class Reader {
+ public:
+  explicit Reader(std::filesystem::path file) : file_(std::move(file)) {}
+
+  const std::filesystem::path& file() const { return file_; }
+  SourceLocation where(const YAML::Node& node) const;
+  // The value's location, or the key's where the value has none (a missing
+  // value: yaml-cpp marks it at the next token).
+  SourceLocation where(const Entry& entry) const;
+
+  void error(const SourceLocation& where, const std::string& key_path,
+             const std::string& message);
+  void error(const YAML::Node& at, const std::string& key_path,
+             const std::string& message) {
+    error(where(at), key_path, message);
+  }
+  size_t error_count() const { return errors_.size(); }
+  std::vector<CaseError> take_errors() { return std::move(errors_); }
+
+  // The entries of a map, in file order. Reports (and drops) keys that are
+  // not in `known`, with the nearest known one, duplicate keys and keys that
+  // are not scalars. An empty `known` accepts every key. Returns nullopt
+  // (after an error "expected <what>") when `node` is not a map.
+  std::optional<std::vector<Entry>> read_map(
+      const YAML::Node& node, const SourceLocation& at, const std::string& path,
+      const std::vector<std::string>& known, const std::string& what);
+
+  // Typed values; each reports "expected ...; got ..." and returns nullopt.
+  std::optional<std::string> read_string(const Entry& entry,
+                                         const std::string& path);
+  std::optional<int64_t> read_int(const YAML::Node& node,
+                                  const SourceLocation& at,
+                                  const std::string& path);
+  std::optional<double> read_number(const YAML::Node& node,
+                                    const SourceLocation& at,
+                                    const std::string& path);
+  std::optional<bool> read_bool(const Entry& entry, const std::string& path);
+  // A list of integers, each at least `minimum`.
+  std::optional<std::vector<int64_t>> read_int_list(const Entry& entry,
+                                                    const std::string& path,
+                                                    int64_t minimum);
+
+ private:
+  std::filesystem::path file_;
+  std::vector<CaseError> errors_;
+};
+
+// The entry named `key`, or null.
+const Entry* find_entry(const std::vector<Entry>& entries,
+                        const std::string& key);
+
+}  // namespace casebook::model

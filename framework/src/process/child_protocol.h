@@ -1,0 +1,63 @@
+// What the runner asks of a child, and what the child reports back.
+//
+// Requests and reports are single JSON lines on pipes. Output tensors do not
+// travel through the pipe: the child writes each to a file in a run folder on
+// a memory file system (/dev/shm where there is one), and the runner maps it
+// (one copy in all, made by the child; the runner reads the mapped pages).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "casebook/backend.h"
+#include "casebook/family.h"
+
+namespace casebook {
+
+enum class JobKind {
+  kRun,             // the op in the case's own dtypes on a backend
+  kReferenceCpu64,  // `reference: cpu64`: the op on float64 inputs, CPU
+  kReferenceTorch,  // `reference: torch`: LibTorch's equivalent, CPU
+};
+
+struct RunRequest {
+  size_t case_index = 0;  // into the runner's case list (shared by fork)
+  Backend backend = Backend::kCpu;
+  JobKind kind = JobKind::kRun;
+  std::string output_dir;  // where the child writes its output tensors
+};
+
+struct TensorFile {
+  std::string path;
+  std::string dtype;  // casebook dtype name ("float32")
+  std::vector<int64_t> shape;
+};
+
+struct ChildReport {
+  enum class Status { kOutputs, kError, kSkipped };
+  Status status = Status::kError;
+  Family family = Family::kNone;
+  std::string message;         // the first error, or why skipped
+  std::string exception_type;  // "c10::IndexError"
+  std::vector<std::string> consequences;
+  std::optional<std::vector<int64_t>> positions;
+  std::vector<TensorFile> outputs;
+  bool poisoned = false;  // the process must not run another GPU case
+  double seconds = 0.0;   // the op alone, inputs made and outputs written excluded
+};
+
+std::string encode_request(const RunRequest& request);
+RunRequest decode_request(const std::string& line);
+std::string encode_report(const ChildReport& report);
+// A line that does not parse yields a kError report of family crash.
+ChildReport decode_report(const std::string& line);
+
+// Writes `tensor` (any device, any layout) contiguously to `path`.
+TensorFile write_tensor_file(const at::Tensor& tensor, const std::string& path);
+// Maps a tensor file read-only as a CPU tensor; unmapped when the tensor dies.
+at::Tensor map_tensor_file(const TensorFile& file);
+
+}  // namespace casebook

@@ -1,0 +1,180 @@
+#include "process/execute.h"
+
+#include <ATen/ATen.h>
+#include <cxxabi.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <typeinfo>
+
+#include "casebook/diagnosis.h"
+#include "kernel_ops/kernel_plugin.h"
+#include "process/subprocess.h"
+#include "tensors/materialise.h"
+
+namespace casebook {
+namespace {
+
+std::string demangled_type(const std::exception& error) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> name(
+      abi::__cxa_demangle(typeid(error).name(), nullptr, nullptr, &status),
+      std::free);
+  return status == 0 && name ? std::string(name.get())
+                             : std::string(typeid(error).name());
+}
+
+// Keeps the first error as the verdict's message; later ones are possible
+// consequences, never causes (a sticky CUDA error repeats on every call).
+void record_error(ChildReport* report, Family family, const std::string& message,
+                  const std::string& type) {
+  if (report->status != ChildReport::Status::kError) {
+    report->status = ChildReport::Status::kError;
+    report->family = family;
+    report->message = message;
+    report->exception_type = type;
+    report->outputs.clear();
+    return;
+  }
+  if (message == report->message) return;
+  for (const std::string& seen : report->consequences) {
+    if (seen == message) return;
+  }
+  report->consequences.push_back(message);
+}
+
+bool poisons_gpu_process(Family family) {
+  return family == Family::kDeviceAssert || family == Family::kIllegalAddress ||
+         family == Family::kCrash;
+}
+
+std::vector<at::Tensor> make_inputs(const Case& kase, const OpDef& op,
+                                    const RunRequest& request,
+                                    at::Device device) {
+  std::vector<at::Tensor> inputs;
+  inputs.reserve(kase.inputs.size());
+  for (const TensorSpec& spec : kase.inputs) {
+    MaterialisedTensor made = materialise(spec);
+    at::Tensor tensor = device.is_cpu() ? made.view : place_on(made, device);
+    if (request.kind == JobKind::kReferenceCpu64 &&
+        at::isFloatingType(tensor.scalar_type())) {
+      tensor = tensor.to(at::kDouble);
+    }
+    inputs.push_back(tensor);
+  }
+  return inputs;
+}
+
+// Runs the op and writes its outputs; every exception becomes an error.
+void run_op(const Case& kase, const OpDef& op, const RunRequest& request,
+            const BackendRuntime& runtime, at::Device device,
+            ChildReport* report) {
+  try {
+    std::vector<at::Tensor> inputs = make_inputs(kase, op, request, device);
+    OpCall call{inputs, kase.args, request.backend, device, runtime.plugin};
+    auto start = std::chrono::steady_clock::now();
+    std::vector<at::Tensor> outputs = request.kind == JobKind::kReferenceTorch
+                                          ? op.torch_reference(call)
+                                          : op.run(call);
+    report->seconds = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+    report->status = ChildReport::Status::kOutputs;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      std::string path =
+          request.output_dir + "/output" + std::to_string(i) + ".bin";
+      report->outputs.push_back(write_tensor_file(outputs[i], path));
+    }
+  } catch (const OpError& error) {
+    record_error(report, error.family(), error.what(), "casebook::OpError");
+    if (!error.positions().empty()) report->positions = error.positions();
+  } catch (const InvalidCaseError& error) {
+    record_error(report, Family::kInvalidCase, error.what(),
+                 "casebook::InvalidCaseError");
+  } catch (const c10::Error& error) {
+    const std::string type = demangled_type(error);
+    record_error(report, classify_error(error.what_without_backtrace(), type),
+                 error.what_without_backtrace(), type);
+  } catch (const std::exception& error) {
+    const std::string type = demangled_type(error);
+    record_error(report, classify_error(error.what(), type), error.what(), type);
+  }
+}
+
+}  // namespace
+
+ChildReport execute_request(const CaseTable& table, const RunRequest& request,
+                            const BackendRuntime& runtime) {
+  const Case& kase = *table.cases.at(request.case_index);
+  const OpDef& op = *table.ops.at(request.case_index);
+  ChildReport report;
+  report.status = ChildReport::Status::kOutputs;  // none yet, no error yet
+  const bool gpu = is_gpu(request.backend);
+  at::Device device(at::kCPU);
+  if (gpu) {
+    const bool torch_device = op.placement == OpDef::Placement::kBackendDevice;
+    if (torch_device && !runtime.torch.available) {
+      report.status = ChildReport::Status::kSkipped;
+      report.message = runtime.torch.why_not;
+      return report;
+    }
+    if (op.needs_kernel_plugin &&
+        (runtime.plugin == nullptr || runtime.plugin_device_count == 0)) {
+      report.status = ChildReport::Status::kSkipped;
+      report.message = runtime.plugin_why_not;
+      return report;
+    }
+    if (torch_device) device = at::Device(at::kCUDA, 0);
+  }
+  run_op(kase, op, request, runtime, device, &report);
+  if (gpu) {
+    // CUDA reports errors late: synchronise so that this case's error is
+    // seen here, not blamed on the next case.
+    bool poisoned = false;
+    std::string late = synchronize_torch_gpu(&poisoned);
+    if (!late.empty()) record_error(&report, classify_error(late, {}), late, {});
+    if (runtime.plugin != nullptr) {
+      bool plugin_poisoned = false;
+      late = plugin_synchronize(*runtime.plugin, &plugin_poisoned);
+      if (!late.empty()) {
+        record_error(&report, classify_error(late, {}), late, {});
+      }
+      poisoned = poisoned || plugin_poisoned;
+    }
+    report.poisoned = poisoned || (report.status == ChildReport::Status::kError &&
+                                   poisons_gpu_process(report.family));
+  }
+  return report;
+}
+
+int run_one_shot_child(const CaseTable& table, const RunRequest& request,
+                       int report_fd) {
+  BackendRuntime runtime = open_backend_runtime(request.backend);
+  ChildReport report = execute_request(table, request, runtime);
+  return write_all(report_fd, encode_report(report)) ? 0 : 1;
+}
+
+int run_gpu_worker(const CaseTable& table, Backend backend, int report_fd,
+                   int request_fd) {
+  BackendRuntime runtime = open_backend_runtime(backend);
+  FILE* requests = fdopen(request_fd, "r");
+  if (requests == nullptr) return 1;
+  char* line = nullptr;
+  size_t capacity = 0;
+  while (getline(&line, &capacity, requests) > 0) {
+    RunRequest request = decode_request(line);
+    ChildReport report = execute_request(table, request, runtime);
+    if (!write_all(report_fd, encode_report(report))) break;
+    if (report.poisoned) {
+      std::free(line);
+      return kWorkerPoisonedStatus;
+    }
+  }
+  std::free(line);
+  return 0;
+}
+
+}  // namespace casebook

@@ -1,0 +1,36 @@
+// The child's side: running one request (make the inputs, run the op,
+// synchronise, write the outputs) and the loops of one-shot children and GPU
+// workers.
+#pragma once
+
+#include <vector>
+
+#include "casebook/case.h"
+#include "casebook/ops.h"
+#include "process/backend_runtime.h"
+#include "process/child_protocol.h"
+
+namespace casebook {
+
+// The cases a run holds, shared with children through fork().
+struct CaseTable {
+  std::vector<const Case*> cases;
+  std::vector<const OpDef*> ops;  // ops[i] runs cases[i]
+};
+
+ChildReport execute_request(const CaseTable& table, const RunRequest& request,
+                            const BackendRuntime& runtime);
+
+// A one-shot child: opens the backend, runs `request`, reports, returns 0.
+int run_one_shot_child(const CaseTable& table, const RunRequest& request,
+                       int report_fd);
+
+// A GPU worker: opens `backend` once, then runs the requests that arrive on
+// `request_fd` one after another. Returns 0 when the runner closes the pipe,
+// 3 after reporting a run that poisoned the process.
+int run_gpu_worker(const CaseTable& table, Backend backend, int report_fd,
+                   int request_fd);
+
+constexpr int kWorkerPoisonedStatus = 3;
+
+}  // namespace casebook

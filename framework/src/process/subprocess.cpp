@@ -1,0 +1,129 @@
+#include "process/subprocess.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <set>
+#include <stdexcept>
+#include <system_error>
+
+namespace casebook {
+namespace {
+
+// The runner's open child pipes; a new child must not hold them, or a
+// worker's EOF would never arrive while a sibling keeps its write end.
+std::set<int>& tracked_fds() {
+  static std::set<int> fds;
+  return fds;
+}
+
+void make_pipe(int fds[2]) {
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    throw std::system_error(errno, std::generic_category(), "pipe2");
+  }
+}
+
+}  // namespace
+
+void track_child_fd(int fd) { tracked_fds().insert(fd); }
+void untrack_child_fd(int fd) { tracked_fds().erase(fd); }
+
+void close_fd(int* fd) {
+  if (*fd >= 0) {
+    untrack_child_fd(*fd);
+    close(*fd);
+    *fd = -1;
+  }
+}
+
+ChildProcess spawn_child(const std::function<int(int, int)>& body,
+                         bool with_requests) {
+  int reports[2];
+  int requests[2] = {-1, -1};
+  make_pipe(reports);
+  if (with_requests) make_pipe(requests);
+  pid_t pid = fork();
+  if (pid < 0) {
+    int saved = errno;
+    close(reports[0]);
+    close(reports[1]);
+    if (with_requests) {
+      close(requests[0]);
+      close(requests[1]);
+    }
+    throw std::system_error(saved, std::generic_category(), "fork");
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    // The runner's handlers (interruption) are not the child's business.
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);
+    for (int fd : tracked_fds()) close(fd);
+    close(reports[0]);
+    if (with_requests) close(requests[1]);
+    int status = 70;  // EX_SOFTWARE: the body threw
+    try {
+      status = body(reports[1], with_requests ? requests[0] : -1);
+    } catch (...) {
+    }
+    _exit(status);
+  }
+  // Both sides set the group, so a kill right after fork finds it.
+  setpgid(pid, pid);
+  close(reports[1]);
+  ChildProcess child;
+  child.pid = pid;
+  child.from_child = reports[0];
+  track_child_fd(child.from_child);
+  fcntl(child.from_child, F_SETFL, fcntl(child.from_child, F_GETFL) | O_NONBLOCK);
+  if (with_requests) {
+    close(requests[0]);
+    child.to_child = requests[1];
+    track_child_fd(child.to_child);
+  }
+  return child;
+}
+
+void kill_process_group(pid_t pid) {
+  if (pid > 0) kill(-pid, SIGKILL);
+}
+
+bool write_all(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+bool read_available(int fd, std::string* buffer) {
+  char chunk[65536];
+  while (true) {
+    ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n > 0) {
+      buffer->append(chunk, static_cast<size_t>(n));
+      continue;
+    }
+    if (n == 0) return false;
+    if (errno == EINTR) continue;
+    return errno == EAGAIN || errno == EWOULDBLOCK;
+  }
+}
+
+bool take_line(std::string* buffer, std::string* line) {
+  size_t end = buffer->find('\n');
+  if (end == std::string::npos) return false;
+  *line = buffer->substr(0, end);
+  buffer->erase(0, end + 1);
+  return true;
+}
+
+}  // namespace casebook

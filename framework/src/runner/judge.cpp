@@ -1,0 +1,253 @@
+#include "runner/judge.h"
+
+#include <sstream>
+
+#include "casebook/diagnosis.h"
+#include "compare/compare.h"
+
+namespace casebook {
+namespace {
+
+// What one run amounted to, before the expectation is applied.
+struct Observed {
+  enum class Kind { kOutputs, kError, kTimeout, kSkipped, kInvalid };
+  Kind kind = Kind::kError;
+  Family family = Family::kNone;
+  std::string message;
+  std::vector<std::string> consequences;
+  std::optional<std::vector<int64_t>> positions;
+};
+
+Observed observe(const Job& job) {
+  const ChildReport& report = job.result.report;
+  Observed seen;
+  seen.message = report.message;
+  seen.consequences = report.consequences;
+  seen.positions = report.positions;
+  seen.family = report.family;
+  if (job.result.timed_out) {
+    seen.kind = Observed::Kind::kTimeout;
+  } else if (report.status == ChildReport::Status::kSkipped) {
+    seen.kind = Observed::Kind::kSkipped;
+  } else if (report.status == ChildReport::Status::kOutputs) {
+    seen.kind = Observed::Kind::kOutputs;
+  } else if (report.family == Family::kInvalidCase) {
+    seen.kind = Observed::Kind::kInvalid;
+  }
+  return seen;
+}
+
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
+
+std::string family_text(Family family) {
+  return std::string(family_name(family));
+}
+
+// Adds what to check first for a failure of `family`.
+void add_advice(CaseVerdict* verdict) {
+  if (verdict->family == Family::kNone) return;
+  const FamilyAdvice& advice = advice_for(verdict->family);
+  std::ostringstream text;
+  if (!verdict->details.empty()) text << verdict->details << "\n";
+  text << "first check (" << family_text(verdict->family)
+       << "): " << advice.first_check << "\n" << advice.avoid;
+  verdict->details = text.str();
+}
+
+void set_failure(CaseVerdict* verdict, Verdict kind, Family family,
+                 std::string message) {
+  verdict->verdict = kind;
+  verdict->family = family;
+  verdict->message = std::move(message);
+}
+
+// The verdict of a run expected to match the reference (also the first step
+// of an xfail). Leaves PASS or a failure with family and message.
+void judge_match(const JudgeInputs& in, const Observed& seen,
+                 CaseVerdict* verdict) {
+  if (seen.kind == Observed::Kind::kTimeout) {
+    set_failure(verdict, Verdict::kTimeout, Family::kTimeout, seen.message);
+    return;
+  }
+  if (seen.kind == Observed::Kind::kError) {
+    set_failure(verdict, Verdict::kFail, seen.family, seen.message);
+    return;
+  }
+  // Outputs. The reference run itself passes by producing them.
+  if (in.reference == in.run) {
+    verdict->verdict = Verdict::kPass;
+    return;
+  }
+  if (in.reference == nullptr) {
+    set_failure(verdict, Verdict::kFail, Family::kNone,
+                "internal error: no reference run was planned; please report");
+    return;
+  }
+  const Observed ref = observe(*in.reference);
+  if (ref.kind != Observed::Kind::kOutputs) {
+    set_failure(verdict, Verdict::kFail, ref.family,
+                "no reference to compare with: the reference run failed (" +
+                    family_text(ref.family) + "): " + first_line(ref.message));
+    return;
+  }
+  std::vector<at::Tensor> expected = in.reference->result.outputs;
+  const Case& kase = in.planned.value();
+  const std::vector<at::Tensor>& actual = in.run->result.outputs;
+  if (kase.reference == Case::Reference::kCpu64) {
+    // "cast to the output dtype": the dtype the op gives in the case's own
+    // precision, i.e. the run's; a differing count or shape is judged below.
+    for (size_t i = 0; i < expected.size() && i < actual.size(); ++i) {
+      expected[i] = expected[i].to(actual[i].scalar_type());
+    }
+  }
+  ToleranceRule rule{kase.tolerance, kase.equal_nan};
+  Comparison comparison = compare_outputs(expected, actual, rule);
+  if (comparison.equal()) {
+    verdict->verdict = Verdict::kPass;
+    return;
+  }
+  set_failure(verdict, Verdict::kFail, comparison.family,
+              first_line(comparison.report));
+  verdict->details = comparison.report;
+}
+
+void judge_error(const Expectation& expect, const Observed& seen,
+                 CaseVerdict* verdict) {
+  const std::string wanted = family_text(expect.family);
+  switch (seen.kind) {
+    case Observed::Kind::kOutputs:
+      set_failure(verdict, Verdict::kFail, Family::kNone,
+                  "expected " + wanted + ", got outputs");
+      return;
+    case Observed::Kind::kTimeout:
+      if (expect.family == Family::kTimeout) break;
+      set_failure(verdict, Verdict::kTimeout, Family::kTimeout,
+                  "expected " + wanted + ", got a timeout: " + seen.message);
+      return;
+    default:
+      if (seen.family != expect.family) {
+        set_failure(verdict, Verdict::kFail, seen.family,
+                    "expected " + wanted + ", got " +
+                        family_text(seen.family) + ": " +
+                        first_line(seen.message));
+        return;
+      }
+  }
+  if (expect.positions && seen.positions != expect.positions) {
+    auto text = [](const std::optional<std::vector<int64_t>>& list) {
+      if (!list) return std::string("none");
+      std::string out = "[";
+      for (size_t i = 0; i < list->size(); ++i) {
+        out += (i ? ", " : "") + std::to_string((*list)[i]);
+      }
+      return out + "]";
+    };
+    set_failure(verdict, Verdict::kFail, seen.family,
+                "expected " + wanted + " at positions " +
+                    text(expect.positions) + ", got positions " +
+                    text(seen.positions) + ": " + first_line(seen.message));
+    return;
+  }
+  verdict->verdict = Verdict::kPass;
+  verdict->family = seen.family;
+  verdict->message = seen.message;
+}
+
+}  // namespace
+
+std::string rerun_command(const PlannedCase& planned, Backend backend) {
+  return "casebook run " + planned.loaded.file.string() + " --backend " +
+         std::string(backend_name(backend));
+}
+
+CaseVerdict judge(const JudgeInputs& in) {
+  CaseVerdict verdict;
+  verdict.case_id = in.planned.loaded.id;
+  verdict.backend = in.backend;
+  verdict.file = in.planned.loaded.file;
+  verdict.rerun_command = rerun_command(in.planned, in.backend);
+  if (!in.planned.runnable()) {
+    std::ostringstream all;
+    for (const CaseError& error : in.planned.loaded.errors) {
+      all << error.to_string() << "\n";
+    }
+    for (const std::string& error : in.planned.plan_errors) all << error << "\n";
+    std::string text = all.str();
+    if (!text.empty()) text.pop_back();
+    set_failure(&verdict, Verdict::kError, Family::kInvalidCase,
+                first_line(text));
+    verdict.details = text;
+    return verdict;
+  }
+  const Expectation expect = in.planned.value().expectation(in.backend);
+  if (expect.kind == Expectation::Kind::kSkip) {
+    verdict.verdict = Verdict::kSkip;
+    verdict.message = expect.reason;
+    return verdict;
+  }
+  if (in.status != nullptr && !in.status->available) {
+    verdict.verdict = Verdict::kSkip;
+    verdict.message = in.status->why_not;
+    return verdict;
+  }
+  if (in.run == nullptr || !in.run->result.finished) {
+    verdict.verdict = Verdict::kNotRun;
+    verdict.message = "not run: the run was interrupted";
+    return verdict;
+  }
+  verdict.seconds = in.run->result.wall_seconds;
+  Observed seen = observe(*in.run);
+  verdict.consequences = seen.consequences;
+  if (seen.kind == Observed::Kind::kSkipped) {
+    verdict.verdict = Verdict::kSkip;
+    verdict.message = seen.message;
+    return verdict;
+  }
+  if (seen.kind == Observed::Kind::kInvalid) {
+    set_failure(&verdict, Verdict::kError, Family::kInvalidCase, seen.message);
+    return verdict;
+  }
+  switch (expect.kind) {
+    case Expectation::Kind::kMatch:
+      judge_match(in, seen, &verdict);
+      break;
+    case Expectation::Kind::kError:
+      judge_error(expect, seen, &verdict);
+      break;
+    case Expectation::Kind::kXfail: {
+      judge_match(in, seen, &verdict);
+      if (verdict.verdict == Verdict::kPass) {
+        set_failure(&verdict, Verdict::kXpass, Family::kNone,
+                    "expected to fail (" + expect.reason +
+                        ") but passed: the bug is fixed, update the case");
+      } else if (expect.family != Family::kNone &&
+                 verdict.family != expect.family) {
+        verdict.message = "xfail expects " + family_text(expect.family) +
+                          ", got " + family_text(verdict.family) + ": " +
+                          verdict.message;
+        verdict.verdict = Verdict::kFail;
+      } else {
+        verdict.verdict = Verdict::kXfail;
+        verdict.message = expect.reason + " (" + family_text(verdict.family) +
+                          ": " + first_line(verdict.message) + ")";
+      }
+      break;
+    }
+    case Expectation::Kind::kSkip:
+      break;
+  }
+  if (!verdict_is_success(verdict.verdict)) add_advice(&verdict);
+  if (in.run->result.first_attempt && !in.run->result.timed_out &&
+      is_gpu(in.backend)) {
+    verdict.details += (verdict.details.empty() ? "" : "\n");
+    verdict.details +=
+        "this run poisoned its worker; rerun alone in a fresh process: " +
+        std::string(verdict.verdict == Verdict::kPass ? "passed (blame not confirmed)"
+                                                      : "confirmed");
+  }
+  return verdict;
+}
+
+}  // namespace casebook

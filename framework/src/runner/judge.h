@@ -1,0 +1,25 @@
+// Judging one (case, backend): the expectation of the case file against what
+// the run and the reference produced. Every outcome gets a name and a reason.
+#pragma once
+
+#include <map>
+
+#include "casebook/runner.h"
+#include "runner/plan.h"
+
+namespace casebook {
+
+struct JudgeInputs {
+  const PlannedCase& planned;
+  Backend backend;
+  const Job* run = nullptr;        // this backend's run; null if none
+  const Job* reference = nullptr;  // the reference run (may be `run`)
+  const BackendStatus* status = nullptr;  // GPU backends: the probe's view
+};
+
+CaseVerdict judge(const JudgeInputs& inputs);
+
+// "casebook run <file> --backend <b>": reruns exactly this case there.
+std::string rerun_command(const PlannedCase& planned, Backend backend);
+
+}  // namespace casebook

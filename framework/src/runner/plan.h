@@ -1,0 +1,57 @@
+// A run's plan: the loaded cases, the jobs each needs, and their results.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "casebook/loader.h"
+#include "casebook/ops.h"
+#include "casebook/runner.h"
+#include "process/child_protocol.h"
+
+namespace casebook {
+
+struct JobResult {
+  bool finished = false;
+  ChildReport report;
+  std::vector<at::Tensor> outputs;  // mapped from the child's files
+  bool timed_out = false;
+  bool crashed = false;        // ended without a report
+  std::string crash_message;   // the decoded wait status
+  // A GPU run that poisoned its worker is rerun alone in a fresh one before
+  // its verdict is final; the first attempt's report is kept for the record.
+  std::optional<ChildReport> first_attempt;
+  double wall_seconds = 0.0;
+};
+
+struct Job {
+  size_t case_position = 0;  // into Plan::cases
+  Backend backend = Backend::kCpu;
+  JobKind kind = JobKind::kRun;
+  JobResult result;
+};
+
+struct PlannedCase {
+  LoadedCase loaded;
+  const OpDef* op = nullptr;
+  std::vector<std::string> plan_errors;  // unknown op, bad arguments
+  size_t table_index = 0;                // into CaseTable, when runnable
+  std::vector<Backend> reported;         // backends that get a verdict
+  std::vector<size_t> jobs;              // into Plan::jobs
+  size_t jobs_left = 0;
+
+  bool runnable() const { return loaded.ok() && plan_errors.empty(); }
+  const Case& value() const { return *loaded.value; }
+};
+
+// Availability of a GPU backend, as a probe child saw it.
+struct BackendStatus {
+  bool available = false;
+  std::string why_not;
+  std::string description;
+};
+
+}  // namespace casebook

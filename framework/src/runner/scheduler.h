@@ -1,0 +1,57 @@
+// The runner's event loop: starts children and GPU workers, reads their
+// reports, enforces timeouts, and hands each finished case to a callback.
+// Single-threaded on purpose: fork() from a multi-threaded process is unsafe.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "casebook/runner.h"
+#include "process/execute.h"
+#include "runner/plan.h"
+
+namespace casebook {
+
+struct SchedulerOptions {
+  int cpu_slots = 1;
+  Isolation isolation = Isolation::kPooled;
+  std::string run_root;  // folder for the children's output files
+  // Cases whose jobs may be in flight or finished but not yet judged at once:
+  // bounds the runner's memory, since a case's outputs live until judged.
+  size_t case_window = 16;
+};
+
+struct SchedulerCounters {
+  int workers_started = 0;
+  int confirm_reruns = 0;
+};
+
+class Scheduler {
+ public:
+  Scheduler(const CaseTable& table, std::vector<PlannedCase>& cases,
+            std::vector<Job>& jobs, SchedulerOptions options);
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Runs every job; calls `on_case_done(position)` as each case's last job
+  // finishes. Returns false when interrupted (SIGINT, SIGTERM): children are
+  // killed and unfinished jobs stay unfinished.
+  bool run(const std::function<void(size_t)>& on_case_done);
+
+  const SchedulerCounters& counters() const { return counters_; }
+
+ private:
+  struct Slot;  // a child or worker with its job
+  struct Impl;
+  Impl* impl_;
+  SchedulerCounters counters_;
+};
+
+// Installs SIGINT/SIGTERM handlers that make Scheduler::run stop; returns the
+// signal that stopped the last run, or 0.
+int last_interrupting_signal();
+
+}  // namespace casebook

@@ -1,0 +1,302 @@
+#include "runner/session.h"
+
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <sys/wait.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "casebook/diagnosis.h"
+#include "process/backend_runtime.h"
+#include "process/subprocess.h"
+#include "runner/judge.h"
+#include "runner/scheduler.h"
+
+namespace casebook {
+namespace fs = std::filesystem;
+
+namespace {
+
+const OpRegistry& registry_of(const RunOptions& options) {
+  return options.registry != nullptr ? *options.registry : default_registry();
+}
+
+// A private folder for the children's output files, on a memory file system
+// where there is one: outputs then never touch a disk.
+std::string make_run_root() {
+  std::string base = "/dev/shm";
+  if (access(base.c_str(), W_OK) != 0) {
+    const char* tmp = getenv("TMPDIR");
+    base = tmp != nullptr ? tmp : "/tmp";
+  }
+  std::string pattern = base + "/casebook-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) {
+    throw std::runtime_error("cannot create a run folder under " + base);
+  }
+  return pattern;
+}
+
+int default_jobs() {
+  unsigned cores = std::thread::hardware_concurrency();
+  return cores == 0 ? 1 : static_cast<int>(cores);
+}
+
+const Job* find_job(const std::vector<Job>& jobs, const PlannedCase& planned,
+                    Backend backend, JobKind kind) {
+  for (size_t index : planned.jobs) {
+    if (jobs[index].backend == backend && jobs[index].kind == kind) {
+      return &jobs[index];
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Plan load_plan(const std::vector<fs::path>& paths, const RunOptions& options) {
+  Plan plan;
+  const OpRegistry& registry = registry_of(options);
+  std::map<std::string, fs::path> ids;
+  for (const fs::path& file : find_case_files(paths, &plan.missing_paths)) {
+    PlannedCase planned;
+    planned.loaded = load_case_file(file);
+    auto [first, fresh] = ids.emplace(planned.loaded.id, file);
+    if (!fresh) {
+      planned.plan_errors.push_back(
+          file.string() + ": case id `" + planned.loaded.id +
+          "` is also the id of " + first->second.string() +
+          "; give one of them another `id`");
+    }
+    if (planned.loaded.ok()) {
+      for (std::string& error : check_case_against_op(planned.value(), registry)) {
+        planned.plan_errors.push_back(std::move(error));
+      }
+      planned.op = registry.find(planned.value().op);
+      for (Backend backend : options.backends) {
+        if (planned.value().runs_on(backend)) planned.reported.push_back(backend);
+      }
+    } else {
+      planned.reported = options.backends;
+    }
+    plan.cases.push_back(std::move(planned));
+  }
+  return plan;
+}
+
+bool filter_matches(const std::string& pattern, const PlannedCase& planned,
+                    Backend backend) {
+  if (pattern.empty()) return true;
+  const std::string& id = planned.loaded.id;
+  const std::string with_backend = id + "/" + std::string(backend_name(backend));
+  const std::string file = planned.loaded.file.string();
+  for (const std::string& subject : {id, with_backend, file}) {
+    if (fnmatch(pattern.c_str(), subject.c_str(), 0) == 0) return true;
+  }
+  // A plain word matches as a substring, like gtest's and ctest's -R.
+  return pattern.find_first_of("*?[") == std::string::npos &&
+         id.find(pattern) != std::string::npos;
+}
+
+std::map<Backend, BackendStatus> probe_backends(
+    const std::vector<Backend>& backends) {
+  std::map<Backend, BackendStatus> result;
+  if (backends.empty()) return result;
+  ChildProcess child = spawn_child(
+      [&backends](int report_fd, int) {
+        nlohmann::json report = nlohmann::json::object();
+        for (Backend backend : backends) {
+          BackendRuntime runtime = open_backend_runtime(backend);
+          std::string description = runtime.torch.description;
+          if (!runtime.plugin_description.empty()) {
+            description += (description.empty() ? "" : "; kernels: ") +
+                           runtime.plugin_description;
+          }
+          report[std::string(backend_name(backend))] = {
+              {"available", runtime.available()},
+              {"why_not", runtime.why_not()},
+              {"description", description}};
+        }
+        return write_all(report_fd, report.dump() + "\n") ? 0 : 1;
+      },
+      false);
+  // Blocking read: the probe is one short child (device count, no kernels).
+  int flags = fcntl(child.from_child, F_GETFL);
+  fcntl(child.from_child, F_SETFL, flags & ~O_NONBLOCK);
+  std::string text;
+  char chunk[4096];
+  ssize_t n;
+  while ((n = read(child.from_child, chunk, sizeof chunk)) > 0) {
+    text.append(chunk, static_cast<size_t>(n));
+  }
+  close_fd(&child.from_child);
+  int status = 0;
+  waitpid(child.pid, &status, 0);
+  nlohmann::json report;
+  try {
+    report = nlohmann::json::parse(text);
+  } catch (const std::exception&) {
+    report = nlohmann::json::object();
+  }
+  for (Backend backend : backends) {
+    BackendStatus& entry = result[backend];
+    const std::string name(backend_name(backend));
+    if (report.contains(name)) {
+      entry.available = report[name].value("available", false);
+      entry.why_not = report[name].value("why_not", "");
+      entry.description = report[name].value("description", "");
+    } else {
+      entry.why_not = "the backend probe failed: it " +
+                      describe_wait_status(status);
+    }
+  }
+  return result;
+}
+
+Execution execute_plan(Plan& plan, const RunOptions& options,
+                       const Selection& selected,
+                       const std::function<void(const CaseVerdict&)>& on_verdict) {
+  Execution execution;
+  // Which GPU backends does anything selected want? Probe only those.
+  std::vector<Backend> gpu_wanted;
+  for (const PlannedCase& planned : plan.cases) {
+    for (Backend backend : planned.reported) {
+      if (is_gpu(backend) && planned.runnable() && selected(planned, backend) &&
+          std::find(gpu_wanted.begin(), gpu_wanted.end(), backend) ==
+              gpu_wanted.end() &&
+          planned.value().expectation(backend).kind !=
+              Expectation::Kind::kSkip) {
+        gpu_wanted.push_back(backend);
+      }
+    }
+  }
+  execution.backends = probe_backends(gpu_wanted);
+
+  CaseTable table;
+  std::vector<Job> jobs;
+  std::vector<size_t> order;  // cases with something selected, in file order
+  for (size_t position = 0; position < plan.cases.size(); ++position) {
+    PlannedCase& planned = plan.cases[position];
+    bool any = false;
+    for (Backend backend : planned.reported) any |= selected(planned, backend);
+    if (!any) continue;
+    order.push_back(position);
+    if (!planned.runnable()) continue;
+    const Case& kase = planned.value();
+    planned.table_index = table.cases.size();
+    table.cases.push_back(&kase);
+    table.ops.push_back(planned.op);
+    auto add_job = [&](Backend backend, JobKind kind) {
+      Job job;
+      job.case_position = position;
+      job.backend = backend;
+      job.kind = kind;
+      planned.jobs.push_back(jobs.size());
+      jobs.push_back(std::move(job));
+    };
+    if (kase.reference == Case::Reference::kCpu64) {
+      add_job(Backend::kCpu, JobKind::kReferenceCpu64);
+    } else if (kase.reference == Case::Reference::kTorch) {
+      add_job(Backend::kCpu, JobKind::kReferenceTorch);
+    }
+    add_job(Backend::kCpu, JobKind::kRun);  // always: it is or feeds the reference
+    for (Backend backend : planned.reported) {
+      if (!is_gpu(backend) || !selected(planned, backend)) continue;
+      if (kase.expectation(backend).kind == Expectation::Kind::kSkip) continue;
+      if (!execution.backends[backend].available) continue;
+      add_job(backend, JobKind::kRun);
+    }
+    planned.jobs_left = planned.jobs.size();
+  }
+
+  auto judge_case = [&](size_t position) {
+    PlannedCase& planned = plan.cases[position];
+    const Job* reference = nullptr;
+    if (planned.runnable()) {
+      const Case& kase = planned.value();
+      JobKind kind = kase.reference == Case::Reference::kCpu64
+                         ? JobKind::kReferenceCpu64
+                         : kase.reference == Case::Reference::kTorch
+                               ? JobKind::kReferenceTorch
+                               : JobKind::kRun;
+      reference = find_job(jobs, planned, Backend::kCpu, kind);
+    }
+    for (Backend backend : planned.reported) {
+      if (!selected(planned, backend)) continue;
+      const BackendStatus* status = nullptr;
+      if (is_gpu(backend) && execution.backends.count(backend)) {
+        status = &execution.backends[backend];
+      }
+      JudgeInputs inputs{planned, backend,
+                         find_job(jobs, planned, backend, JobKind::kRun),
+                         reference, status};
+      CaseVerdict verdict = judge(inputs);
+      if (on_verdict) on_verdict(verdict);
+      execution.summary.verdicts.push_back(std::move(verdict));
+    }
+    // Outputs are judged: release the mapped files.
+    for (size_t index : planned.jobs) jobs[index].result.outputs.clear();
+  };
+
+  std::string run_root = make_run_root();
+  bool finished = true;
+  {
+    SchedulerOptions scheduler_options;
+    scheduler_options.cpu_slots = options.jobs > 0 ? options.jobs : default_jobs();
+    scheduler_options.isolation = options.isolation;
+    scheduler_options.run_root = run_root;
+    scheduler_options.case_window =
+        static_cast<size_t>(2 * scheduler_options.cpu_slots + 8);
+    Scheduler scheduler(table, plan.cases, jobs, scheduler_options);
+    // Broken cases are judged at once; runnable ones as their jobs finish.
+    for (size_t position : order) {
+      if (!plan.cases[position].runnable()) judge_case(position);
+    }
+    finished = scheduler.run(judge_case);
+    execution.workers_started = scheduler.counters().workers_started;
+    execution.confirm_reruns = scheduler.counters().confirm_reruns;
+  }
+  if (!finished) {
+    // Interrupted: the cases that finished keep their verdicts; every other
+    // selected pair is NOT RUN.
+    execution.summary.interrupted = true;
+    for (size_t position : order) {
+      PlannedCase& planned = plan.cases[position];
+      if (!planned.runnable() || planned.jobs_left == 0) continue;
+      for (Backend backend : planned.reported) {
+        if (!selected(planned, backend)) continue;
+        CaseVerdict verdict;
+        verdict.case_id = planned.loaded.id;
+        verdict.backend = backend;
+        verdict.file = planned.loaded.file;
+        verdict.verdict = Verdict::kNotRun;
+        verdict.message = "not run: interrupted by signal " +
+                          std::to_string(last_interrupting_signal());
+        verdict.rerun_command = rerun_command(planned, backend);
+        if (on_verdict) on_verdict(verdict);
+        execution.summary.verdicts.push_back(std::move(verdict));
+      }
+    }
+  }
+  std::error_code ignored;
+  fs::remove_all(run_root, ignored);
+  // Verdicts land as cases finish; report them in file order, then backend.
+  std::map<std::string, size_t> rank;
+  for (size_t i = 0; i < plan.cases.size(); ++i) {
+    rank.emplace(plan.cases[i].loaded.file.string(), i);
+  }
+  std::stable_sort(execution.summary.verdicts.begin(),
+                   execution.summary.verdicts.end(),
+                   [&rank](const CaseVerdict& a, const CaseVerdict& b) {
+                     size_t ra = rank[a.file.string()];
+                     size_t rb = rank[b.file.string()];
+                     return ra != rb ? ra < rb : a.backend < b.backend;
+                   });
+  return execution;
+}
+
+}  // namespace casebook

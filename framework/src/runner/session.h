@@ -1,0 +1,53 @@
+// A run from case files to verdicts: plan (load and check every case), then
+// execute the selected (case, backend) pairs and judge each.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "casebook/runner.h"
+#include "process/execute.h"
+#include "runner/plan.h"
+
+namespace casebook {
+
+struct Plan {
+  std::vector<PlannedCase> cases;
+  std::vector<std::filesystem::path> missing_paths;
+};
+
+// Loads every case file under `paths` and checks it against its op. Every
+// case gets the backends it reports verdicts on: the requested ones it runs
+// on (a broken file: every requested backend).
+Plan load_plan(const std::vector<std::filesystem::path>& paths,
+               const RunOptions& options);
+
+// Whether `pattern` (a glob; empty matches all) selects this case and backend:
+// it is matched against "<id>", "<id>/<backend>" and the file path.
+bool filter_matches(const std::string& pattern, const PlannedCase& planned,
+                    Backend backend);
+
+using Selection = std::function<bool(const PlannedCase&, Backend)>;
+
+struct Execution {
+  RunSummary summary;
+  std::map<Backend, BackendStatus> backends;  // the GPU backends probed
+  int workers_started = 0;
+  int confirm_reruns = 0;
+};
+
+// Runs the selected pairs; `on_verdict` sees each verdict as it lands.
+Execution execute_plan(Plan& plan, const RunOptions& options,
+                       const Selection& selected,
+                       const std::function<void(const CaseVerdict&)>& on_verdict);
+
+// Asks a child process which GPU backends are usable (the runner itself
+// never initialises CUDA or HIP).
+std::map<Backend, BackendStatus> probe_backends(
+    const std::vector<Backend>& backends);
+
+}  // namespace casebook
