@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "runner/scheduler.h"
 
 namespace casebook {
 namespace {
@@ -44,6 +45,8 @@ void apply_ctest_gpu_allocation() {
 
 int main_entry(int argc, char** argv) {
   apply_ctest_gpu_allocation();
+  // From the start: a Ctrl-C while cases load still ends in a report.
+  install_interrupt_handlers();
   CLI::App app{
       "casebook: regression cases of PyTorch/LibTorch and GPU-kernel "
       "failures, each run in a process of its own on the CPU reference and "

@@ -81,7 +81,7 @@ class CaseTest : public testing::Test {
     const CaseVerdict& v = it->second;
     RecordProperty("verdict", std::string(verdict_name(v.verdict)));
     RecordProperty("family", std::string(family_name(v.family)));
-    RecordProperty("file", v.file.string());
+    RecordProperty("case_file", v.file.string());
     if (v.verdict == Verdict::kSkip) GTEST_SKIP() << v.message;
     if (verdict_is_success(v.verdict)) return;
     std::ostringstream text;

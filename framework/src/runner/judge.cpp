@@ -230,8 +230,7 @@ CaseVerdict judge(const JudgeInputs& in) {
         verdict.verdict = Verdict::kFail;
       } else {
         verdict.verdict = Verdict::kXfail;
-        verdict.message = expect.reason + " (" + family_text(verdict.family) +
-                          ": " + first_line(verdict.message) + ")";
+        verdict.message = expect.reason + " (" + first_line(verdict.message) + ")";
       }
       break;
     }

@@ -122,9 +122,9 @@ void write_junit(const std::filesystem::path& file, const RunSummary& summary,
     out << "  <properties><property name=\"verdict\" value=\""
         << verdict_name(v.verdict) << "\"/><property name=\"family\" value=\""
         << family_name(v.family) << "\"/></properties>\n";
-    const std::string message = xml_escape(
-        std::string(verdict_name(v.verdict)) + " " +
-        std::string(family_name(v.family)) + ": " + v.message);
+    std::string label(verdict_name(v.verdict));
+    if (v.family != Family::kNone) label += " " + std::string(family_name(v.family));
+    const std::string message = xml_escape(label + ": " + v.message);
     std::string body = v.details;
     for (const std::string& later : v.consequences) {
       body += "\npossible consequence (not a cause): " + later;

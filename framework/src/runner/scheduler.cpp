@@ -28,13 +28,13 @@ void on_interrupt(int signal) {
   if (g_signal_pipe[1] >= 0) (void)!write(g_signal_pipe[1], &byte, 1);
 }
 
+}  // namespace
+
 void install_interrupt_handlers() {
-  if (g_signal_pipe[0] < 0) {
-    if (pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return;
-    track_child_fd(g_signal_pipe[0]);
-    track_child_fd(g_signal_pipe[1]);
-  }
-  g_last_signal = 0;
+  if (g_signal_pipe[0] >= 0) return;
+  if (pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return;
+  track_child_fd(g_signal_pipe[0]);
+  track_child_fd(g_signal_pipe[1]);
   struct sigaction action {};
   action.sa_handler = on_interrupt;
   sigemptyset(&action.sa_mask);
@@ -42,8 +42,6 @@ void install_interrupt_handlers() {
   sigaction(SIGTERM, &action, nullptr);
   signal(SIGPIPE, SIG_IGN);  // a dead worker's pipe is handled, not fatal
 }
-
-}  // namespace
 
 int last_interrupting_signal() { return g_last_signal; }
 

@@ -50,8 +50,11 @@ class Scheduler {
   SchedulerCounters counters_;
 };
 
-// Installs SIGINT/SIGTERM handlers that make Scheduler::run stop; returns the
-// signal that stopped the last run, or 0.
+// Installs SIGINT/SIGTERM handlers that make Scheduler::run stop (also when
+// the signal came before it started). Idempotent; run() calls it too.
+void install_interrupt_handlers();
+
+// The signal that interrupted this process's runs, or 0.
 int last_interrupting_signal();
 
 }  // namespace casebook

@@ -198,18 +198,29 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
       planned.jobs.push_back(jobs.size());
       jobs.push_back(std::move(job));
     };
-    if (kase.reference == Case::Reference::kCpu64) {
-      add_job(Backend::kCpu, JobKind::kReferenceCpu64);
-    } else if (kase.reference == Case::Reference::kTorch) {
-      add_job(Backend::kCpu, JobKind::kReferenceTorch);
-    }
-    add_job(Backend::kCpu, JobKind::kRun);  // always: it is or feeds the reference
+    std::vector<Backend> gpu_runs;
     for (Backend backend : planned.reported) {
       if (!is_gpu(backend) || !selected(planned, backend)) continue;
       if (kase.expectation(backend).kind == Expectation::Kind::kSkip) continue;
       if (!execution.backends[backend].available) continue;
-      add_job(backend, JobKind::kRun);
+      gpu_runs.push_back(backend);
     }
+    // The CPU runs when it is judged itself or when it is the reference of a
+    // GPU run; a cuda-only lane on a machine without CUDA runs nothing.
+    const bool cpu_judged =
+        std::find(planned.reported.begin(), planned.reported.end(),
+                  Backend::kCpu) != planned.reported.end() &&
+        selected(planned, Backend::kCpu);
+    const bool any_run = cpu_judged || !gpu_runs.empty();
+    if (any_run && kase.reference == Case::Reference::kCpu64) {
+      add_job(Backend::kCpu, JobKind::kReferenceCpu64);
+    } else if (any_run && kase.reference == Case::Reference::kTorch) {
+      add_job(Backend::kCpu, JobKind::kReferenceTorch);
+    }
+    if (cpu_judged || (!gpu_runs.empty() && kase.reference == Case::Reference::kCpu)) {
+      add_job(Backend::kCpu, JobKind::kRun);
+    }
+    for (Backend backend : gpu_runs) add_job(backend, JobKind::kRun);
     planned.jobs_left = planned.jobs.size();
   }
 
@@ -254,7 +265,7 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
     Scheduler scheduler(table, plan.cases, jobs, scheduler_options);
     // Broken cases are judged at once; runnable ones as their jobs finish.
     for (size_t position : order) {
-      if (!plan.cases[position].runnable()) judge_case(position);
+      if (plan.cases[position].jobs.empty()) judge_case(position);
     }
     finished = scheduler.run(judge_case);
     execution.workers_started = scheduler.counters().workers_started;

@@ -1,0 +1,81 @@
+// kernels.embedding: a gather of weight rows by index (kernels/embedding).
+#include <ATen/ATen.h>
+
+#include "kernel_ops/kernel_glue.h"
+#include "kernel_ops/kernel_ops.h"
+
+namespace casebook::kernel_glue {
+namespace {
+
+const char kOp[] = "kernels.embedding";
+
+// The output shape: the indices' shape followed by the embedding dim.
+std::vector<int64_t> output_sizes(const at::Tensor& weight,
+                                  const at::Tensor& indices) {
+  std::vector<int64_t> sizes(indices.sizes().begin(), indices.sizes().end());
+  sizes.push_back(weight.size(1));
+  return sizes;
+}
+
+std::vector<at::Tensor> run_embedding(const OpCall& call, EmbeddingCpu cpu) {
+  const at::Tensor& weight = call.input(0);
+  require_dims(kOp, "weight", weight, 2);
+  // The kernel takes a 1-D strided index vector: a view where the indices
+  // allow one, else a contiguous copy.
+  const at::Tensor indices = call.input(1).reshape({-1});
+  CasebookEmbeddingArgs args{};
+  args.weight_type = floating_type(kOp, "weight", weight);
+  args.num_embeddings = weight.size(0);
+  args.embedding_dim = weight.size(1);
+  args.weight_stride[0] = weight.stride(0);
+  args.weight_stride[1] = weight.stride(1);
+  args.index_type = index_type(kOp, "indices", indices);
+  args.num_indices = indices.size(0);
+  args.index_stride = indices.stride(0);
+  const std::vector<int64_t> sizes = output_sizes(weight, call.input(1));
+  if (call.backend == Backend::kCpu) {
+    at::Tensor output =
+        at::empty(sizes, at::TensorOptions().dtype(weight.scalar_type()));
+    args.weight = weight.data_ptr();
+    args.indices = indices.data_ptr();
+    args.output = output.data_ptr();
+    throw_on_error(kOp, cpu(args));
+    return {output};
+  }
+  const KernelPlugin& plugin = require_plugin(call, kOp);
+  DeviceTensor device_weight(plugin, weight);
+  DeviceTensor device_indices(plugin, indices);
+  DeviceBuffer output(
+      plugin, static_cast<size_t>(args.num_indices * args.embedding_dim) *
+                  weight.element_size());
+  DeviceBuffer workspace(plugin, CASEBOOK_EMBEDDING_WORKSPACE_BYTES);
+  args.weight = device_weight.data();
+  args.indices = device_indices.data();
+  args.output = output.get();
+  args.workspace = workspace.get();
+  args.workspace_bytes = workspace.bytes();
+  CasebookKernelStatus status{};
+  plugin.table->embedding(&args, &status);
+  throw_on_error(kOp, status);
+  return {copy_to_host(plugin, output.get(), sizes, weight.scalar_type())};
+}
+
+}  // namespace
+
+OpDef make_embedding_op(EmbeddingCpu cpu) {
+  OpDef def;
+  def.name = kOp;
+  def.inputs = {"weight", "indices"};
+  def.placement = OpDef::Placement::kHost;
+  def.needs_kernel_plugin = true;
+  def.run = [cpu](const OpCall& call) { return run_embedding(call, cpu); };
+  def.torch_reference = [](const OpCall& call) -> std::vector<at::Tensor> {
+    require_dims(kOp, "weight", call.input(0), 2);
+    floating_type(kOp, "weight", call.input(0));
+    index_type(kOp, "indices", call.input(1));
+    return {at::embedding(call.input(0), call.input(1).to(at::kLong))};
+  };
+  return def;
+}
+
+}  // namespace casebook::kernel_glue

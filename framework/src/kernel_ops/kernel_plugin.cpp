@@ -1,0 +1,156 @@
+// Loading GPU kernel plugins (see kernel_plugin.h).
+#include "kernel_ops/kernel_plugin.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+namespace casebook {
+namespace {
+
+std::string backend_title(Backend backend) {
+  return backend == Backend::kHip ? "HIP" : "CUDA";
+}
+
+// Loads without caching; the caller caches.
+KernelPlugin* open_plugin(Backend backend, std::string* why_not) {
+  const std::string file_name = kernel_plugin_file_name(backend);
+  const char* env_dir = std::getenv("CASEBOOK_KERNEL_PLUGIN_DIR");
+  const std::filesystem::path path =
+      std::filesystem::path(kernel_plugin_dir()) / file_name;
+  std::error_code ignored;
+  if (!std::filesystem::exists(path, ignored)) {
+    *why_not =
+        "built without " + backend_title(backend) + ": no " + file_name +
+        (env_dir != nullptr && *env_dir != '\0'
+             ? " in $CASEBOOK_KERNEL_PLUGIN_DIR (" + std::string(env_dir) + ")"
+             : std::string(" beside the executable"));
+    return nullptr;
+  }
+  // RTLD_LOCAL: the plugin's symbols (and its static runtime) stay its own.
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* text = dlerror();
+    *why_not = text != nullptr ? text : "dlopen failed: " + path.string();
+    return nullptr;
+  }
+  auto entry = reinterpret_cast<CasebookKernelPluginEntry>(
+      dlsym(handle, CASEBOOK_KERNEL_PLUGIN_ENTRY));
+  if (entry == nullptr) {
+    *why_not = path.string() + " has no " CASEBOOK_KERNEL_PLUGIN_ENTRY;
+    dlclose(handle);
+    return nullptr;
+  }
+  const CasebookKernelPluginV1* table = entry();
+  if (table == nullptr) {
+    *why_not = path.string() +
+               ": " CASEBOOK_KERNEL_PLUGIN_ENTRY
+               " returned no table (a broken test plugin without "
+               "$CASEBOOK_BROKEN_VARIANT?)";
+    return nullptr;
+  }
+  if (table->abi_version != CASEBOOK_KERNEL_PLUGIN_ABI_VERSION ||
+      table->struct_size < sizeof(CasebookKernelPluginV1)) {
+    *why_not = path.string() + ": plugin ABI " +
+               std::to_string(table->abi_version) + " (table of " +
+               std::to_string(table->struct_size) +
+               " bytes), this casebook needs ABI " +
+               std::to_string(CASEBOOK_KERNEL_PLUGIN_ABI_VERSION) + " (" +
+               std::to_string(sizeof(CasebookKernelPluginV1)) + " bytes)";
+    return nullptr;
+  }
+  auto* plugin = new KernelPlugin();  // lives as long as the process
+  plugin->backend = backend;
+  plugin->path = path.string();
+  plugin->handle = handle;
+  plugin->table = table;
+  return plugin;
+}
+
+}  // namespace
+
+std::string kernel_plugin_file_name(Backend backend) {
+  switch (backend) {
+    case Backend::kCuda:
+      return "libcasebook_kernels_cuda.so";
+    case Backend::kHip:
+      return "libcasebook_kernels_hip.so";
+    case Backend::kCpu:
+      break;
+  }
+  return "";
+}
+
+std::string kernel_plugin_dir() {
+  const char* env_dir = std::getenv("CASEBOOK_KERNEL_PLUGIN_DIR");
+  if (env_dir != nullptr && *env_dir != '\0') return env_dir;
+  std::error_code error;
+  const std::filesystem::path exe =
+      std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::string(".") : exe.parent_path().string();
+}
+
+const KernelPlugin* load_kernel_plugin(Backend backend, std::string* why_not) {
+  std::string ignored;
+  if (why_not == nullptr) why_not = &ignored;
+  if (!is_gpu(backend)) {
+    *why_not = "the cpu backend has no kernel plugin";
+    return nullptr;
+  }
+  static std::mutex mutex;
+  static std::map<Backend, std::pair<const KernelPlugin*, std::string>> loaded;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = loaded.find(backend);
+  if (found == loaded.end()) {
+    std::string reason;
+    const KernelPlugin* plugin = open_plugin(backend, &reason);
+    found = loaded.emplace(backend, std::make_pair(plugin, reason)).first;
+  }
+  *why_not = found->second.second;
+  return found->second.first;
+}
+
+std::string describe_gpu_error(const CasebookGpuError& error) {
+  return std::string(error.call) + " returned " + error.name + " (" +
+         error.text + ")";
+}
+
+bool plugin_device_count(const KernelPlugin& plugin, int* count,
+                         std::string* error) {
+  CasebookGpuError gpu_error{};
+  if (plugin.table->device_count(count, &gpu_error) != 0) {
+    if (error != nullptr) *error = describe_gpu_error(gpu_error);
+    *count = 0;
+    return false;
+  }
+  return true;
+}
+
+std::string plugin_synchronize(const KernelPlugin& plugin, bool* sticky) {
+  CasebookGpuError gpu_error{};
+  int sticky_flag = 0;
+  const int failed = plugin.table->synchronize(&sticky_flag, &gpu_error);
+  if (sticky != nullptr) *sticky = sticky_flag != 0;
+  return failed != 0 ? describe_gpu_error(gpu_error) : std::string();
+}
+
+std::string plugin_describe(const KernelPlugin& plugin) {
+  char text[512] = {0};
+  CasebookGpuError gpu_error{};
+  std::string build =
+      std::string(" (") + plugin.table->build +
+      (*plugin.table->variant != '\0'
+           ? std::string(", BROKEN TEST VARIANT ") + plugin.table->variant
+           : std::string()) +
+      ")";
+  if (plugin.table->describe(text, sizeof(text), &gpu_error) != 0) {
+    return describe_gpu_error(gpu_error) + build;
+  }
+  return text + build;
+}
+
+}  // namespace casebook

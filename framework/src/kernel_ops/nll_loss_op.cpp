@@ -1,0 +1,107 @@
+// kernels.nll_loss: nll_loss forward without weights (kernels/nll_loss).
+#include <ATen/ATen.h>
+
+#include "kernel_ops/kernel_glue.h"
+#include "kernel_ops/kernel_ops.h"
+
+namespace casebook::kernel_glue {
+namespace {
+
+const char kOp[] = "kernels.nll_loss";
+
+// `reduction` as LibTorch spells it: mean (the default), sum or none.
+CasebookReduction parse_reduction(const OpCall& call) {
+  const std::string text = call.arg_string("reduction", "mean");
+  if (text == "mean") return CASEBOOK_REDUCTION_MEAN;
+  if (text == "sum") return CASEBOOK_REDUCTION_SUM;
+  if (text == "none") return CASEBOOK_REDUCTION_NONE;
+  throw InvalidCaseError(arg_site(call, "reduction") + kOp +
+                         ": `reduction` must be mean, sum or none, got `" +
+                         text + "`");
+}
+
+void check_shapes(const at::Tensor& input, const at::Tensor& target) {
+  require_dims(kOp, "input", input, 2);
+  require_dims(kOp, "target", target, 1);
+  if (target.size(0) != input.size(0)) {
+    throw OpError(Family::kContract, std::string(kOp) + ": `target` has " +
+                                         std::to_string(target.size(0)) +
+                                         " elements, `input` has " +
+                                         std::to_string(input.size(0)) +
+                                         " rows");
+  }
+}
+
+std::vector<at::Tensor> run_nll_loss(const OpCall& call, NllLossCpu cpu) {
+  const at::Tensor& input = call.input(0);
+  const at::Tensor& target = call.input(1);
+  check_shapes(input, target);
+  CasebookNllLossArgs args{};
+  args.input_type = floating_type(kOp, "input", input);
+  args.batch = input.size(0);
+  args.classes = input.size(1);
+  args.input_stride[0] = input.stride(0);
+  args.input_stride[1] = input.stride(1);
+  args.target_type = index_type(kOp, "target", target);
+  args.target_stride = target.stride(0);
+  args.ignore_index = call.arg_int("ignore_index", -100);
+  args.reduction = parse_reduction(call);
+  std::vector<int64_t> sizes;
+  if (args.reduction == CASEBOOK_REDUCTION_NONE) sizes = {args.batch};
+  const at::ScalarType out_type = input.scalar_type();
+  if (call.backend == Backend::kCpu) {
+    at::Tensor output = at::empty(sizes, at::TensorOptions().dtype(out_type));
+    args.input = input.data_ptr();
+    args.target = target.data_ptr();
+    args.output = output.data_ptr();
+    throw_on_error(kOp, cpu(args));
+    return {output};
+  }
+  const KernelPlugin& plugin = require_plugin(call, kOp);
+  DeviceTensor device_input(plugin, input);
+  DeviceTensor device_target(plugin, target);
+  const int64_t out_elements = sizes.empty() ? 1 : args.batch;
+  DeviceBuffer output(plugin,
+                      static_cast<size_t>(out_elements) * input.element_size());
+  DeviceBuffer workspace(plugin, CASEBOOK_NLL_LOSS_WORKSPACE_BYTES);
+  args.input = device_input.data();
+  args.target = device_target.data();
+  args.output = output.get();
+  args.workspace = workspace.get();
+  args.workspace_bytes = workspace.bytes();
+  CasebookKernelStatus status{};
+  plugin.table->nll_loss(&args, &status);
+  throw_on_error(kOp, status);
+  return {copy_to_host(plugin, output.get(), sizes, out_type)};
+}
+
+}  // namespace
+
+OpDef make_nll_loss_op(NllLossCpu cpu) {
+  OpDef def;
+  def.name = kOp;
+  def.inputs = {"input", "target"};
+  def.args = {"reduction", "ignore_index"};
+  def.placement = OpDef::Placement::kHost;
+  def.needs_kernel_plugin = true;
+  def.run = [cpu](const OpCall& call) { return run_nll_loss(call, cpu); };
+  // at::nll_loss in float32 (LibTorch 1.13 has no float16 nll_loss on the
+  // CPU), rounded once to the input type as the kernel does.
+  def.torch_reference = [](const OpCall& call) -> std::vector<at::Tensor> {
+    const at::Tensor& input = call.input(0);
+    check_shapes(input, call.input(1));
+    floating_type(kOp, "input", input);
+    index_type(kOp, "target", call.input(1));
+    const CasebookReduction reduction = parse_reduction(call);
+    const int64_t aten_reduction =
+        reduction == CASEBOOK_REDUCTION_NONE  ? at::Reduction::None
+        : reduction == CASEBOOK_REDUCTION_SUM ? at::Reduction::Sum
+                                              : at::Reduction::Mean;
+    return {at::nll_loss(input.to(at::kFloat), call.input(1).to(at::kLong), {},
+                         aten_reduction, call.arg_int("ignore_index", -100))
+                .to(input.scalar_type())};
+  };
+  return def;
+}
+
+}  // namespace casebook::kernel_glue

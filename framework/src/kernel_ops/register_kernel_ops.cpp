@@ -1,0 +1,43 @@
+// Registers the kernels.* ops: the glue between kernels/ and casebook's ops.
+#include <utility>
+
+#include "kernel_ops/kernel_ops.h"
+
+namespace casebook {
+namespace kernel_glue {
+
+namespace {
+
+// Registers `def` as written at file:line, the place a duplicate names.
+void add_at(OpRegistry& registry, OpDef def, const char* file, int line) {
+  def.file = file;
+  def.line = line;
+  registry.add(std::move(def));
+}
+
+}  // namespace
+
+void register_kernel_ops_with(OpRegistry& registry,
+                              const KernelCpuImplementations& cpu) {
+  add_at(registry, make_nll_loss_op(cpu.nll_loss), CASEBOOK_OP_SITE);
+  add_at(registry, make_softmax_op(cpu.softmax), CASEBOOK_OP_SITE);
+  add_at(registry, make_sum_op(cpu.sum), CASEBOOK_OP_SITE);
+  add_at(registry, make_embedding_op(cpu.embedding), CASEBOOK_OP_SITE);
+}
+
+std::string arg_site(const OpCall& call, const std::string& name) {
+  auto found = call.args.find(name);
+  if (found == call.args.end() || found->second.where.file.empty()) return "";
+  const SourceLocation& where = found->second.where;
+  return where.file.string() + ":" + std::to_string(where.line) + ":" +
+         std::to_string(where.column) + ": ";
+}
+
+}  // namespace kernel_glue
+
+void register_kernel_ops(OpRegistry& registry) {
+  kernel_glue::register_kernel_ops_with(
+      registry, kernel_glue::KernelCpuImplementations{});
+}
+
+}  // namespace casebook

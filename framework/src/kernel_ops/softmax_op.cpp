@@ -1,0 +1,75 @@
+// kernels.softmax: softmax over the last dim of a 2-D input (kernels/softmax).
+#include <ATen/ATen.h>
+
+#include "kernel_ops/kernel_glue.h"
+#include "kernel_ops/kernel_ops.h"
+
+namespace casebook::kernel_glue {
+namespace {
+
+const char kOp[] = "kernels.softmax";
+
+// Only the last dim is supported: `dim` must be -1 or 1.
+void check_dim(const OpCall& call) {
+  const at::Tensor& input = call.input(0);
+  require_dims(kOp, "input", input, 2);
+  const int64_t dim = call.arg_int("dim", -1);
+  if (dim != -1 && dim != 1) {
+    throw OpError(Family::kContract,
+                  arg_site(call, "dim") + kOp +
+                      ": only the last dim is supported (-1 or 1), got " +
+                      std::to_string(dim));
+  }
+}
+
+std::vector<at::Tensor> run_softmax(const OpCall& call, SoftmaxCpu cpu) {
+  check_dim(call);
+  const at::Tensor& input = call.input(0);
+  CasebookSoftmaxArgs args{};
+  args.type = floating_type(kOp, "input", input);
+  args.rows = input.size(0);
+  args.cols = input.size(1);
+  args.input_stride[0] = input.stride(0);
+  args.input_stride[1] = input.stride(1);
+  const std::vector<int64_t> sizes = {args.rows, args.cols};
+  if (call.backend == Backend::kCpu) {
+    at::Tensor output =
+        at::empty(sizes, at::TensorOptions().dtype(input.scalar_type()));
+    args.input = input.data_ptr();
+    args.output = output.data_ptr();
+    throw_on_error(kOp, cpu(args));
+    return {output};
+  }
+  const KernelPlugin& plugin = require_plugin(call, kOp);
+  DeviceTensor device_input(plugin, input);
+  DeviceBuffer output(plugin, static_cast<size_t>(args.rows * args.cols) *
+                                  input.element_size());
+  args.input = device_input.data();
+  args.output = output.get();
+  CasebookKernelStatus status{};
+  plugin.table->softmax(&args, &status);
+  throw_on_error(kOp, status);
+  return {copy_to_host(plugin, output.get(), sizes, input.scalar_type())};
+}
+
+}  // namespace
+
+OpDef make_softmax_op(SoftmaxCpu cpu) {
+  OpDef def;
+  def.name = kOp;
+  def.inputs = {"input"};
+  def.args = {"dim"};
+  def.placement = OpDef::Placement::kHost;
+  def.needs_kernel_plugin = true;
+  def.run = [cpu](const OpCall& call) { return run_softmax(call, cpu); };
+  // In float32 for every input type, rounded once, as the kernel does.
+  def.torch_reference = [](const OpCall& call) -> std::vector<at::Tensor> {
+    check_dim(call);
+    const at::Tensor& input = call.input(0);
+    floating_type(kOp, "input", input);
+    return {at::softmax(input.to(at::kFloat), -1).to(input.scalar_type())};
+  };
+  return def;
+}
+
+}  // namespace casebook::kernel_glue

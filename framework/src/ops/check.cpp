@@ -1,0 +1,75 @@
+// check_case_against_op: what can be told about a case from its op's
+// signature alone, before anything runs.
+#include <sstream>
+
+#include "casebook/ops.h"
+#include "ops/names.h"
+
+namespace casebook {
+namespace {
+
+std::string location(const SourceLocation& where) {
+  std::ostringstream out;
+  out << where.file.string() << ':' << where.line << ':' << where.column;
+  return out.str();
+}
+
+// "input, target[, weight]"
+std::string signature(const OpDef& def) {
+  std::string text = join_names(def.inputs);
+  for (const std::string& optional : def.optional_inputs) {
+    text += (text.empty() ? "[" : "[, ") + optional + "]";
+  }
+  return text;
+}
+
+std::string given_names(const Case& kase) {
+  std::vector<std::string> names;
+  for (const TensorSpec& spec : kase.inputs) names.push_back(spec.name);
+  return names.empty() ? "none" : join_names(names);
+}
+
+}  // namespace
+
+std::vector<std::string> check_case_against_op(const Case& kase,
+                                               const OpRegistry& registry) {
+  std::vector<std::string> problems;
+  const OpDef* def = registry.find(kase.op);
+  if (def == nullptr) {
+    problems.push_back(
+        location(kase.op_where) + ": unknown op `" + kase.op +
+        "`; nearest known: " + join_names(registry.nearest(kase.op)));
+    return problems;
+  }
+  const size_t required = def->inputs.size();
+  const size_t most = required + def->optional_inputs.size();
+  const size_t given = kase.inputs.size();
+  if (given < required || given > most) {
+    const SourceLocation& where =
+        given > most ? kase.inputs[most].where : kase.op_where;
+    const std::string count =
+        required == most
+            ? std::to_string(required)
+            : std::to_string(required) + " to " + std::to_string(most);
+    problems.push_back(location(where) + ": `" + kase.op + "` takes " + count +
+                       " inputs (" + signature(*def) + "), the case gives " +
+                       std::to_string(given) + " (" + given_names(kase) + ")");
+  }
+  for (const auto& [name, value] : kase.args) {
+    bool known = false;
+    for (const std::string& accepted : def->args) known |= accepted == name;
+    if (known) continue;
+    std::string message = location(value.where) + ": `" + kase.op +
+                          "` has no argument `" + name + "`";
+    if (def->args.empty()) {
+      message += "; it takes none";
+    } else {
+      message += "; nearest known: " + closest_names(name, def->args, 1)[0] +
+                 " (it takes " + join_names(def->args) + ")";
+    }
+    problems.push_back(message);
+  }
+  return problems;
+}
+
+}  // namespace casebook

@@ -1,0 +1,122 @@
+// OpCall's typed argument access. A case that gives an argument of the wrong
+// kind is the case's fault: InvalidCaseError naming the argument and where
+// it was written.
+#include <sstream>
+
+#include "casebook/ops.h"
+
+namespace casebook {
+namespace {
+
+std::string location(const SourceLocation& where) {
+  std::ostringstream out;
+  out << where.file.string() << ':' << where.line << ':' << where.column;
+  return out.str();
+}
+
+std::string describe(const ArgValue& value) {
+  switch (value.kind) {
+    case ArgValue::Kind::kNull:
+      return "null";
+    case ArgValue::Kind::kBool:
+      return std::string("the boolean ") +
+             (value.bool_value ? "true" : "false");
+    case ArgValue::Kind::kInt:
+      return "the integer " + std::to_string(value.int_value);
+    case ArgValue::Kind::kFloat: {
+      std::ostringstream out;
+      out << "the number " << value.float_value;
+      return out.str();
+    }
+    case ArgValue::Kind::kString:
+      return "the string `" + value.string_value + "`";
+    case ArgValue::Kind::kList:
+      return "a list of " + std::to_string(value.list.size());
+  }
+  return "an unknown value";
+}
+
+[[noreturn]] void wrong_kind(const std::string& name, const ArgValue& value,
+                             const std::string& expected) {
+  throw InvalidCaseError(location(value.where) + ": argument `" + name +
+                         "`: expected " + expected + ", got " +
+                         describe(value));
+}
+
+}  // namespace
+
+const at::Tensor& OpCall::input(size_t index) const {
+  if (index >= inputs.size()) {
+    throw InvalidCaseError("the op needs input #" + std::to_string(index + 1) +
+                           ", the case gives " + std::to_string(inputs.size()) +
+                           " inputs");
+  }
+  return inputs[index];
+}
+
+bool OpCall::has_arg(const std::string& name) const {
+  const auto found = args.find(name);
+  return found != args.end() && found->second.kind != ArgValue::Kind::kNull;
+}
+
+int64_t OpCall::arg_int(const std::string& name, int64_t fallback) const {
+  if (!has_arg(name)) return fallback;
+  const ArgValue& value = args.at(name);
+  if (value.kind != ArgValue::Kind::kInt) wrong_kind(name, value, "an integer");
+  return value.int_value;
+}
+
+double OpCall::arg_double(const std::string& name, double fallback) const {
+  if (!has_arg(name)) return fallback;
+  const ArgValue& value = args.at(name);
+  if (value.kind == ArgValue::Kind::kInt) {
+    return static_cast<double>(value.int_value);
+  }
+  if (value.kind != ArgValue::Kind::kFloat) wrong_kind(name, value, "a number");
+  return value.float_value;
+}
+
+bool OpCall::arg_bool(const std::string& name, bool fallback) const {
+  if (!has_arg(name)) return fallback;
+  const ArgValue& value = args.at(name);
+  if (value.kind != ArgValue::Kind::kBool) {
+    wrong_kind(name, value, "true or false");
+  }
+  return value.bool_value;
+}
+
+std::string OpCall::arg_string(const std::string& name,
+                               const std::string& fallback) const {
+  if (!has_arg(name)) return fallback;
+  const ArgValue& value = args.at(name);
+  if (value.kind != ArgValue::Kind::kString) {
+    wrong_kind(name, value, "a string");
+  }
+  return value.string_value;
+}
+
+// A single integer is a list of one: `dim: 1` and `dim: [1]` mean the same.
+std::vector<int64_t> OpCall::arg_int_list(const std::string& name,
+                                          std::vector<int64_t> fallback) const {
+  if (!has_arg(name)) return fallback;
+  const ArgValue& value = args.at(name);
+  if (value.kind == ArgValue::Kind::kInt) return {value.int_value};
+  if (value.kind != ArgValue::Kind::kList) {
+    wrong_kind(name, value, "an integer or a list of integers");
+  }
+  std::vector<int64_t> ints;
+  for (const ArgValue& item : value.list) {
+    if (item.kind != ArgValue::Kind::kInt) {
+      wrong_kind(name, item, "a list of integers");
+    }
+    ints.push_back(item.int_value);
+  }
+  return ints;
+}
+
+std::optional<int64_t> OpCall::arg_optional_int(const std::string& name) const {
+  if (!has_arg(name)) return std::nullopt;
+  return arg_int(name, 0);
+}
+
+}  // namespace casebook

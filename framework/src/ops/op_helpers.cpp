@@ -1,0 +1,81 @@
+#include "ops/op_helpers.h"
+
+#include <ATen/core/Reduction.h>
+
+#include <sstream>
+
+#include "tensors/materialise.h"
+
+namespace casebook {
+
+OpDef make_op(const char* file, int line, std::string name,
+              std::vector<std::string> inputs,
+              std::vector<std::string> optional_inputs,
+              std::vector<std::string> args, OpFunction run) {
+  OpDef def;
+  def.name = std::move(name);
+  def.inputs = std::move(inputs);
+  def.optional_inputs = std::move(optional_inputs);
+  def.args = std::move(args);
+  def.run = std::move(run);
+  def.file = file;
+  def.line = line;
+  return def;
+}
+
+std::string arg_location(const OpCall& call, const std::string& name) {
+  const auto found = call.args.find(name);
+  if (found == call.args.end()) return "";
+  const SourceLocation& where = found->second.where;
+  std::ostringstream out;
+  out << where.file.string() << ':' << where.line << ':' << where.column
+      << ": ";
+  return out.str();
+}
+
+int64_t required_int(const OpCall& call, const std::string& op,
+                     const std::string& name) {
+  if (!call.has_arg(name)) {
+    throw InvalidCaseError("`" + op + "` needs the argument `" + name +
+                           "` (an integer)");
+  }
+  return call.arg_int(name, 0);
+}
+
+std::vector<int64_t> required_int_list(const OpCall& call,
+                                       const std::string& op,
+                                       const std::string& name) {
+  if (!call.has_arg(name)) {
+    throw InvalidCaseError("`" + op + "` needs the argument `" + name +
+                           "` (a list of integers)");
+  }
+  return call.arg_int_list(name, {});
+}
+
+c10::optional<at::ScalarType> arg_scalar_type(const OpCall& call,
+                                              const std::string& name) {
+  if (!call.has_arg(name)) return c10::nullopt;
+  const std::string text = call.arg_string(name, "");
+  const std::optional<DType> dtype = parse_dtype(text);
+  if (!dtype) {
+    throw InvalidCaseError(arg_location(call, name) + "argument `" + name +
+                           "`: expected one of bool, uint8, int8, int16, "
+                           "int32, int64, float16, bfloat16, float32, "
+                           "float64, got `" +
+                           text + "`");
+  }
+  return to_scalar_type(*dtype);
+}
+
+int64_t arg_reduction(const OpCall& call) {
+  const std::string reduction = call.arg_string("reduction", "mean");
+  if (reduction == "mean") return at::Reduction::Mean;
+  if (reduction == "sum") return at::Reduction::Sum;
+  if (reduction == "none") return at::Reduction::None;
+  throw InvalidCaseError(arg_location(call, "reduction") +
+                         "argument `reduction`: expected mean, sum or none, "
+                         "got `" +
+                         reduction + "`");
+}
+
+}  // namespace casebook

@@ -1,0 +1,34 @@
+// Small helpers shared by the torch.* and validate.* op definitions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "casebook/ops.h"
+
+namespace casebook {
+
+// An OpDef with its registration site, for the duplicate-name error.
+OpDef make_op(const char* file, int line, std::string name,
+              std::vector<std::string> inputs,
+              std::vector<std::string> optional_inputs,
+              std::vector<std::string> args, OpFunction run);
+
+// "file:line:col" of an argument as written.
+std::string arg_location(const OpCall& call, const std::string& name);
+
+// An argument the op cannot run without: InvalidCaseError when missing.
+int64_t required_int(const OpCall& call, const std::string& op,
+                     const std::string& name);
+std::vector<int64_t> required_int_list(const OpCall& call,
+                                       const std::string& op,
+                                       const std::string& name);
+
+// `dtype: float32` as a ScalarType; nullopt when absent or null.
+c10::optional<at::ScalarType> arg_scalar_type(const OpCall& call,
+                                              const std::string& name);
+
+// `reduction: mean|sum|none` as at::Reduction; default mean.
+int64_t arg_reduction(const OpCall& call);
+
+}  // namespace casebook

@@ -1,0 +1,101 @@
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+#include "casebook/ops.h"
+#include "ops/names.h"
+
+namespace casebook {
+namespace {
+
+// Registration sites are shown by file name: the build's absolute path
+// says nothing the name does not.
+std::string site(const OpDef& def) {
+  const std::string file = def.file ? def.file : "";
+  const size_t slash = file.find_last_of('/');
+  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" +
+         std::to_string(def.line);
+}
+
+}  // namespace
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), size_t{0});
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
+                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::vector<std::string> closest_names(const std::string& name,
+                                       std::vector<std::string> candidates,
+                                       size_t count) {
+  std::vector<std::pair<size_t, std::string>> scored;
+  for (std::string& candidate : candidates) {
+    scored.emplace_back(edit_distance(name, candidate), std::move(candidate));
+  }
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> best;
+  for (size_t i = 0; i < scored.size() && i < count; ++i) {
+    best.push_back(scored[i].second);
+  }
+  return best;
+}
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string joined;
+  for (const std::string& name : names) {
+    joined += (joined.empty() ? "" : ", ") + name;
+  }
+  return joined;
+}
+
+void OpRegistry::add(OpDef def) {
+  const auto existing = ops_.find(def.name);
+  if (existing != ops_.end()) {
+    throw std::logic_error(def.name + " registered twice: first at " +
+                           site(existing->second) + ", again at " + site(def));
+  }
+  std::string name = def.name;
+  ops_.emplace(std::move(name), std::move(def));
+}
+
+const OpDef* OpRegistry::find(const std::string& name) const {
+  const auto found = ops_.find(name);
+  return found == ops_.end() ? nullptr : &found->second;
+}
+
+std::vector<std::string> OpRegistry::nearest(const std::string& name) const {
+  return closest_names(name, names(), 3);
+}
+
+std::vector<std::string> OpRegistry::names() const {
+  std::vector<std::string> all;
+  for (const auto& [name, def] : ops_) all.push_back(name);
+  return all;
+}
+
+void register_all(OpRegistry& registry) {
+  register_torch_ops(registry);
+  register_validate_ops(registry);
+  register_kernel_ops(registry);
+}
+
+const OpRegistry& default_registry() {
+  static const OpRegistry registry = [] {
+    OpRegistry built;
+    register_all(built);
+    return built;
+  }();
+  return registry;
+}
+
+}  // namespace casebook

@@ -1,0 +1,218 @@
+#include "tensors/fixtures.h"
+
+#include <openssl/evp.h>
+#include <torch/csrc/jit/serialization/pickle.h>
+
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace casebook {
+namespace {
+
+// safetensors dtype names, https://github.com/huggingface/safetensors
+at::ScalarType safetensors_type(const std::string& name,
+                                const std::filesystem::path& file) {
+  static const std::pair<const char*, at::ScalarType> kTypes[] = {
+      {"BOOL", at::kBool}, {"U8", at::kByte},       {"I8", at::kChar},
+      {"I16", at::kShort}, {"I32", at::kInt},       {"I64", at::kLong},
+      {"F16", at::kHalf},  {"BF16", at::kBFloat16}, {"F32", at::kFloat},
+      {"F64", at::kDouble}};
+  for (const auto& [spelling, type] : kTypes) {
+    if (name == spelling) return type;
+  }
+  throw FixtureError(file.string() + ": safetensors dtype '" + name +
+                     "' is not supported; expected one of BOOL, U8, I8, I16, "
+                     "I32, I64, F16, BF16, F32, F64");
+}
+
+struct SafetensorsFile {
+  std::vector<char> bytes;
+  nlohmann::json header;
+  size_t data_start = 0;
+};
+
+SafetensorsFile open_safetensors(const std::filesystem::path& file) {
+  SafetensorsFile opened;
+  opened.bytes = read_file_bytes(file);
+  if (opened.bytes.size() < 8) {
+    throw FixtureError(file.string() +
+                       ": not a safetensors file (shorter "
+                       "than its 8-byte header length)");
+  }
+  uint64_t length = 0;
+  for (int i = 7; i >= 0; --i) {
+    length = (length << 8) | static_cast<unsigned char>(opened.bytes[i]);
+  }
+  if (length > opened.bytes.size() - 8) {
+    throw FixtureError(file.string() + ": safetensors header length " +
+                       std::to_string(length) + " exceeds the file");
+  }
+  try {
+    opened.header = nlohmann::json::parse(opened.bytes.begin() + 8,
+                                          opened.bytes.begin() + 8 + length);
+  } catch (const nlohmann::json::exception& error) {
+    throw FixtureError(file.string() +
+                       ": safetensors header is not JSON: " + error.what());
+  }
+  if (!opened.header.is_object()) {
+    throw FixtureError(file.string() + ": safetensors header is not an object");
+  }
+  opened.data_start = 8 + length;
+  return opened;
+}
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string joined;
+  for (const std::string& name : names) {
+    joined += (joined.empty() ? "" : ", ") + name;
+  }
+  return joined.empty() ? "(none)" : joined;
+}
+
+// The tensor `name` of a set, or the only one when `name` is empty.
+std::string pick_name(const std::vector<std::string>& names,
+                      const std::string& name,
+                      const std::filesystem::path& file) {
+  if (name.empty()) {
+    if (names.size() == 1) return names.front();
+    throw FixtureError(file.string() + ": holds " +
+                       std::to_string(names.size()) + " tensors (" +
+                       join_names(names) + "); name one with `#name`");
+  }
+  for (const std::string& known : names) {
+    if (known == name) return name;
+  }
+  throw FixtureError(file.string() + ": no tensor named `" + name +
+                     "`; it holds " + join_names(names));
+}
+
+}  // namespace
+
+std::vector<char> read_file_bytes(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw FixtureError(file.string() + ": cannot open the file");
+  return std::vector<char>(std::istreambuf_iterator<char>(in),
+                           std::istreambuf_iterator<char>());
+}
+
+std::string sha256_file(const std::filesystem::path& file) {
+  const std::vector<char> bytes = read_file_bytes(file);
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(
+      EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int digest_size = 0;
+  if (!context ||
+      EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) != 1 ||
+      EVP_DigestUpdate(context.get(), bytes.data(), bytes.size()) != 1 ||
+      EVP_DigestFinal_ex(context.get(), digest, &digest_size) != 1) {
+    throw FixtureError(file.string() + ": OpenSSL could not compute sha256");
+  }
+  std::ostringstream hex;
+  for (unsigned int i = 0; i < digest_size; ++i) {
+    hex << std::hex << std::setw(2) << std::setfill('0')
+        << static_cast<int>(digest[i]);
+  }
+  return hex.str();
+}
+
+std::vector<std::string> safetensors_names(const std::filesystem::path& file) {
+  const SafetensorsFile opened = open_safetensors(file);
+  std::vector<std::string> names;
+  for (const auto& item : opened.header.items()) {
+    if (item.key() != "__metadata__") names.push_back(item.key());
+  }
+  return names;
+}
+
+at::Tensor read_safetensors(const std::filesystem::path& file,
+                            const std::string& name) {
+  const SafetensorsFile opened = open_safetensors(file);
+  std::vector<std::string> names;
+  for (const auto& item : opened.header.items()) {
+    if (item.key() != "__metadata__") names.push_back(item.key());
+  }
+  const std::string chosen = pick_name(names, name, file);
+  const nlohmann::json& entry = opened.header.at(chosen);
+  try {
+    const at::ScalarType type =
+        safetensors_type(entry.at("dtype").get<std::string>(), file);
+    const auto shape = entry.at("shape").get<std::vector<int64_t>>();
+    const auto offsets = entry.at("data_offsets").get<std::vector<uint64_t>>();
+    at::Tensor tensor = at::empty(shape, type);
+    const uint64_t size = tensor.numel() * tensor.element_size();
+    if (offsets.size() != 2 || offsets[1] < offsets[0] ||
+        offsets[1] - offsets[0] != size ||
+        opened.data_start + offsets[1] > opened.bytes.size()) {
+      throw FixtureError(file.string() + ": tensor `" + chosen +
+                         "`: data_offsets " + entry.at("data_offsets").dump() +
+                         " do not hold " + std::to_string(size) +
+                         " bytes inside the file");
+    }
+    std::memcpy(tensor.data_ptr(),
+                opened.bytes.data() + opened.data_start + offsets[0], size);
+    return tensor;
+  } catch (const nlohmann::json::exception& error) {
+    throw FixtureError(file.string() + ": tensor `" + chosen +
+                       "`: malformed header entry " + entry.dump() + ": " +
+                       error.what());
+  }
+}
+
+at::Tensor read_pt(const std::filesystem::path& file, const std::string& name) {
+  c10::IValue value;
+  try {
+    value = torch::jit::pickle_load(read_file_bytes(file));
+  } catch (const c10::Error& error) {
+    throw FixtureError(file.string() +
+                       ": not a torch.save file LibTorch can "
+                       "read: " +
+                       error.what_without_backtrace());
+  }
+  if (value.isTensor()) {
+    if (!name.empty()) {
+      throw FixtureError(file.string() +
+                         ": holds a single tensor, not a dict "
+                         "with `" +
+                         name + "`");
+    }
+    return value.toTensor().contiguous();
+  }
+  if (!value.isGenericDict()) {
+    throw FixtureError(file.string() +
+                       ": expected a tensor or a dict of "
+                       "tensors, found " +
+                       value.tagKind());
+  }
+  std::vector<std::string> names;
+  for (const auto& item : value.toGenericDict()) {
+    if (item.key().isString() && item.value().isTensor()) {
+      names.push_back(item.key().toStringRef());
+    }
+  }
+  const std::string chosen = pick_name(names, name, file);
+  return value.toGenericDict().at(chosen).toTensor().contiguous();
+}
+
+at::Tensor read_fixture(const std::filesystem::path& file,
+                        const std::string& name) {
+  const std::string extension = file.extension().string();
+  if (extension == ".npy") {
+    if (!name.empty()) {
+      throw FixtureError(file.string() +
+                         ": a .npy file holds one tensor; "
+                         "`#" +
+                         name + "` names none");
+    }
+    return read_npy(file);
+  }
+  if (extension == ".safetensors") return read_safetensors(file, name);
+  if (extension == ".pt" || extension == ".pth") return read_pt(file, name);
+  throw FixtureError(file.string() + ": unknown fixture kind `" + extension +
+                     "`; expected .npy, .safetensors or .pt");
+}
+
+}  // namespace casebook

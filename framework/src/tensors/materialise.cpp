@@ -1,0 +1,160 @@
+#include "tensors/materialise.h"
+
+#include <sstream>
+#include <stdexcept>
+
+#include "casebook/ops.h"
+#include "tensors/fixtures.h"
+#include "tensors/layout.h"
+#include "tensors/source.h"
+
+namespace casebook {
+namespace {
+
+std::string shape_text(c10::IntArrayRef shape) {
+  std::ostringstream out;
+  out << '[';
+  for (size_t i = 0; i < shape.size(); ++i) out << (i ? ", " : "") << shape[i];
+  out << ']';
+  return out.str();
+}
+
+[[noreturn]] void fail(const TensorSpec& spec, const std::string& what) {
+  std::ostringstream message;
+  message << spec.where.file.string() << ':' << spec.where.line << ':'
+          << spec.where.column << ": input `" << spec.name << "`: " << what;
+  throw InvalidCaseError(message.str());
+}
+
+// A fixture, checked against its sha256 and against the case's dtype and
+// shape (when the case gives one; otherwise the file's shape is taken).
+at::Tensor file_tensor(const TensorSpec& spec) {
+  const std::string shown =
+      spec.file.empty() ? spec.resolved_file.string() : spec.file;
+  try {
+    if (!spec.sha256.empty()) {
+      const std::string found = sha256_file(spec.resolved_file);
+      if (found != spec.sha256) {
+        fail(spec, "fixture `" + shown + "`: sha256 expected " + spec.sha256 +
+                       ", found " + found +
+                       " (the file changed; check it, then update sha256)");
+      }
+    }
+    at::Tensor tensor = read_fixture(spec.resolved_file, spec.file_tensor);
+    const at::ScalarType expected_type = to_scalar_type(spec.dtype);
+    if (tensor.scalar_type() != expected_type) {
+      const std::optional<DType> found = to_dtype(tensor.scalar_type());
+      fail(spec,
+           "fixture `" + shown + "`: dtype expected " +
+               std::string(dtype_name(spec.dtype)) + ", found " +
+               (found ? std::string(dtype_name(*found))
+                      : std::string(c10::toString(tensor.scalar_type()))));
+    }
+    if (spec.shape_given && tensor.sizes() != c10::IntArrayRef(spec.shape)) {
+      fail(spec, "fixture `" + shown + "`: shape expected " +
+                     shape_text(spec.shape) + ", found " +
+                     shape_text(tensor.sizes()));
+    }
+    return tensor;
+  } catch (const FixtureError& error) {
+    fail(spec, std::string("fixture `") + shown + "`: " + error.what());
+  }
+}
+
+at::Tensor logical_tensor(const TensorSpec& spec) {
+  switch (spec.source) {
+    case TensorSpec::Source::kValues:
+      return values_tensor(spec);
+    case TensorSpec::Source::kFill:
+      return fill_tensor(spec.fill, spec.seed, spec.shape,
+                         to_scalar_type(spec.dtype));
+    case TensorSpec::Source::kFile:
+      return file_tensor(spec);
+  }
+  throw std::logic_error("internal error: unknown tensor source");
+}
+
+}  // namespace
+
+at::ScalarType to_scalar_type(DType dtype) {
+  switch (dtype) {
+    case DType::kBool:
+      return at::kBool;
+    case DType::kUInt8:
+      return at::kByte;
+    case DType::kInt8:
+      return at::kChar;
+    case DType::kInt16:
+      return at::kShort;
+    case DType::kInt32:
+      return at::kInt;
+    case DType::kInt64:
+      return at::kLong;
+    case DType::kFloat16:
+      return at::kHalf;
+    case DType::kBFloat16:
+      return at::kBFloat16;
+    case DType::kFloat32:
+      return at::kFloat;
+    case DType::kFloat64:
+      return at::kDouble;
+  }
+  throw std::logic_error("internal error: unknown DType");
+}
+
+std::optional<DType> to_dtype(at::ScalarType type) {
+  for (DType dtype : all_dtypes()) {
+    if (to_scalar_type(dtype) == type) return dtype;
+  }
+  return std::nullopt;
+}
+
+at::Scalar skipped_storage_value(at::ScalarType type) {
+  if (type == at::kBool) return at::Scalar(true);
+  if (at::isFloatingType(type)) {
+    return at::Scalar(std::numeric_limits<double>::quiet_NaN());
+  }
+  switch (type) {
+    case at::kByte:
+      return at::Scalar(int64_t{255});
+    case at::kChar:
+      return at::Scalar(int64_t{127});
+    case at::kShort:
+      return at::Scalar(int64_t{32767});
+    case at::kInt:
+      return at::Scalar(int64_t{std::numeric_limits<int32_t>::max()});
+    default:
+      return at::Scalar(std::numeric_limits<int64_t>::max());
+  }
+}
+
+MaterialisedTensor materialise(const TensorSpec& spec) {
+  at::Tensor logical;
+  Geometry geometry;
+  try {
+    logical = logical_tensor(spec);
+    geometry = layout_geometry(spec.layout, logical.sizes().vec());
+  } catch (const std::invalid_argument& error) {
+    fail(spec, error.what());
+  }
+  MaterialisedTensor result;
+  result.storage = at::empty({geometry.storage_numel}, logical.options());
+  result.storage.fill_(skipped_storage_value(logical.scalar_type()));
+  result.view = result.storage.as_strided(geometry.sizes, geometry.strides,
+                                          geometry.storage_offset);
+  result.view.copy_(logical);
+  return result;
+}
+
+at::Tensor place_on(const MaterialisedTensor& tensor, c10::Device device) {
+  const at::Tensor storage = tensor.storage.to(device);
+  return storage.as_strided(tensor.view.sizes(), tensor.view.strides(),
+                            tensor.view.storage_offset());
+}
+
+at::Tensor cast_floating(const at::Tensor& tensor, at::ScalarType floating) {
+  if (!at::isFloatingType(tensor.scalar_type())) return tensor;
+  return tensor.to(floating).contiguous();
+}
+
+}  // namespace casebook

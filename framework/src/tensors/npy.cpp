@@ -1,0 +1,249 @@
+// .npy reading and writing, by hand: Debian 12 packages no maintained C++
+// reader of the format (cnpy is unpackaged and unmaintained, xtensor's is a
+// large dependency for one function), and the format is small: a magic
+// string, a version, a Python-literal dict header, then the raw data.
+// https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "tensors/fixtures.h"
+
+namespace casebook {
+namespace {
+
+constexpr char kMagic[] = "\x93NUMPY";
+constexpr size_t kMagicSize = 6;
+
+struct DescrEntry {
+  const char* code;  // without the byte-order character
+  at::ScalarType type;
+};
+constexpr DescrEntry kDescrs[] = {
+    {"b1", at::kBool},  {"u1", at::kByte},  {"i1", at::kChar},
+    {"i2", at::kShort}, {"i4", at::kInt},   {"i8", at::kLong},
+    {"f2", at::kHalf},  {"f4", at::kFloat}, {"f8", at::kDouble},
+};
+
+struct Header {
+  std::string descr;
+  bool fortran_order = false;
+  std::vector<int64_t> shape;
+};
+
+// A parser for the one Python literal the header holds:
+// {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }
+class HeaderParser {
+ public:
+  HeaderParser(const std::string& text, const std::filesystem::path& file)
+      : text_(text), file_(file) {}
+
+  Header parse() {
+    Header header;
+    bool seen_descr = false, seen_order = false, seen_shape = false;
+    expect('{');
+    while (peek() != '}') {
+      const std::string key = parse_string();
+      expect(':');
+      if (key == "descr") {
+        header.descr = parse_string();
+        seen_descr = true;
+      } else if (key == "fortran_order") {
+        header.fortran_order = parse_bool();
+        seen_order = true;
+      } else if (key == "shape") {
+        header.shape = parse_tuple();
+        seen_shape = true;
+      } else {
+        fail("unexpected key '" + key + "'");
+      }
+      if (peek() == ',') ++pos_;
+    }
+    if (!seen_descr || !seen_order || !seen_shape) {
+      fail("expected the keys descr, fortran_order and shape");
+    }
+    return header;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw FixtureError(file_.string() + ": .npy header: " + what +
+                       " (header: " + text_ + ")");
+  }
+  char peek() {
+    while (pos_ < text_.size() &&
+           std::isspace(static_cast<unsigned char>(text_[pos_]))) {
+      ++pos_;
+    }
+    if (pos_ >= text_.size()) fail("unexpected end");
+    return text_[pos_];
+  }
+  void expect(char c) {
+    if (peek() != c) fail(std::string("expected '") + c + "'");
+    ++pos_;
+  }
+  std::string parse_string() {
+    const char quote = peek();
+    if (quote != '\'' && quote != '"') fail("expected a quoted string");
+    const size_t end = text_.find(quote, pos_ + 1);
+    if (end == std::string::npos) fail("unterminated string");
+    std::string value = text_.substr(pos_ + 1, end - pos_ - 1);
+    pos_ = end + 1;
+    return value;
+  }
+  bool parse_bool() {
+    peek();
+    for (const auto& [word, value] :
+         {std::pair{"True", true}, std::pair{"False", false}}) {
+      if (text_.compare(pos_, std::strlen(word), word) == 0) {
+        pos_ += std::strlen(word);
+        return value;
+      }
+    }
+    fail("expected True or False");
+  }
+  std::vector<int64_t> parse_tuple() {
+    std::vector<int64_t> values;
+    expect('(');
+    while (peek() != ')') {
+      size_t used = 0;
+      try {
+        values.push_back(std::stoll(text_.substr(pos_), &used));
+      } catch (const std::exception&) {
+        fail("expected an integer in shape");
+      }
+      if (values.back() < 0) fail("negative size in shape");
+      pos_ += used;
+      if (peek() == ',') ++pos_;
+    }
+    ++pos_;
+    return values;
+  }
+
+  const std::string& text_;
+  const std::filesystem::path& file_;
+  size_t pos_ = 0;
+};
+
+at::ScalarType descr_type(const std::string& descr,
+                          const std::filesystem::path& file) {
+  if (descr == "bfloat16") return at::kBFloat16;
+  if (descr.size() == 3) {
+    const char order = descr[0];
+    const std::string code = descr.substr(1);
+    for (const DescrEntry& entry : kDescrs) {
+      if (code != entry.code) continue;
+      const bool one_byte = code[1] == '1';
+      if (order == '<' || order == '|' || order == '=' ||
+          (order == '>' && one_byte)) {
+        return entry.type;
+      }
+      throw FixtureError(file.string() + ": .npy descr '" + descr +
+                         "' is big-endian; expected little-endian ('<')");
+    }
+  }
+  throw FixtureError(file.string() + ": .npy descr '" + descr +
+                     "' is not supported; expected one of |b1, |u1, |i1, "
+                     "<i2, <i4, <i8, <f2, <f4, <f8, bfloat16");
+}
+
+std::string descr_of(at::ScalarType type) {
+  if (type == at::kBFloat16) return "bfloat16";
+  for (const DescrEntry& entry : kDescrs) {
+    if (entry.type == type) {
+      return std::string(entry.code[1] == '1' ? "|" : "<") + entry.code;
+    }
+  }
+  throw FixtureError(std::string(".npy: cannot write dtype ") +
+                     c10::toString(type));
+}
+
+uint32_t little_endian(const unsigned char* bytes, size_t count) {
+  uint32_t value = 0;
+  for (size_t i = count; i-- > 0;) value = (value << 8) | bytes[i];
+  return value;
+}
+
+}  // namespace
+
+at::Tensor read_npy(const std::filesystem::path& file) {
+  const std::vector<char> bytes = read_file_bytes(file);
+  const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
+  if (bytes.size() < 10 || std::memcmp(data, kMagic, kMagicSize) != 0) {
+    throw FixtureError(file.string() + ": not a .npy file (no \\x93NUMPY)");
+  }
+  const int major = data[6];
+  if (major < 1 || major > 3) {
+    throw FixtureError(file.string() + ": .npy format version " +
+                       std::to_string(major) + " is not 1, 2 or 3");
+  }
+  const size_t length_size = major == 1 ? 2 : 4;
+  const size_t header_start = 8 + length_size;
+  if (bytes.size() < header_start) {
+    throw FixtureError(file.string() + ": .npy file is truncated");
+  }
+  const size_t header_size = little_endian(data + 8, length_size);
+  if (bytes.size() < header_start + header_size) {
+    throw FixtureError(file.string() + ": .npy header is truncated");
+  }
+  const std::string text(bytes.data() + header_start, header_size);
+  const Header header = HeaderParser(text, file).parse();
+  const at::ScalarType type = descr_type(header.descr, file);
+
+  std::vector<int64_t> shape = header.shape;
+  if (header.fortran_order) std::reverse(shape.begin(), shape.end());
+  at::Tensor tensor = at::empty(shape, type);
+  const size_t expected = tensor.numel() * tensor.element_size();
+  const size_t present = bytes.size() - header_start - header_size;
+  if (present != expected) {
+    throw FixtureError(file.string() + ": .npy data holds " +
+                       std::to_string(present) +
+                       " bytes, the header's shape "
+                       "and dtype need " +
+                       std::to_string(expected));
+  }
+  std::memcpy(tensor.data_ptr(), data + header_start + header_size, expected);
+  if (header.fortran_order && tensor.dim() > 1) {
+    std::vector<int64_t> reverse(tensor.dim());
+    for (int64_t d = 0; d < tensor.dim(); ++d)
+      reverse[d] = tensor.dim() - 1 - d;
+    tensor = tensor.permute(reverse).contiguous();
+  }
+  return tensor;
+}
+
+void write_npy(const std::filesystem::path& file, const at::Tensor& tensor) {
+  const at::Tensor data = tensor.to(at::kCPU).contiguous();
+  std::ostringstream dict;
+  dict << "{'descr': '" << descr_of(data.scalar_type())
+       << "', 'fortran_order': False, 'shape': (";
+  for (int64_t d = 0; d < data.dim(); ++d) {
+    dict << data.size(d) << (data.dim() == 1 || d + 1 < data.dim() ? "," : "")
+         << (d + 1 < data.dim() ? " " : "");
+  }
+  dict << "), }";
+  std::string header = dict.str();
+  // Data starts on a 64-byte boundary; the header ends with '\n'.
+  const bool v2 = header.size() + 11 > 65535;
+  const size_t prefix = v2 ? 12 : 10;
+  header.append(63 - (prefix + header.size()) % 64, ' ');
+  header.push_back('\n');
+
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  if (!out) throw FixtureError(file.string() + ": cannot open for writing");
+  out.write(kMagic, kMagicSize);
+  out.put(static_cast<char>(v2 ? 2 : 1)).put(0);
+  const auto size = static_cast<uint32_t>(header.size());
+  for (size_t i = 0; i < (v2 ? 4u : 2u); ++i) {
+    out.put(static_cast<char>((size >> (8 * i)) & 0xff));
+  }
+  out << header;
+  out.write(static_cast<const char*>(data.data_ptr()),
+            static_cast<std::streamsize>(data.numel() * data.element_size()));
+  if (!out) throw FixtureError(file.string() + ": write failed");
+}
+
+}  // namespace casebook

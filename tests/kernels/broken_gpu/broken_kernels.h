@@ -1,0 +1,23 @@
+// Deliberately broken GPU variants of the kernels (test only): each is the
+// real launcher with one defect, the kind the kernel cases must catch.
+#pragma once
+
+#include "common/gpu_portability.h"
+#include "common/plugin_abi.h"
+
+namespace CASEBOOK_GPU_NS::broken {
+
+// The last incomplete block is never launched.
+CasebookKernelStatus sum_tail_dropped(const CasebookSumArgs& args);
+// Every addition is rounded to float16.
+CasebookKernelStatus sum_half_accumulation(const CasebookSumArgs& args);
+// The input is read as if it were contiguous.
+CasebookKernelStatus softmax_stride_ignored(const CasebookSoftmaxArgs& args);
+// Targets are used as column indices unchecked.
+CasebookKernelStatus nll_loss_bound_check_removed(
+    const CasebookNllLossArgs& args);
+// Indices are used as row indices unchecked.
+CasebookKernelStatus embedding_bound_check_removed(
+    const CasebookEmbeddingArgs& args);
+
+}  // namespace CASEBOOK_GPU_NS::broken

@@ -1,0 +1,28 @@
+// Deliberately broken CPU twins of the kernels (test only), each with the
+// defect of its GPU variant in tests/kernels/broken_gpu/, so that CI, which
+// has no GPU, proves through the same harness path that the cases catch it.
+#pragma once
+
+#include "embedding/embedding.h"
+#include "nll_loss/nll_loss.h"
+#include "softmax/softmax.h"
+#include "sum/sum.h"
+
+namespace casebook::broken {
+
+// The last incomplete block (length % CASEBOOK_SUM_BLOCK_THREADS) is skipped.
+CasebookKernelStatus sum_tail_dropped_cpu(const CasebookSumArgs& args);
+// Every addition is rounded to float16.
+CasebookKernelStatus sum_half_accumulation_cpu(const CasebookSumArgs& args);
+// The input is read as if it were contiguous.
+CasebookKernelStatus softmax_stride_ignored_cpu(
+    const CasebookSoftmaxArgs& args);
+// Targets are used unchecked. Memory-safe only for cases whose bad targets
+// still land inside the input's storage, as the kernel cases' do.
+CasebookKernelStatus nll_loss_bound_check_removed_cpu(
+    const CasebookNllLossArgs& args);
+// Indices are used unchecked (same proviso).
+CasebookKernelStatus embedding_bound_check_removed_cpu(
+    const CasebookEmbeddingArgs& args);
+
+}  // namespace casebook::broken

@@ -1,0 +1,118 @@
+// Proof that the harness catches kernel bugs, on the CPU (so CI proves it):
+// each kernel's cases run through casebook::run_cases against a registry in
+// which kernels.<name>'s CPU implementation is a deliberately broken twin
+// (broken_kernels_cpu.h). The bug must come out as FAIL with the right
+// family; with the real implementation every case must PASS.
+#include <gtest/gtest.h>
+
+#include "broken_kernels_cpu.h"
+#include "casebook/ops.h"
+#include "casebook/runner.h"
+#include "kernel_ops/kernel_ops.h"
+#include "kernel_test_support.h"
+
+namespace casebook {
+namespace {
+
+using kernel_glue::KernelCpuImplementations;
+using kernel_tests::failures;
+using kernel_tests::kernel_cases;
+using kernel_tests::verdict_of;
+
+RunSummary run_on_cpu(const std::vector<std::filesystem::path>& paths,
+                      const KernelCpuImplementations& cpu) {
+  OpRegistry registry;
+  kernel_glue::register_kernel_ops_with(registry, cpu);
+  RunOptions options;
+  options.backends = {Backend::kCpu};
+  options.registry = &registry;
+  return run_cases(paths, options);
+}
+
+void expect_caught(const RunSummary& summary, const std::string& case_id,
+                   Family family, const std::string& message_start) {
+  const CaseVerdict verdict = verdict_of(summary, case_id, Backend::kCpu);
+  EXPECT_EQ(verdict.verdict, Verdict::kFail)
+      << case_id << ": " << verdict.message;
+  EXPECT_EQ(verdict.family, family) << case_id << ": " << verdict.message;
+  EXPECT_EQ(verdict.message.rfind(message_start, 0), 0u)
+      << case_id << ": " << verdict.message;
+}
+
+TEST(BrokenKernels, EveryKernelCasePassesWithTheRealImplementations) {
+  for (const char* kernel : {"sum", "softmax", "nll_loss", "embedding"}) {
+    const RunSummary summary =
+        run_on_cpu({kernel_cases(kernel)}, KernelCpuImplementations{});
+    EXPECT_GT(summary.verdicts.size(), 10u) << kernel;
+    EXPECT_EQ(failures(summary), "") << kernel;
+    EXPECT_EQ(summary.exit_code(), 0) << kernel;
+  }
+}
+
+TEST(BrokenKernels, SumWithItsTailDroppedFailsAsMismatch) {
+  KernelCpuImplementations cpu;
+  cpu.sum = &broken::sum_tail_dropped_cpu;
+  const RunSummary summary = run_on_cpu({kernel_cases("sum")}, cpu);
+  expect_caught(summary, "kernels/sum/vs_torch/length_257", Family::kMismatch,
+                "");
+  expect_caught(summary, "kernels/sum/vs_torch/length_262143",
+                Family::kMismatch, "");
+  EXPECT_EQ(summary.exit_code(), 1);
+}
+
+TEST(BrokenKernels, SumAccumulatingInHalfPrecisionFailsAsMismatch) {
+  KernelCpuImplementations cpu;
+  cpu.sum = &broken::sum_half_accumulation_cpu;
+  const RunSummary summary = run_on_cpu({kernel_cases("sum")}, cpu);
+  expect_caught(summary, "kernels/sum/vs_torch/float16_length_4097",
+                Family::kMismatch, "");
+  expect_caught(summary, "kernels/sum/vs_torch/bfloat16_length_4097",
+                Family::kMismatch, "");
+}
+
+TEST(BrokenKernels, SoftmaxIgnoringTheStrideFailsAsMismatch) {
+  KernelCpuImplementations cpu;
+  cpu.softmax = &broken::softmax_stride_ignored_cpu;
+  const RunSummary summary = run_on_cpu({kernel_cases("softmax")}, cpu);
+  expect_caught(summary, "kernels/softmax/vs_torch/transposed",
+                Family::kMismatch, "");
+  EXPECT_EQ(
+      verdict_of(summary, "kernels/softmax/vs_torch/cols_257", Backend::kCpu)
+          .verdict,
+      Verdict::kPass);
+}
+
+TEST(BrokenKernels, NllLossWithoutItsBoundCheckReturnsOutputsAndFails) {
+  KernelCpuImplementations cpu;
+  cpu.nll_loss = &broken::nll_loss_bound_check_removed_cpu;
+  // Every bad target of these cases still lands inside the input's storage,
+  // so the unchecked twin reads defined memory, as the GPU variant would.
+  const RunSummary summary = run_on_cpu({kernel_cases("nll_loss")}, cpu);
+  for (const char* id :
+       {"kernels/nll_loss/target_equals_classes",
+        "kernels/nll_loss/targets_out_of_range_first_reported"}) {
+    expect_caught(summary, id, Family::kNone,
+                  "expected index_out_of_range, got outputs");
+  }
+}
+
+TEST(BrokenKernels, EmbeddingWithoutItsBoundCheckReturnsOutputsAndFails) {
+  KernelCpuImplementations cpu;
+  cpu.embedding = &broken::embedding_bound_check_removed_cpu;
+  // index_past_end is left out: unchecked, it reads past the weight's
+  // storage, which on the CPU is undefined behaviour (its GPU variant runs it).
+  std::vector<std::filesystem::path> paths;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(
+           kernel_cases("embedding"))) {
+    if (entry.path().extension() == ".yaml" &&
+        entry.path().stem() != "index_past_end") {
+      paths.push_back(entry.path());
+    }
+  }
+  const RunSummary summary = run_on_cpu(paths, cpu);
+  expect_caught(summary, "kernels/embedding/index_negative", Family::kNone,
+                "expected index_out_of_range, got outputs");
+}
+
+}  // namespace
+}  // namespace casebook

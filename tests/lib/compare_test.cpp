@@ -1,0 +1,108 @@
+// Comparison: the tolerances of torch.testing.assert_close per dtype, NaN,
+// shape and dtype differences, and the text of the mismatch report.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "compare/compare.h"
+
+namespace casebook {
+namespace {
+
+Comparison compare_one(const at::Tensor& expected, const at::Tensor& actual,
+                       ToleranceRule rule = {}) {
+  return compare_outputs({expected}, {actual}, rule);
+}
+
+// Just inside and just outside atol + rtol*|expected| for each float dtype,
+// at an expected value of 1 (exactly representable everywhere).
+TEST(Compare, DefaultToleranceOfEachFloatingDtype) {
+  struct Row {
+    at::ScalarType type;
+    double rtol;
+    double atol;
+  };
+  for (Row row : {Row{at::kHalf, 1e-3, 1e-5}, Row{at::kBFloat16, 1.6e-2, 1e-5},
+                  Row{at::kFloat, 1.3e-6, 1e-5}, Row{at::kDouble, 1e-7, 1e-7}}) {
+    SCOPED_TRACE(c10::toString(row.type));
+    at::Tensor expected = at::ones({4}, at::kDouble).to(row.type);
+    const double bound = row.atol + row.rtol;
+    // Values of the dtype nearest to 1 + bound/2 (inside) and 1 + 3*bound
+    // (outside), computed in the dtype itself.
+    at::Tensor inside = at::full({4}, 1.0 + bound / 2, at::kDouble).to(row.type);
+    at::Tensor outside = at::full({4}, 1.0 + 3 * bound, at::kDouble).to(row.type);
+    EXPECT_TRUE(compare_one(expected, inside).equal());
+    Comparison far = compare_one(expected, outside);
+    EXPECT_FALSE(far.equal());
+    EXPECT_EQ(far.mismatched, 4);
+    EXPECT_DOUBLE_EQ(far.tolerance.rtol, row.rtol);
+    EXPECT_DOUBLE_EQ(far.tolerance.atol, row.atol);
+  }
+}
+
+TEST(Compare, IntegersAndBoolMustBeEqual) {
+  at::Tensor expected = at::arange(5, at::kLong);
+  at::Tensor actual = expected.clone();
+  EXPECT_TRUE(compare_one(expected, actual).equal());
+  actual[3] = 4;
+  Comparison result = compare_one(expected, actual);
+  EXPECT_EQ(result.mismatched, 1);
+  EXPECT_EQ(result.max_abs_index, std::vector<int64_t>{3});
+  // int64 beyond 2^53 differs by one: float64 could not tell them apart.
+  at::Tensor big = at::full({1}, (int64_t{1} << 53) + 1, at::kLong);
+  EXPECT_FALSE(compare_one(big, big - 1).equal());
+  at::Tensor flags = at::arange(2).eq(0);  // [true, false]
+  EXPECT_FALSE(compare_one(flags, flags.logical_not()).equal());
+}
+
+TEST(Compare, NanEqualsNanOnlyWithEqualNan) {
+  at::Tensor expected = at::tensor({1.0f, NAN});
+  at::Tensor actual = at::tensor({1.0f, NAN});
+  Comparison strict = compare_one(expected, actual);
+  EXPECT_FALSE(strict.equal());
+  EXPECT_EQ(strict.mismatched, 1);
+  EXPECT_TRUE(compare_one(expected, actual, {std::nullopt, true}).equal());
+  // The same infinity is equal, like assert_close.
+  at::Tensor inf = at::tensor({INFINITY, -INFINITY});
+  EXPECT_TRUE(compare_one(inf, inf.clone()).equal());
+}
+
+TEST(Compare, NewNanOrInfIsItsOwnFamily) {
+  at::Tensor expected = at::tensor({1.0f, 2.0f});
+  Comparison result = compare_one(expected, at::tensor({1.0f, INFINITY}));
+  EXPECT_EQ(result.family, Family::kNanOrInf);
+  Comparison plain = compare_one(expected, at::tensor({1.0f, 3.0f}));
+  EXPECT_EQ(plain.family, Family::kMismatch);
+}
+
+TEST(Compare, ShapeDtypeAndCountAreFailuresOfTheirOwn) {
+  Comparison shape = compare_one(at::zeros({2, 3}), at::zeros({3, 2}));
+  EXPECT_EQ(shape.difference, Comparison::Difference::kShape);
+  EXPECT_EQ(shape.report, "shape differs: expected [2, 3], got [3, 2]");
+  Comparison dtype = compare_one(at::zeros({2}), at::zeros({2}, at::kDouble));
+  EXPECT_EQ(dtype.difference, Comparison::Difference::kDtype);
+  EXPECT_EQ(dtype.report, "dtype differs: expected float32, got float64");
+  Comparison count = compare_outputs({at::zeros({1})}, {}, {});
+  EXPECT_EQ(count.difference, Comparison::Difference::kOutputCount);
+  EXPECT_EQ(count.report, "output count differs: expected 1, got 0");
+}
+
+TEST(Compare, ReportGivesCountsWorstElementsAndTolerance) {
+  at::Tensor expected = at::tensor({1.0, 2.0, 4.0, 0.5}).reshape({2, 2});
+  at::Tensor actual = at::tensor({1.0, 2.5, 4.0, 0.25}).reshape({2, 2});
+  Comparison result = compare_one(expected, actual, {Tolerance{0.0, 0.1}, false});
+  EXPECT_EQ(result.report,
+            "mismatched elements: 2 / 4 (50 %)\n"
+            "greatest absolute difference: 0.5 at index [0, 1]\n"
+            "greatest relative difference: 0.5 at index [1, 1]\n"
+            "tolerance: rtol=0, atol=0.1");
+}
+
+TEST(Compare, NonContiguousOutputsCompareByValue) {
+  at::Tensor base = at::arange(6, at::kFloat).reshape({2, 3});
+  EXPECT_TRUE(compare_one(base.t().contiguous(), base.t()).equal());
+}
+
+}  // namespace
+}  // namespace casebook

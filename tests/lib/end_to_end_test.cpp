@@ -1,0 +1,225 @@
+// The casebook executable end to end: a folder of good and bad cases gives
+// every verdict, the exit status, the JUnit file and the gtest mode; an
+// interrupted run leaves no process behind.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int status = -1;
+  std::string output;
+};
+
+// Runs the executable through the shell, from the repository root.
+Result run_casebook(const std::string& arguments) {
+  const std::string command = "cd '" + std::string(CASEBOOK_SOURCE_DIR) +
+                              "' && '" + CASEBOOK_EXECUTABLE + "' " +
+                              arguments + " 2>&1";
+  Result result;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> chunk{};
+  size_t n;
+  while ((n = fread(chunk.data(), 1, chunk.size(), pipe)) > 0) {
+    result.output.append(chunk.data(), n);
+  }
+  int status = pclose(pipe);
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+bool has_line(const std::string& output, const std::string& pattern) {
+  return std::regex_search(output, std::regex(pattern, std::regex::multiline));
+}
+
+const char* kE2e = "tests/data/e2e";
+
+TEST(EndToEnd, EveryVerdictOfAFolderOfGoodAndBadCases) {
+  const fs::path junit = fs::temp_directory_path() /
+                         ("casebook-e2e-" + std::to_string(getpid()) + ".xml");
+  Result run = run_casebook("run " + std::string(kE2e) +
+                            " --backend cpu -j 2 --junit " + junit.string());
+  EXPECT_EQ(run.status, 1) << run.output;
+  const std::string& out = run.output;
+  const std::string id = "tests/data/e2e/";
+  EXPECT_TRUE(has_line(out, "^PASS +" + id + "valid_labels +cpu$")) << out;
+  EXPECT_TRUE(has_line(out, "^PASS +" + id + "label_out_of_range +cpu$")) << out;
+  EXPECT_TRUE(has_line(out, "^FAIL +" + id +
+                                "wrong_family +cpu +index_out_of_range: expected "
+                                "device_assert, got index_out_of_range: Target 4 "
+                                "is out of bounds\\."))
+      << out;
+  EXPECT_TRUE(has_line(out, "^FAIL +" + id +
+                                "error_expected_got_outputs +cpu +expected "
+                                "index_out_of_range, got outputs$"))
+      << out;
+  EXPECT_TRUE(has_line(out, "^FAIL +" + id +
+                                "mismatch_vs_cpu64 +cpu +mismatch: mismatched "
+                                "elements: [0-9]+ / 256"))
+      << out;
+  EXPECT_TRUE(has_line(out, "greatest absolute difference: .* at index \\[")) << out;
+  EXPECT_TRUE(has_line(out, "^XFAIL +" + id + "known_bug +cpu +index_out_of_range: "
+                                "labels of one source are numbered 1\\.\\.4"))
+      << out;
+  EXPECT_TRUE(has_line(out, "^XPASS +" + id + "fixed_bug +cpu +expected to fail"))
+      << out;
+  EXPECT_TRUE(has_line(out, "^SKIP +" + id + "skipped +cpu +not relevant"))
+      << out;
+  EXPECT_TRUE(has_line(out, "^ERROR +" + id +
+                                "bad_dtype +cpu +invalid_case: tests/data/e2e/"
+                                "bad_dtype\\.yaml:5:18: `inputs\\.input\\.dtype`: "
+                                "expected one of bool, .*; got `float`"))
+      << out;
+  EXPECT_TRUE(has_line(out, "^ERROR +" + id +
+                                "unknown_op +cpu +invalid_case: .*unknown op "
+                                "`torch\\.cross_entropi`; nearest known: "
+                                "torch\\.cross_entropy"))
+      << out;
+  EXPECT_TRUE(has_line(out, "^TIMEOUT +" + id + "too_slow +cpu +timeout: "))
+      << out;
+  EXPECT_TRUE(has_line(out, "rerun: casebook run tests/data/e2e/too_slow\\.yaml "
+                            "--backend cpu"))
+      << out;
+  EXPECT_TRUE(has_line(out, "^2 PASS, 3 FAIL, 1 XFAIL, 1 XPASS, 1 SKIP, 2 ERROR, "
+                            "1 TIMEOUT \\(11 runs\\)$"))
+      << out;
+
+  std::ifstream file(junit);
+  std::string xml((std::istreambuf_iterator<char>(file)), {});
+  EXPECT_NE(xml.find("<testsuite name=\"casebook\" tests=\"11\" failures=\"5\" "
+                     "errors=\"2\" skipped=\"1\">"),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("classname=\"tests/data/e2e/wrong_family\" name=\"cpu\""),
+            std::string::npos);
+  EXPECT_NE(xml.find("<property name=\"family\" value=\"index_out_of_range\"/>"),
+            std::string::npos);
+  EXPECT_NE(xml.find("<property name=\"libtorch\""), std::string::npos);
+  fs::remove(junit);
+}
+
+TEST(EndToEnd, GoodCasesAloneExitZeroAndFilterSelects) {
+  Result run = run_casebook("run " + std::string(kE2e) +
+                            " --backend cpu --filter '*label*'");
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_TRUE(has_line(run.output, "^2 PASS \\(2 runs\\)$")) << run.output;
+}
+
+TEST(EndToEnd, UsageErrorsExitTwo) {
+  EXPECT_EQ(run_casebook("run no/such/folder").status, 2);
+  EXPECT_EQ(run_casebook("run tests/data/e2e --backend gpu").status, 2);
+  EXPECT_EQ(run_casebook("frobnicate").status, 2);
+  Result help = run_casebook("run --help");
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.output.find("--junit"), std::string::npos);
+}
+
+TEST(EndToEnd, ListShowsCasesAndBackendsWithoutRunning) {
+  Result list = run_casebook("list " + std::string(kE2e) + "/valid_labels.yaml");
+  EXPECT_EQ(list.status, 0) << list.output;
+  EXPECT_EQ(list.output,
+            "tests/data/e2e/valid_labels  cpu,cuda,hip  valid labels match the "
+            "CPU reference (PASS)\n");
+}
+
+TEST(EndToEnd, GtestModeRegistersOneTestPerCaseAndBackend) {
+  Result run = run_casebook("test " + std::string(kE2e) + " --backend cpu");
+  EXPECT_EQ(run.status, 1) << run.output;
+  EXPECT_TRUE(has_line(run.output, "^\\[       OK \\] tests_data_e2e_valid_labels\\.cpu"))
+      << run.output;
+  EXPECT_TRUE(has_line(run.output, "^\\[  FAILED  \\] tests_data_e2e_wrong_family\\.cpu"))
+      << run.output;
+  EXPECT_TRUE(has_line(run.output, "^\\[  SKIPPED \\] tests_data_e2e_skipped\\.cpu"))
+      << run.output;
+  EXPECT_TRUE(has_line(run.output, "rerun: casebook run tests/data/e2e/wrong_family\\.yaml"))
+      << run.output;
+  Result one = run_casebook("test " + std::string(kE2e) +
+                            " --backend cpu --gtest_filter='*valid_labels*'");
+  EXPECT_EQ(one.status, 0) << one.output;
+  EXPECT_TRUE(has_line(one.output, "^\\[  PASSED  \\] 1 test\\.")) << one.output;
+}
+
+// Processes of the session a pid leads (children move to process groups of
+// their own but stay in the runner's session).
+std::vector<pid_t> session_members(pid_t session) {
+  std::vector<pid_t> members;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), {});
+    auto close = text.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(text.substr(close + 2));
+    std::string state;
+    long ppid, pgrp, sid;
+    fields >> state >> ppid >> pgrp >> sid;
+    if (sid == session && state != "Z") members.push_back(std::stoi(name));
+  }
+  return members;
+}
+
+TEST(EndToEnd, InterruptedRunStopsChildrenAndMarksTheRestNotRun) {
+  const fs::path dir = fs::temp_directory_path() /
+                       ("casebook-interrupt-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  for (int i = 0; i < 4; ++i) {
+    std::ofstream(dir / ("slow" + std::to_string(i) + ".yaml"))
+        << "casebook: 1\nsummary: a long matmul\nop: torch.matmul\n"
+        << "backends: [cpu]\ninputs:\n"
+        << "  input: {shape: [3000, 3000], dtype: float64, fill: {full: 1}}\n"
+        << "  other: {shape: [3000, 3000], dtype: float64, fill: {full: 1}}\n";
+  }
+  const fs::path junit = dir / "junit.xml";
+  int out[2];
+  ASSERT_EQ(pipe(out), 0);
+  pid_t runner = fork();
+  if (runner == 0) {
+    setsid();  // a session of its own, to find every descendant by it
+    dup2(out[1], 1);
+    dup2(out[1], 2);
+    execl(CASEBOOK_EXECUTABLE, CASEBOOK_EXECUTABLE, "run", dir.c_str(), "-j",
+          "2", "--junit", junit.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(out[1]);
+  // Wait until the runner has children (a busy machine starts it slowly).
+  for (int i = 0; i < 300 && session_members(runner).size() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_GE(session_members(runner).size(), 2u) << "children should be running";
+  kill(runner, SIGINT);
+  std::string output;
+  char chunk[4096];
+  ssize_t n;
+  while ((n = read(out[0], chunk, sizeof chunk)) > 0) output.append(chunk, n);
+  close(out[0]);
+  int status = 0;
+  waitpid(runner, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << output;
+  EXPECT_TRUE(has_line(output, "^NOT RUN +slow0 +cpu +not run: interrupted by signal 2"))
+      << output;
+  EXPECT_TRUE(has_line(output, "4 NOT RUN \\(4 runs, interrupted\\)")) << output;
+  std::ifstream file(junit);
+  std::string xml((std::istreambuf_iterator<char>(file)), {});
+  EXPECT_NE(xml.find("skipped=\"4\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("not run: interrupted"), std::string::npos) << xml;
+  EXPECT_TRUE(session_members(runner).empty()) << "a process outlived the run";
+  fs::remove_all(dir);
+}
+
+}  // namespace
