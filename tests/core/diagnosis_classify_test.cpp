@@ -36,7 +36,10 @@ std::vector<RecordedMessage> read_messages(const std::filesystem::path& path) {
   bool in_text = false;
   while (std::getline(in, line)) {
     if (line.rfind("=== ", 0) == 0) {
-      records.push_back({path.filename().string(), line.substr(4)});
+      RecordedMessage record;
+      record.file = path.filename().string();
+      record.name = line.substr(4);
+      records.push_back(std::move(record));
       in_text = false;
     } else if (records.empty()) {
       continue;
