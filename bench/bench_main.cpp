@@ -1,0 +1,212 @@
+// casebook_bench: what strict isolation costs per case against the floor (no
+// isolation) and against the usual way (one process per case), and what the
+// runner's memory does while cases and a 1 GiB output go by.
+//
+// A plain program rather than Google Benchmark: every figure is one whole run
+// of N cases (minutes for the process-per-case way), measured once side by
+// side with the others in the same run, and the result is a table of ratios
+// and memory readings, not a per-iteration timing loop.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <thread>
+
+#include "gpu_section.h"
+#include "large_output.h"
+#include "memory.h"
+#include "strategies.h"
+#include "synthetic_cases.h"
+
+namespace casebook::bench {
+namespace {
+
+constexpr double kStrictTargetMs = 10.0;
+constexpr double kUsualWayRatioTarget = 50.0;
+
+struct Row {
+  std::string label;
+  int set_size = 0;
+  Timing timing;
+  ResidentSet before, after;
+  long peak_kib = 0;  // the runner's peak over this run
+};
+
+Row measure(const std::string& label, int set_size,
+            const std::function<Timing()>& run) {
+  Row row{label, set_size, {}, current_resident_set(), {}, 0};
+  reset_peak_self();
+  row.timing = run();
+  row.peak_kib = peak_since_reset_kib();
+  row.after = current_resident_set();
+  return row;
+}
+
+const Row* find(const std::vector<Row>& rows, char strategy, int set_size) {
+  for (const Row& row : rows) {
+    if (row.label[1] == strategy && row.set_size == set_size) return &row;
+  }
+  return nullptr;
+}
+
+void print_rows(const std::vector<Row>& rows) {
+  std::printf("%-44s %5s %5s %9s %8s %8s  %-22s %10s\n", "strategy", "N", "ran",
+              "ms/case", "x (c)", "(d)/x", "runner VmRSS before->after",
+              "run peak");
+  for (const Row& row : rows) {
+    const Row* floor = find(rows, 'c', row.set_size);
+    const Row* usual = find(rows, 'd', row.set_size);
+    const double ms = row.timing.ms_per_case();
+    std::string span =
+        mib(row.before.total_kib) + "->" + mib(row.after.total_kib);
+    std::printf("%-44s %5d %5d %9.2f %8.1f %8.1f  %-26s %10s\n",
+                row.label.c_str(), row.set_size, row.timing.cases, ms,
+                floor ? ms / floor->timing.ms_per_case() : 0.0,
+                usual ? usual->timing.ms_per_case() / ms : 0.0, span.c_str(),
+                mib(row.peak_kib).c_str());
+    if (!row.timing.problem.empty()) {
+      std::printf("    NOT ALL PASSED (%d of %d): %s\n", row.timing.passed,
+                  row.timing.cases, row.timing.problem.c_str());
+    }
+  }
+}
+
+// The CPU targets: strict <= 10 ms a case, >= 50x faster than (d).
+bool print_targets(const std::vector<Row>& rows,
+                   const std::vector<int>& sizes) {
+  bool ok = true;
+  std::printf("\nTargets (2-core CPU machine):\n");
+  for (int n : sizes) {
+    const Row* strict = find(rows, 'a', n);
+    const Row* usual = find(rows, 'd', n);
+    if (strict == nullptr) continue;
+    const double ms = strict->timing.ms_per_case();
+    const bool fast = ms <= kStrictTargetMs && strict->timing.problem.empty();
+    std::printf("  N=%-5d strict %.2f ms/case <= %.0f ms: %s\n", n, ms,
+                kStrictTargetMs, fast ? "met" : "MISSED");
+    ok = ok && fast;
+    if (usual != nullptr) {
+      const double ratio = usual->timing.ms_per_case() / ms;
+      const bool far = ratio >= kUsualWayRatioTarget;
+      std::printf("  N=%-5d (d)/strict %.1fx >= %.0fx: %s\n", n, ratio,
+                  kUsualWayRatioTarget, far ? "met" : "MISSED");
+      ok = ok && far;
+    }
+  }
+  return ok;
+}
+
+}  // namespace
+
+int bench_main(int argc, char** argv) {
+  CLI::App app{"casebook_bench: the cost of casebook's isolation per case"};
+  std::vector<int> sizes = {100, 1000};
+  int sample = 100;
+  int jobs = 0;
+  bool skip_large = false, skip_usual = false;
+  app.add_option("--sizes", sizes, "numbers of synthetic cases")
+      ->delimiter(',');
+  app.add_option(
+      "--sample", sample,
+      "at most this many cases of each set for (d), one process each");
+  app.add_option("-j,--jobs", jobs,
+                 "parallel runs for (a), (b), (d); 0: cores");
+  app.add_flag("--skip-large", skip_large, "leave out the 1 GiB output");
+  app.add_flag("--skip-usual", skip_usual, "leave out (d)");
+  CLI11_PARSE(app, argc, argv);
+  if (jobs <= 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+
+  ScratchFolder scratch;
+  std::vector<CaseSet> sets;
+  for (int n : sizes) {
+    sets.push_back(
+        write_softmax_cases(scratch.path(), "softmax_" + std::to_string(n), n));
+  }
+  std::printf(
+      "casebook_bench: synthetic cases of torch.softmax(dim=1) on 64x10 "
+      "float32, "
+      "backend cpu, %d parallel runs for (a), (b), (d); %u cores\n"
+      "(on the CPU casebook forks one child per run in both isolation modes: "
+      "(b) pooled differs only for GPU backends, one worker per backend)\n\n",
+      jobs, std::thread::hardware_concurrency());
+  std::fflush(stdout);
+  const long self_peak_start = peak_self_kib();
+  // Order: casebook runs first and smallest first, so that the runner's
+  // figures for each N come from the same process state.
+  std::vector<Row> rows;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    rows.push_back(measure("(a) casebook strict (fork per run)", sizes[i], [&] {
+      return run_casebook(sets[i], Isolation::kStrict, jobs, {Backend::kCpu});
+    }));
+    rows.push_back(
+        measure("(b) casebook pooled (CPU: = strict)", sizes[i], [&] {
+          return run_casebook(sets[i], Isolation::kPooled, jobs,
+                              {Backend::kCpu});
+        }));
+  }
+  const long children_peak_casebook = peak_children_kib();
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    rows.push_back(measure("(c) in process, no isolation (floor)", sizes[i],
+                           [&] { return run_in_process(sets[i]); }));
+  }
+  const std::filesystem::path casebook = casebook_beside_me();
+  std::string usual_note = skip_usual ? "(d) left out (--skip-usual)" : "";
+  if (!skip_usual && casebook.empty()) {
+    usual_note = "(d) skipped: no casebook executable beside casebook_bench";
+  }
+  const bool run_usual = usual_note.empty();
+  for (size_t i = 0; i < sizes.size() && run_usual; ++i) {
+    std::vector<std::filesystem::path> files;
+    const size_t stride = std::max<size_t>(1, sets[i].files.size() / sample);
+    for (size_t f = 0;
+         f < sets[i].files.size() && static_cast<int>(files.size()) < sample;
+         f += stride) {
+      files.push_back(sets[i].files[f]);
+    }
+    std::string label =
+        "(d) process per case, " + std::to_string(jobs) + " at a time";
+    if (files.size() < sets[i].files.size()) {
+      label += " *";
+      usual_note =
+          "* (d) at N>" + std::to_string(sample) + ": a sample of " +
+          std::to_string(files.size()) + " cases (every " +
+          std::to_string(stride) +
+          "th), one process each; its per-case cost does not depend on N";
+    }
+    rows.push_back(measure(label, sizes[i], [&] {
+      return run_process_per_case(casebook, files, jobs);
+    }));
+  }
+  print_rows(rows);
+  if (!usual_note.empty()) std::printf("%s\n", usual_note.c_str());
+  std::printf(
+      "x (c): this strategy's per-case cost over the floor's; (d)/x: the usual "
+      "way's per-case cost over this one's\n");
+  bool ok = print_targets(rows, sizes);
+  std::printf(
+      "\nMemory:\n  runner peak (ru_maxrss) before any run %s, after all %s\n"
+      "  children's peak (RUSAGE_CHILDREN): casebook's forks %s; with the (d) "
+      "processes %s\n",
+      mib(self_peak_start).c_str(), mib(peak_self_kib()).c_str(),
+      mib(children_peak_casebook).c_str(), mib(peak_children_kib()).c_str());
+  for (int n : sizes) {
+    if (const Row* strict = find(rows, 'a', n)) {
+      std::printf(
+          "  strict N=%-5d runner VmRSS after %s, peak over the run %s\n", n,
+          mib(strict->after.total_kib).c_str(), mib(strict->peak_kib).c_str());
+    }
+  }
+  std::fflush(stdout);
+  ok = run_gpu_section(scratch.path(), sizes.front()) && ok;
+  std::fflush(stdout);
+  if (skip_large) {
+    std::printf("\n== A 1 GiB output ==\nleft out (--skip-large)\n");
+  } else {
+    print_large_output(measure_large_output(scratch.path()));
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace casebook::bench
+
+int main(int argc, char** argv) {
+  return casebook::bench::bench_main(argc, argv);
+}
