@@ -2,10 +2,13 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <system_error>
 
@@ -25,6 +28,37 @@ void make_pipe(int fds[2]) {
   }
 }
 
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25  // Linux 6.1
+#endif
+
+// fork() copies the page tables of every anonymous page; LibTorch's start-up
+// leaves about 58 MB of them (14,000 pages). Collapsing them into 2 MB huge
+// pages once makes every later fork cheaper: fork+exit of a LibTorch process
+// went from 9.0 to 5.9 ms on the 2-core CI machine (85 ms once). A child's
+// first write to a huge page splits it, so children still copy 4 kB pages.
+// Kernels without MADV_COLLAPSE refuse it, and nothing changes.
+void collapse_anonymous_memory() {
+  constexpr unsigned long kHuge = 2ul << 20;
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    std::istringstream fields(line);
+    std::string range, perms, offset, device;
+    unsigned long inode = 1;
+    fields >> range >> perms >> offset >> device >> inode;
+    if (inode != 0 || perms.compare(0, 2, "rw") != 0) continue;
+    const size_t dash = range.find('-');
+    const unsigned long begin = std::stoul(range.substr(0, dash), nullptr, 16);
+    const unsigned long end = std::stoul(range.substr(dash + 1), nullptr, 16);
+    const unsigned long first = (begin + kHuge - 1) & ~(kHuge - 1);
+    const unsigned long last = end & ~(kHuge - 1);
+    if (last > first) {
+      madvise(reinterpret_cast<void*>(first), last - first, MADV_COLLAPSE);
+    }
+  }
+}
+
 }  // namespace
 
 void track_child_fd(int fd) { tracked_fds().insert(fd); }
@@ -40,6 +74,8 @@ void close_fd(int* fd) {
 
 ChildProcess spawn_child(const std::function<int(int, int)>& body,
                          bool with_requests) {
+  static const bool collapsed = (collapse_anonymous_memory(), true);
+  (void)collapsed;
   int reports[2];
   int requests[2] = {-1, -1};
   make_pipe(reports);
@@ -78,7 +114,8 @@ ChildProcess spawn_child(const std::function<int(int, int)>& body,
   child.pid = pid;
   child.from_child = reports[0];
   track_child_fd(child.from_child);
-  fcntl(child.from_child, F_SETFL, fcntl(child.from_child, F_GETFL) | O_NONBLOCK);
+  fcntl(child.from_child, F_SETFL,
+        fcntl(child.from_child, F_GETFL) | O_NONBLOCK);
   if (with_requests) {
     close(requests[0]);
     child.to_child = requests[1];
