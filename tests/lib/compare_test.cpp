@@ -1,11 +1,11 @@
 // Comparison: the tolerances of torch.testing.assert_close per dtype, NaN,
 // shape and dtype differences, and the text of the mismatch report.
+#include "compare/compare.h"
+
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
-
-#include "compare/compare.h"
 
 namespace casebook {
 namespace {
@@ -23,15 +23,18 @@ TEST(Compare, DefaultToleranceOfEachFloatingDtype) {
     double rtol;
     double atol;
   };
-  for (Row row : {Row{at::kHalf, 1e-3, 1e-5}, Row{at::kBFloat16, 1.6e-2, 1e-5},
-                  Row{at::kFloat, 1.3e-6, 1e-5}, Row{at::kDouble, 1e-7, 1e-7}}) {
+  for (Row row :
+       {Row{at::kHalf, 1e-3, 1e-5}, Row{at::kBFloat16, 1.6e-2, 1e-5},
+        Row{at::kFloat, 1.3e-6, 1e-5}, Row{at::kDouble, 1e-7, 1e-7}}) {
     SCOPED_TRACE(c10::toString(row.type));
     at::Tensor expected = at::ones({4}, at::kDouble).to(row.type);
     const double bound = row.atol + row.rtol;
     // Values of the dtype nearest to 1 + bound/2 (inside) and 1 + 3*bound
     // (outside), computed in the dtype itself.
-    at::Tensor inside = at::full({4}, 1.0 + bound / 2, at::kDouble).to(row.type);
-    at::Tensor outside = at::full({4}, 1.0 + 3 * bound, at::kDouble).to(row.type);
+    at::Tensor inside =
+        at::full({4}, 1.0 + bound / 2, at::kDouble).to(row.type);
+    at::Tensor outside =
+        at::full({4}, 1.0 + 3 * bound, at::kDouble).to(row.type);
     EXPECT_TRUE(compare_one(expected, inside).equal());
     Comparison far = compare_one(expected, outside);
     EXPECT_FALSE(far.equal());
@@ -91,7 +94,8 @@ TEST(Compare, ShapeDtypeAndCountAreFailuresOfTheirOwn) {
 TEST(Compare, ReportGivesCountsWorstElementsAndTolerance) {
   at::Tensor expected = at::tensor({1.0, 2.0, 4.0, 0.5}).reshape({2, 2});
   at::Tensor actual = at::tensor({1.0, 2.5, 4.0, 0.25}).reshape({2, 2});
-  Comparison result = compare_one(expected, actual, {Tolerance{0.0, 0.1}, false});
+  Comparison result =
+      compare_one(expected, actual, {Tolerance{0.0, 0.1}, false});
   EXPECT_EQ(result.report,
             "mismatched elements: 2 / 4 (50 %)\n"
             "greatest absolute difference: 0.5 at index [0, 1]\n"

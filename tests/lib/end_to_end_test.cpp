@@ -51,17 +51,22 @@ const char* kE2e = "tests/data/e2e";
 TEST(EndToEnd, EveryVerdictOfAFolderOfGoodAndBadCases) {
   const fs::path junit = fs::temp_directory_path() /
                          ("casebook-e2e-" + std::to_string(getpid()) + ".xml");
-  Result run = run_casebook("run " + std::string(kE2e) +
-                            " --backend cpu -j 2 --junit " + junit.string());
+  const fs::path evidence = fs::temp_directory_path() /
+                            ("casebook-evidence-" + std::to_string(getpid()));
+  Result run =
+      run_casebook("run " + std::string(kE2e) + " --backend cpu -j 2 --junit " +
+                   junit.string() + " --evidence " + evidence.string());
   EXPECT_EQ(run.status, 1) << run.output;
   const std::string& out = run.output;
   const std::string id = "tests/data/e2e/";
   EXPECT_TRUE(has_line(out, "^PASS +" + id + "valid_labels +cpu$")) << out;
-  EXPECT_TRUE(has_line(out, "^PASS +" + id + "label_out_of_range +cpu$")) << out;
-  EXPECT_TRUE(has_line(out, "^FAIL +" + id +
-                                "wrong_family +cpu +index_out_of_range: expected "
-                                "device_assert, got index_out_of_range: Target 4 "
-                                "is out of bounds\\."))
+  EXPECT_TRUE(has_line(out, "^PASS +" + id + "label_out_of_range +cpu$"))
+      << out;
+  EXPECT_TRUE(
+      has_line(out, "^FAIL +" + id +
+                        "wrong_family +cpu +index_out_of_range: expected "
+                        "device_assert, got index_out_of_range: Target 4 "
+                        "is out of bounds\\."))
       << out;
   EXPECT_TRUE(has_line(out, "^FAIL +" + id +
                                 "error_expected_got_outputs +cpu +expected "
@@ -71,18 +76,26 @@ TEST(EndToEnd, EveryVerdictOfAFolderOfGoodAndBadCases) {
                                 "mismatch_vs_cpu64 +cpu +mismatch: mismatched "
                                 "elements: [0-9]+ / 256"))
       << out;
-  EXPECT_TRUE(has_line(out, "greatest absolute difference: .* at index \\[")) << out;
-  EXPECT_TRUE(has_line(out, "^XFAIL +" + id + "known_bug +cpu +index_out_of_range: "
+  EXPECT_TRUE(has_line(out, "greatest absolute difference: .* at index \\["))
+      << out;
+  EXPECT_TRUE(fs::exists(evidence / "tests_data_e2e_mismatch_vs_cpu64.cpu" /
+                         "worst_elements.txt"))
+      << out;
+  fs::remove_all(evidence);
+  EXPECT_TRUE(has_line(out, "^XFAIL +" + id +
+                                "known_bug +cpu +index_out_of_range: "
                                 "labels of one source are numbered 1\\.\\.4"))
       << out;
-  EXPECT_TRUE(has_line(out, "^XPASS +" + id + "fixed_bug +cpu +expected to fail"))
+  EXPECT_TRUE(
+      has_line(out, "^XPASS +" + id + "fixed_bug +cpu +expected to fail"))
       << out;
   EXPECT_TRUE(has_line(out, "^SKIP +" + id + "skipped +cpu +not relevant"))
       << out;
-  EXPECT_TRUE(has_line(out, "^ERROR +" + id +
-                                "bad_dtype +cpu +invalid_case: tests/data/e2e/"
-                                "bad_dtype\\.yaml:5:18: `inputs\\.input\\.dtype`: "
-                                "expected one of bool, .*; got `float`"))
+  EXPECT_TRUE(
+      has_line(out, "^ERROR +" + id +
+                        "bad_dtype +cpu +invalid_case: tests/data/e2e/"
+                        "bad_dtype\\.yaml:5:18: `inputs\\.input\\.dtype`: "
+                        "expected one of bool, .*; got `float`"))
       << out;
   EXPECT_TRUE(has_line(out, "^ERROR +" + id +
                                 "unknown_op +cpu +invalid_case: .*unknown op "
@@ -91,11 +104,13 @@ TEST(EndToEnd, EveryVerdictOfAFolderOfGoodAndBadCases) {
       << out;
   EXPECT_TRUE(has_line(out, "^TIMEOUT +" + id + "too_slow +cpu +timeout: "))
       << out;
-  EXPECT_TRUE(has_line(out, "rerun: casebook run tests/data/e2e/too_slow\\.yaml "
-                            "--backend cpu"))
+  EXPECT_TRUE(has_line(out,
+                       "rerun: casebook run tests/data/e2e/too_slow\\.yaml "
+                       "--backend cpu"))
       << out;
-  EXPECT_TRUE(has_line(out, "^2 PASS, 3 FAIL, 1 XFAIL, 1 XPASS, 1 SKIP, 2 ERROR, "
-                            "1 TIMEOUT \\(11 runs\\)$"))
+  EXPECT_TRUE(has_line(out,
+                       "^2 PASS, 3 FAIL, 1 XFAIL, 1 XPASS, 1 SKIP, 2 ERROR, "
+                       "1 TIMEOUT \\(11 runs\\)$"))
       << out;
 
   std::ifstream file(junit);
@@ -106,8 +121,9 @@ TEST(EndToEnd, EveryVerdictOfAFolderOfGoodAndBadCases) {
       << xml;
   EXPECT_NE(xml.find("classname=\"tests/data/e2e/wrong_family\" name=\"cpu\""),
             std::string::npos);
-  EXPECT_NE(xml.find("<property name=\"family\" value=\"index_out_of_range\"/>"),
-            std::string::npos);
+  EXPECT_NE(
+      xml.find("<property name=\"family\" value=\"index_out_of_range\"/>"),
+      std::string::npos);
   EXPECT_NE(xml.find("<property name=\"libtorch\""), std::string::npos);
   fs::remove(junit);
 }
@@ -129,7 +145,8 @@ TEST(EndToEnd, UsageErrorsExitTwo) {
 }
 
 TEST(EndToEnd, ListShowsCasesAndBackendsWithoutRunning) {
-  Result list = run_casebook("list " + std::string(kE2e) + "/valid_labels.yaml");
+  Result list =
+      run_casebook("list " + std::string(kE2e) + "/valid_labels.yaml");
   EXPECT_EQ(list.status, 0) << list.output;
   EXPECT_EQ(list.output,
             "tests/data/e2e/valid_labels  cpu,cuda,hip  valid labels match the "
@@ -137,20 +154,26 @@ TEST(EndToEnd, ListShowsCasesAndBackendsWithoutRunning) {
 }
 
 TEST(EndToEnd, GtestModeRegistersOneTestPerCaseAndBackend) {
-  Result run = run_casebook("test " + std::string(kE2e) + " --backend cpu");
+  Result run = run_casebook("test " + std::string(kE2e) +
+                            " --backend cpu --evidence ''");
   EXPECT_EQ(run.status, 1) << run.output;
-  EXPECT_TRUE(has_line(run.output, "^\\[       OK \\] tests_data_e2e_valid_labels\\.cpu"))
+  EXPECT_TRUE(has_line(run.output,
+                       "^\\[       OK \\] tests_data_e2e_valid_labels\\.cpu"))
       << run.output;
-  EXPECT_TRUE(has_line(run.output, "^\\[  FAILED  \\] tests_data_e2e_wrong_family\\.cpu"))
+  EXPECT_TRUE(has_line(run.output,
+                       "^\\[  FAILED  \\] tests_data_e2e_wrong_family\\.cpu"))
       << run.output;
-  EXPECT_TRUE(has_line(run.output, "^\\[  SKIPPED \\] tests_data_e2e_skipped\\.cpu"))
+  EXPECT_TRUE(
+      has_line(run.output, "^\\[  SKIPPED \\] tests_data_e2e_skipped\\.cpu"))
       << run.output;
-  EXPECT_TRUE(has_line(run.output, "rerun: casebook run tests/data/e2e/wrong_family\\.yaml"))
+  EXPECT_TRUE(has_line(
+      run.output, "rerun: casebook run tests/data/e2e/wrong_family\\.yaml"))
       << run.output;
   Result one = run_casebook("test " + std::string(kE2e) +
                             " --backend cpu --gtest_filter='*valid_labels*'");
   EXPECT_EQ(one.status, 0) << one.output;
-  EXPECT_TRUE(has_line(one.output, "^\\[  PASSED  \\] 1 test\\.")) << one.output;
+  EXPECT_TRUE(has_line(one.output, "^\\[  PASSED  \\] 1 test\\."))
+      << one.output;
 }
 
 // Processes of the session a pid leads (children move to process groups of
@@ -211,9 +234,11 @@ TEST(EndToEnd, InterruptedRunStopsChildrenAndMarksTheRestNotRun) {
   int status = 0;
   waitpid(runner, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << output;
-  EXPECT_TRUE(has_line(output, "^NOT RUN +slow0 +cpu +not run: interrupted by signal 2"))
+  EXPECT_TRUE(has_line(
+      output, "^NOT RUN +slow0 +cpu +not run: interrupted by signal 2"))
       << output;
-  EXPECT_TRUE(has_line(output, "4 NOT RUN \\(4 runs, interrupted\\)")) << output;
+  EXPECT_TRUE(has_line(output, "4 NOT RUN \\(4 runs, interrupted\\)"))
+      << output;
   std::ifstream file(junit);
   std::string xml((std::istreambuf_iterator<char>(file)), {});
   EXPECT_NE(xml.find("skipped=\"4\""), std::string::npos) << xml;

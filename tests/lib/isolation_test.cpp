@@ -44,7 +44,8 @@ TEST(Isolation, EachMisbehavingChildGetsItsOwnVerdictAndTheOthersPass) {
     const CaseVerdict& segfault = find(summary, "segfault");
     EXPECT_EQ(segfault.verdict, Verdict::kFail);
     EXPECT_EQ(segfault.family, Family::kCrash);
-    EXPECT_NE(segfault.message.find("terminated by signal 11"), std::string::npos)
+    EXPECT_NE(segfault.message.find("terminated by signal 11"),
+              std::string::npos)
         << segfault.message;
 
     const CaseVerdict& aborted = find(summary, "abort");

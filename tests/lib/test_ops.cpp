@@ -34,27 +34,29 @@ void register_test_ops(OpRegistry& registry) {
   registry.add(test_op("testing.identity", [](const OpCall& call) {
     return std::vector<at::Tensor>{call.input(0).clone()};
   }));
-  registry.add(test_op("testing.segfault", [](const OpCall&) -> std::vector<at::Tensor> {
-    raise(SIGSEGV);
-    return {};
-  }));
-  registry.add(test_op("testing.abort", [](const OpCall&) -> std::vector<at::Tensor> {
-    std::abort();
-  }));
-  registry.add(test_op("testing.hang", [](const OpCall&) -> std::vector<at::Tensor> {
-    hang();
-  }));
-  registry.add(test_op("testing.throw", [](const OpCall&) -> std::vector<at::Tensor> {
-    throw std::runtime_error("shape [3] is not what this op takes");
-  }));
-  registry.add(test_op(
-      "testing.hang_with_grandchild",
-      [](const OpCall& call) -> std::vector<at::Tensor> {
-        pid_t grandchild = fork();
-        if (grandchild == 0) hang();
-        std::ofstream(call.arg_string("pid_file", "")) << grandchild << "\n";
-        hang();
+  registry.add(
+      test_op("testing.segfault", [](const OpCall&) -> std::vector<at::Tensor> {
+        raise(SIGSEGV);
+        return {};
       }));
+  registry.add(
+      test_op("testing.abort",
+              [](const OpCall&) -> std::vector<at::Tensor> { std::abort(); }));
+  registry.add(
+      test_op("testing.hang",
+              [](const OpCall&) -> std::vector<at::Tensor> { hang(); }));
+  registry.add(
+      test_op("testing.throw", [](const OpCall&) -> std::vector<at::Tensor> {
+        throw std::runtime_error("shape [3] is not what this op takes");
+      }));
+  registry.add(test_op("testing.hang_with_grandchild",
+                       [](const OpCall& call) -> std::vector<at::Tensor> {
+                         pid_t grandchild = fork();
+                         if (grandchild == 0) hang();
+                         std::ofstream(call.arg_string("pid_file", ""))
+                             << grandchild << "\n";
+                         hang();
+                       }));
 }
 
 const OpRegistry& registry_with_test_ops() {

@@ -25,10 +25,12 @@ enum class Family {
   kInvalidCase,
 };
 
-// The spelling used in case files and reports ("device_assert"); "none" for kNone.
+// The spelling used in case files and reports ("device_assert"); "none" for
+// kNone.
 std::string_view family_name(Family family);
 
-// Parses a case-file spelling; nullopt for anything else (kNone is not parseable).
+// Parses a case-file spelling; nullopt for anything else (kNone is not
+// parseable).
 std::optional<Family> parse_family(std::string_view name);
 
 // Every family a case may name, in documentation order.

@@ -22,8 +22,8 @@ struct CaseError {
 
 struct LoadedCase {
   std::filesystem::path file;
-  std::string id;  // the case's id, or the one derived from its path
-  std::optional<Case> value;     // set when errors is empty
+  std::string id;             // the case's id, or the one derived from its path
+  std::optional<Case> value;  // set when errors is empty
   std::vector<CaseError> errors;
   bool ok() const { return errors.empty(); }
 };

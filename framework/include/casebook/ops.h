@@ -19,7 +19,8 @@
 
 namespace casebook {
 
-struct KernelPlugin;  // a dlopen'ed GPU kernel library (framework/src/kernel_ops)
+struct KernelPlugin;  // a dlopen'ed GPU kernel library
+                      // (framework/src/kernel_ops)
 
 // An error an op raises on purpose, with its family; validate.* ops add the
 // rejected positions. Anything else an op throws is classified by its message.
@@ -50,8 +51,8 @@ struct OpCall {
   const std::vector<at::Tensor>& inputs;
   const std::map<std::string, ArgValue>& args;
   Backend backend;
-  c10::Device device;              // where the inputs are (kCPU for kHost)
-  const KernelPlugin* plugin;      // the backend's kernel library, or null
+  c10::Device device;          // where the inputs are (kCPU for kHost)
+  const KernelPlugin* plugin;  // the backend's kernel library, or null
 
   const at::Tensor& input(size_t index) const;
   bool has_input(size_t index) const { return index < inputs.size(); }
@@ -75,10 +76,10 @@ struct OpDef {
     kBackendDevice,  // inputs moved to the backend's LibTorch device
     kHost,           // inputs stay on the CPU (validate.*, kernels.* glue)
   };
-  std::string name;                  // "torch.cross_entropy"
-  std::vector<std::string> inputs;   // required, in argument order
+  std::string name;                          // "torch.cross_entropy"
+  std::vector<std::string> inputs;           // required, in argument order
   std::vector<std::string> optional_inputs;  // may follow the required ones
-  std::vector<std::string> args;     // every argument name it accepts
+  std::vector<std::string> args;             // every argument name it accepts
   Placement placement = Placement::kBackendDevice;
   // kHost ops that reach a GPU need the backend's kernel plugin.
   bool needs_kernel_plugin = false;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "casebook/backend.h"
@@ -15,24 +16,41 @@ namespace casebook {
 
 class OpRegistry;
 
-enum class Verdict { kPass, kFail, kXfail, kXpass, kSkip, kError, kTimeout, kNotRun };
+enum class Verdict {
+  kPass,
+  kFail,
+  kXfail,
+  kXpass,
+  kSkip,
+  kError,
+  kTimeout,
+  kNotRun
+};
 std::string_view verdict_name(Verdict verdict);  // "PASS", ..., "NOT RUN"
 // PASS, XFAIL and SKIP keep the exit status 0; NOT RUN (interrupted) does not.
 bool verdict_is_success(Verdict verdict);
 
 enum class Isolation {
-  kPooled,  // CPU: a fork per run; GPU: a worker per backend, replaced when poisoned
+  kPooled,  // CPU: a fork per run; GPU: a worker per backend, replaced when
+            // poisoned
   kStrict,  // every run, GPU ones too, in a fresh process
 };
 
 struct RunOptions {
-  std::vector<Backend> backends = {Backend::kCpu, Backend::kCuda, Backend::kHip};
-  std::string filter;  // glob on "<case id>" or "<case id>/<backend>"; empty: all
-  int jobs = 0;        // parallel CPU runs; 0: the number of cores
+  std::vector<Backend> backends = {Backend::kCpu, Backend::kCuda,
+                                   Backend::kHip};
+  std::string
+      filter;    // glob on "<case id>" or "<case id>/<backend>"; empty: all
+  int jobs = 0;  // parallel CPU runs; 0: the number of cores
   Isolation isolation = Isolation::kPooled;
   const OpRegistry* registry = nullptr;  // null: default_registry()
-  std::filesystem::path evidence_root;   // empty: no evidence folders
-  bool print_progress = false;           // a line per verdict as it lands
+  // Failing mismatches write their inputs, reference, actual outputs and
+  // worst elements to a folder under this root; empty: no evidence folders.
+  std::filesystem::path evidence_root;
+  // Set in every child (setenv after fork, before the backend is opened):
+  // `casebook diagnose` reruns with CUDA_LAUNCH_BLOCKING=1 and the like.
+  std::vector<std::pair<std::string, std::string>> child_environment;
+  bool print_progress = false;  // a line per verdict as it lands
 };
 
 struct CaseVerdict {

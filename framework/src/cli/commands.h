@@ -19,6 +19,9 @@ struct CommonArguments {
   std::string filter;
   int jobs = 0;
   std::string isolation = "pooled";
+  // run and test: the root of the evidence folders of failing mismatches;
+  // empty: none written.
+  std::string evidence = "casebook-evidence";
 };
 
 // Parses the common arguments into run options; false (with a message on
@@ -34,6 +37,24 @@ int list_command(const CommonArguments& arguments);
 int test_command(const CommonArguments& arguments,
                  std::vector<std::string> gtest_arguments);
 int explain_command(const std::string& family);
+
+// The case file a CASE argument names: an existing file, else a case id (or
+// path without .yaml) under cases/. False, with a message on stderr, when
+// none matches.
+bool resolve_case_argument(const std::string& argument,
+                           std::filesystem::path* file);
+
+// Reruns one case in fresh processes, changing one thing at a time (launch
+// blocking, the CPU, float32, float64, contiguous inputs, compute-sanitizer
+// memcheck), and prints which change altered the outcome. `backend` empty:
+// the first GPU backend of the case that is present, else the CPU.
+int diagnose_command(const std::string& kase, const std::string& backend);
+
+// Runs one case and writes a scrubbed Markdown request for a targeted
+// analysis of the run on `backend` (empty: the first that does not PASS) to
+// `output` (empty: stdout).
+int report_command(const std::string& kase, const std::string& backend,
+                   const std::string& output);
 
 // Where ctest's resource allocation gave this test a GPU, make it the only
 // one the children see (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES).

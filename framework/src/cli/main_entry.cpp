@@ -1,5 +1,4 @@
 #include <CLI/CLI.hpp>
-
 #include <cstdlib>
 #include <iostream>
 
@@ -12,19 +11,30 @@ namespace {
 void add_common(CLI::App* command, CommonArguments* arguments) {
   command->add_option("paths", arguments->paths,
                       "case files and folders (default: cases/)");
-  command->add_option("--backend,-b", arguments->backends,
-                      "backends to run: a list of cpu, cuda, hip (cpu always "
-                      "runs as the reference)")
+  command
+      ->add_option("--backend,-b", arguments->backends,
+                   "backends to run: a list of cpu, cuda, hip (cpu always "
+                   "runs as the reference)")
       ->capture_default_str();
   command->add_option("--filter,-f", arguments->filter,
                       "a glob on the case id, `<id>/<backend>` or the file "
                       "path; a plain word matches as a substring");
   command->add_option("-j,--jobs", arguments->jobs,
                       "parallel CPU runs (default: the number of cores)");
-  command->add_option("--isolation", arguments->isolation,
-                      "pooled: a fork per CPU run, one worker per GPU backend "
-                      "replaced when poisoned; strict: a fresh process for "
-                      "every run")
+  command
+      ->add_option("--isolation", arguments->isolation,
+                   "pooled: a fork per CPU run, one worker per GPU backend "
+                   "replaced when poisoned; strict: a fresh process for "
+                   "every run")
+      ->capture_default_str();
+}
+
+void add_evidence(CLI::App* command, CommonArguments* arguments) {
+  command
+      ->add_option("--evidence", arguments->evidence,
+                   "folder for the evidence of failing mismatches (inputs, "
+                   "reference and actual outputs as .npy, the worst "
+                   "elements, the seeds); '' writes none")
       ->capture_default_str();
 }
 
@@ -64,14 +74,16 @@ int main_entry(int argc, char** argv) {
       "backend, and for anything but PASS the family and first message), "
       "then a count per verdict");
   add_common(run, &run_arguments);
+  add_evidence(run, &run_arguments);
   run->add_option("--junit", junit, "also write a JUnit XML file");
   run->add_flag("!--brief", verbose,
                 "one line per verdict, without the evidence of failures");
 
   CommonArguments list_arguments;
   CLI::App* list = app.add_subcommand(
-      "list", "list the cases and the backends each would run on, without "
-              "running them");
+      "list",
+      "list the cases and the backends each would run on, without "
+      "running them");
   add_common(list, &list_arguments);
 
   CommonArguments test_arguments;
@@ -82,15 +94,51 @@ int main_entry(int argc, char** argv) {
       "(<case_id>.<backend>, non [A-Za-z0-9_] as _); gtest flags such as "
       "--gtest_filter=... and --gtest_output=xml:FILE are passed to gtest");
   add_common(test, &test_arguments);
+  add_evidence(test, &test_arguments);
   // Anything casebook does not know (--gtest_*) is passed to gtest.
   test->allow_extras();
 
   std::string family;
   CLI::App* explain = app.add_subcommand(
-      "explain", "what an error family means, what to check first and what "
-                 "not to conclude");
+      "explain",
+      "what an error family means, what to check first and what "
+      "not to conclude");
   explain->add_option("family", family, "an error family, e.g. device_assert")
       ->required();
+
+  std::string diagnose_case;
+  std::string diagnose_backend;
+  CLI::App* diagnose = app.add_subcommand(
+      "diagnose",
+      "rerun one case in fresh processes, changing one thing at a time "
+      "(launch blocking, the CPU, float32, float64, contiguous inputs, "
+      "compute-sanitizer memcheck), and tell which change altered the "
+      "outcome");
+  diagnose
+      ->add_option("case", diagnose_case,
+                   "a case file, or a case id under cases/")
+      ->required();
+  diagnose->add_option("--backend,-b", diagnose_backend,
+                       "cpu, cuda or hip (default: the case's first GPU "
+                       "backend present, else cpu)");
+
+  std::string report_case;
+  std::string report_backend;
+  std::string report_output;
+  CLI::App* report = app.add_subcommand(
+      "report",
+      "run one case and write a Markdown request for a targeted analysis, "
+      "with nothing personal in it (home paths, user and host names, "
+      "e-mails, secrets are scrubbed)");
+  report
+      ->add_option("case", report_case,
+                   "a case file, or a case id under cases/")
+      ->required();
+  report->add_option("--backend,-b", report_backend,
+                     "the run to report (default: the first that does not "
+                     "PASS)");
+  report->add_option("-o,--output", report_output,
+                     "write the report to this file (default: stdout)");
 
   try {
     app.parse(argc, argv);
@@ -107,6 +155,10 @@ int main_entry(int argc, char** argv) {
     return test_command(test_arguments, gtest_arguments);
   }
   if (*explain) return explain_command(family);
+  if (*diagnose) return diagnose_command(diagnose_case, diagnose_backend);
+  if (*report) {
+    return report_command(report_case, report_backend, report_output);
+  }
   return kExitUsage;
 }
 

@@ -20,8 +20,9 @@ bool to_run_options(const CommonArguments& arguments, RunOptions* options,
   while (std::getline(list, name, ',')) {
     auto backend = parse_backend(name);
     if (!backend) {
-      std::cerr << "casebook: --backend: expected a list of cpu, cuda, hip; got `"
-                << name << "`\n";
+      std::cerr
+          << "casebook: --backend: expected a list of cpu, cuda, hip; got `"
+          << name << "`\n";
       return false;
     }
     options->backends.push_back(*backend);
@@ -39,6 +40,7 @@ bool to_run_options(const CommonArguments& arguments, RunOptions* options,
   }
   options->jobs = arguments.jobs;
   options->filter = arguments.filter;
+  options->evidence_root = arguments.evidence;
   paths->clear();
   for (const std::string& path : arguments.paths) paths->emplace_back(path);
   if (paths->empty()) {
@@ -51,7 +53,8 @@ bool to_run_options(const CommonArguments& arguments, RunOptions* options,
   }
   for (const fs::path& path : *paths) {
     if (!fs::exists(path)) {
-      std::cerr << "casebook: " << path.string() << ": no such file or folder\n";
+      std::cerr << "casebook: " << path.string()
+                << ": no such file or folder\n";
       return false;
     }
   }

@@ -18,10 +18,12 @@
 namespace casebook {
 namespace {
 
-// gtest names: [A-Za-z0-9_] only ("cross_entropy/label-4" -> "cross_entropy_label_4").
+// gtest names: [A-Za-z0-9_] only ("cross_entropy/label-4" ->
+// "cross_entropy_label_4").
 std::string gtest_name(const std::string& text) {
   std::string out;
-  for (char c : text) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  for (char c : text)
+    out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   return out;
 }
 
@@ -49,7 +51,8 @@ class BatchEnvironment : public testing::Environment {
         }
       }
     }
-    Selection selected = [&wanted](const PlannedCase& planned, Backend backend) {
+    Selection selected = [&wanted](const PlannedCase& planned,
+                                   Backend backend) {
       return wanted.count({gtest_name(planned.loaded.id), backend}) > 0;
     };
     Execution execution =
@@ -87,7 +90,8 @@ class CaseTest : public testing::Test {
     std::ostringstream text;
     text << verdict_name(v.verdict) << " " << v.case_id << " "
          << backend_name(v.backend);
-    if (v.family != Family::kNone) text << "  family: " << family_name(v.family);
+    if (v.family != Family::kNone)
+      text << "  family: " << family_name(v.family);
     text << "\n" << v.message << "\n";
     if (!v.details.empty()) text << v.details << "\n";
     for (const std::string& later : v.consequences) {
@@ -115,12 +119,12 @@ int test_command(const CommonArguments& arguments,
     const std::string suite = gtest_name(planned.loaded.id);
     for (Backend backend : planned.reported) {
       if (!filter_matches(batch.options.filter, planned, backend)) continue;
-      testing::RegisterTest(
-          suite.c_str(), std::string(backend_name(backend)).c_str(), nullptr,
-          nullptr, planned.loaded.file.string().c_str(), 1,
-          [suite, backend]() -> testing::Test* {
-            return new CaseTest(&batch, suite, backend);
-          });
+      testing::RegisterTest(suite.c_str(),
+                            std::string(backend_name(backend)).c_str(), nullptr,
+                            nullptr, planned.loaded.file.string().c_str(), 1,
+                            [suite, backend]() -> testing::Test* {
+                              return new CaseTest(&batch, suite, backend);
+                            });
     }
   }
   std::vector<char*> argv;

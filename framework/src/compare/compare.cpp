@@ -75,10 +75,10 @@ void compare_values(const at::Tensor& expected, const at::Tensor& actual,
   result->difference = Comparison::Difference::kValues;
   if (result->family == Family::kNone) result->family = Family::kMismatch;
   // NaN differences rank above any finite one, as the worst evidence.
-  at::Tensor abs_rank = abs_diff.nan_to_num(INFINITY).masked_fill(
-      mismatch.logical_not(), -1.0);
-  at::Tensor rel_rank = rel_diff.nan_to_num(INFINITY).masked_fill(
-      mismatch.logical_not(), -1.0);
+  at::Tensor abs_rank =
+      abs_diff.nan_to_num(INFINITY).masked_fill(mismatch.logical_not(), -1.0);
+  at::Tensor rel_rank =
+      rel_diff.nan_to_num(INFINITY).masked_fill(mismatch.logical_not(), -1.0);
   int64_t worst_abs = abs_rank.argmax().item<int64_t>();
   int64_t worst_rel = rel_rank.argmax().item<int64_t>();
   result->max_abs_diff = abs_diff[worst_abs].item<double>();
@@ -116,8 +116,8 @@ Comparison compare_outputs(const std::vector<at::Tensor>& expected,
   if (expected.size() != actual.size()) {
     result.difference = Comparison::Difference::kOutputCount;
     result.family = Family::kMismatch;
-    report << "output count differs: expected " << expected.size()
-           << ", got " << actual.size();
+    report << "output count differs: expected " << expected.size() << ", got "
+           << actual.size();
     result.report = report.str();
     return result;
   }

@@ -1,5 +1,6 @@
 // Comparing a run's outputs with the reference's, the way
-// torch.testing.assert_close does: |actual - expected| <= atol + rtol*|expected|.
+// torch.testing.assert_close does: |actual - expected| <= atol +
+// rtol*|expected|.
 #pragma once
 
 #include <ATen/core/Tensor.h>

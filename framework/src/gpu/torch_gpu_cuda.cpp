@@ -20,9 +20,9 @@ TorchGpuProbe probe_torch_gpu(Backend backend) {
   int count = 0;
   cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
-    probe.why_not = std::string("no CUDA device: cudaGetDeviceCount returned ") +
-                    cudaGetErrorName(status) + " (" +
-                    cudaGetErrorString(status) + ")";
+    probe.why_not =
+        std::string("no CUDA device: cudaGetDeviceCount returned ") +
+        cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")";
     return probe;
   }
   if (count == 0) {
@@ -39,8 +39,8 @@ TorchGpuProbe probe_torch_gpu(Backend backend) {
   std::ostringstream text;
   text << "LibTorch " << TORCH_VERSION << ", CUDA runtime " << runtime / 1000
        << "." << (runtime % 1000) / 10 << ", driver " << driver / 1000 << "."
-       << (driver % 1000) / 10 << ", " << props->name << " (sm_"
-       << props->major << props->minor << ")";
+       << (driver % 1000) / 10 << ", " << props->name << " (sm_" << props->major
+       << props->minor << ")";
   probe.description = text.str();
   return probe;
 }

@@ -14,7 +14,7 @@ struct KernelPlugin;
 
 struct BackendRuntime {
   Backend backend = Backend::kCpu;
-  TorchGpuProbe torch;                  // GPU backends: LibTorch's device
+  TorchGpuProbe torch;                   // GPU backends: LibTorch's device
   const KernelPlugin* plugin = nullptr;  // GPU backends: kernels/ library
   std::string plugin_why_not;
   int plugin_device_count = 0;

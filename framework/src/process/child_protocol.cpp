@@ -83,8 +83,7 @@ ChildReport decode_report(const std::string& line) {
         parse_family(j.at("family").get<std::string>()).value_or(Family::kNone);
     report.message = j.at("message").get<std::string>();
     report.exception_type = j.at("exception_type").get<std::string>();
-    report.consequences =
-        j.at("consequences").get<std::vector<std::string>>();
+    report.consequences = j.at("consequences").get<std::vector<std::string>>();
     for (const json& out : j.at("outputs")) {
       report.outputs.push_back({out.at("path").get<std::string>(),
                                 out.at("dtype").get<std::string>(),
@@ -104,7 +103,8 @@ ChildReport decode_report(const std::string& line) {
   return report;
 }
 
-TensorFile write_tensor_file(const at::Tensor& tensor, const std::string& path) {
+TensorFile write_tensor_file(const at::Tensor& tensor,
+                             const std::string& path) {
   at::Tensor host = tensor.to(at::kCPU).contiguous();
   auto dtype = to_dtype(host.scalar_type());
   if (!dtype) {
@@ -134,23 +134,26 @@ TensorFile write_tensor_file(const at::Tensor& tensor, const std::string& path) 
 
 at::Tensor map_tensor_file(const TensorFile& file) {
   auto dtype = parse_dtype(file.dtype);
-  if (!dtype) throw std::runtime_error("unknown dtype in report: " + file.dtype);
+  if (!dtype)
+    throw std::runtime_error("unknown dtype in report: " + file.dtype);
   auto options = at::TensorOptions().dtype(to_scalar_type(*dtype));
   int64_t numel = 1;
   for (int64_t size : file.shape) numel *= size;
   if (numel == 0) return at::empty(file.shape, options);
   int fd = open(file.path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw std::system_error(errno, std::generic_category(), file.path);
+  if (fd < 0)
+    throw std::system_error(errno, std::generic_category(), file.path);
   struct stat info {};
   fstat(fd, &info);
   const size_t bytes = static_cast<size_t>(info.st_size);
   void* data = mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
   close(fd);
   if (data == MAP_FAILED) {
-    throw std::system_error(errno, std::generic_category(), "mmap " + file.path);
+    throw std::system_error(errno, std::generic_category(),
+                            "mmap " + file.path);
   }
-  const size_t expected = static_cast<size_t>(numel) *
-                          c10::elementSize(to_scalar_type(*dtype));
+  const size_t expected =
+      static_cast<size_t>(numel) * c10::elementSize(to_scalar_type(*dtype));
   if (bytes < expected) {
     munmap(data, bytes);
     throw std::runtime_error("tensor file " + file.path + " is short");

@@ -46,7 +46,8 @@ struct ChildReport {
   std::optional<std::vector<int64_t>> positions;
   std::vector<TensorFile> outputs;
   bool poisoned = false;  // the process must not run another GPU case
-  double seconds = 0.0;   // the op alone, inputs made and outputs written excluded
+  double seconds =
+      0.0;  // the op alone, inputs made and outputs written excluded
 };
 
 std::string encode_request(const RunRequest& request);

@@ -29,8 +29,8 @@ std::string demangled_type(const std::exception& error) {
 
 // Keeps the first error as the verdict's message; later ones are possible
 // consequences, never causes (a sticky CUDA error repeats on every call).
-void record_error(ChildReport* report, Family family, const std::string& message,
-                  const std::string& type) {
+void record_error(ChildReport* report, Family family,
+                  const std::string& message, const std::string& type) {
   if (report->status != ChildReport::Status::kError) {
     report->status = ChildReport::Status::kError;
     report->family = family;
@@ -79,9 +79,9 @@ void run_op(const Case& kase, const OpDef& op, const RunRequest& request,
     std::vector<at::Tensor> outputs = request.kind == JobKind::kReferenceTorch
                                           ? op.torch_reference(call)
                                           : op.run(call);
-    report->seconds = std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start)
-                          .count();
+    report->seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     report->status = ChildReport::Status::kOutputs;
     for (size_t i = 0; i < outputs.size(); ++i) {
       std::string path =
@@ -100,11 +100,18 @@ void run_op(const Case& kase, const OpDef& op, const RunRequest& request,
                  error.what_without_backtrace(), type);
   } catch (const std::exception& error) {
     const std::string type = demangled_type(error);
-    record_error(report, classify_error(error.what(), type), error.what(), type);
+    record_error(report, classify_error(error.what(), type), error.what(),
+                 type);
   }
 }
 
 }  // namespace
+
+void apply_child_environment(const ChildEnvironment& environment) {
+  for (const auto& [name, value] : environment) {
+    setenv(name.c_str(), value.c_str(), 1);
+  }
+}
 
 ChildReport execute_request(const CaseTable& table, const RunRequest& request,
                             const BackendRuntime& runtime) {
@@ -135,7 +142,8 @@ ChildReport execute_request(const CaseTable& table, const RunRequest& request,
     // seen here, not blamed on the next case.
     bool poisoned = false;
     std::string late = synchronize_torch_gpu(&poisoned);
-    if (!late.empty()) record_error(&report, classify_error(late, {}), late, {});
+    if (!late.empty())
+      record_error(&report, classify_error(late, {}), late, {});
     if (runtime.plugin != nullptr) {
       bool plugin_poisoned = false;
       late = plugin_synchronize(*runtime.plugin, &plugin_poisoned);
@@ -144,8 +152,9 @@ ChildReport execute_request(const CaseTable& table, const RunRequest& request,
       }
       poisoned = poisoned || plugin_poisoned;
     }
-    report.poisoned = poisoned || (report.status == ChildReport::Status::kError &&
-                                   poisons_gpu_process(report.family));
+    report.poisoned =
+        poisoned || (report.status == ChildReport::Status::kError &&
+                     poisons_gpu_process(report.family));
   }
   return report;
 }

@@ -3,6 +3,8 @@
 // workers.
 #pragma once
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "casebook/case.h"
@@ -17,6 +19,11 @@ struct CaseTable {
   std::vector<const Case*> cases;
   std::vector<const OpDef*> ops;  // ops[i] runs cases[i]
 };
+
+// Variables a child sets (setenv) right after fork, before it opens its
+// backend, so that CUDA and HIP read them when they initialise.
+using ChildEnvironment = std::vector<std::pair<std::string, std::string>>;
+void apply_child_environment(const ChildEnvironment& environment);
 
 ChildReport execute_request(const CaseTable& table, const RunRequest& request,
                             const BackendRuntime& runtime);

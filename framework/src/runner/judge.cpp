@@ -4,6 +4,7 @@
 
 #include "casebook/diagnosis.h"
 #include "compare/compare.h"
+#include "runner/evidence.h"
 
 namespace casebook {
 namespace {
@@ -52,7 +53,8 @@ void add_advice(CaseVerdict* verdict) {
   std::ostringstream text;
   if (!verdict->details.empty()) text << verdict->details << "\n";
   text << "first check (" << family_text(verdict->family)
-       << "): " << advice.first_check << "\n" << advice.avoid;
+       << "): " << advice.first_check << "\n"
+       << advice.avoid;
   verdict->details = text.str();
 }
 
@@ -64,9 +66,10 @@ void set_failure(CaseVerdict* verdict, Verdict kind, Family family,
 }
 
 // The verdict of a run expected to match the reference (also the first step
-// of an xfail). Leaves PASS or a failure with family and message.
+// of an xfail). Leaves PASS or a failure with family and message; a value
+// mismatch leaves what was compared in `mismatch` for the evidence.
 void judge_match(const JudgeInputs& in, const Observed& seen,
-                 CaseVerdict* verdict) {
+                 CaseVerdict* verdict, MismatchEvidence* mismatch) {
   if (seen.kind == Observed::Kind::kTimeout) {
     set_failure(verdict, Verdict::kTimeout, Family::kTimeout, seen.message);
     return;
@@ -111,6 +114,9 @@ void judge_match(const JudgeInputs& in, const Observed& seen,
   set_failure(verdict, Verdict::kFail, comparison.family,
               first_line(comparison.report));
   verdict->details = comparison.report;
+  mismatch->expected = std::move(expected);
+  mismatch->actual = actual;
+  mismatch->comparison = std::move(comparison);
 }
 
 void judge_error(const Expectation& expect, const Observed& seen,
@@ -129,9 +135,8 @@ void judge_error(const Expectation& expect, const Observed& seen,
     default:
       if (seen.family != expect.family) {
         set_failure(verdict, Verdict::kFail, seen.family,
-                    "expected " + wanted + ", got " +
-                        family_text(seen.family) + ": " +
-                        first_line(seen.message));
+                    "expected " + wanted + ", got " + family_text(seen.family) +
+                        ": " + first_line(seen.message));
         return;
       }
   }
@@ -173,7 +178,8 @@ CaseVerdict judge(const JudgeInputs& in) {
     for (const CaseError& error : in.planned.loaded.errors) {
       all << error.to_string() << "\n";
     }
-    for (const std::string& error : in.planned.plan_errors) all << error << "\n";
+    for (const std::string& error : in.planned.plan_errors)
+      all << error << "\n";
     std::string text = all.str();
     if (!text.empty()) text.pop_back();
     set_failure(&verdict, Verdict::kError, Family::kInvalidCase,
@@ -209,15 +215,16 @@ CaseVerdict judge(const JudgeInputs& in) {
     set_failure(&verdict, Verdict::kError, Family::kInvalidCase, seen.message);
     return verdict;
   }
+  MismatchEvidence mismatch;
   switch (expect.kind) {
     case Expectation::Kind::kMatch:
-      judge_match(in, seen, &verdict);
+      judge_match(in, seen, &verdict, &mismatch);
       break;
     case Expectation::Kind::kError:
       judge_error(expect, seen, &verdict);
       break;
     case Expectation::Kind::kXfail: {
-      judge_match(in, seen, &verdict);
+      judge_match(in, seen, &verdict, &mismatch);
       if (verdict.verdict == Verdict::kPass) {
         set_failure(&verdict, Verdict::kXpass, Family::kNone,
                     "expected to fail (" + expect.reason +
@@ -230,12 +237,20 @@ CaseVerdict judge(const JudgeInputs& in) {
         verdict.verdict = Verdict::kFail;
       } else {
         verdict.verdict = Verdict::kXfail;
-        verdict.message = expect.reason + " (" + first_line(verdict.message) + ")";
+        verdict.message =
+            expect.reason + " (" + first_line(verdict.message) + ")";
       }
       break;
     }
     case Expectation::Kind::kSkip:
       break;
+  }
+  if (!verdict_is_success(verdict.verdict) && !in.evidence_root.empty() &&
+      !mismatch.comparison.equal()) {
+    // Only failing runs write anything; an XFAIL's mismatch is expected.
+    verdict.message +=
+        "; evidence: " + write_mismatch_evidence(in.evidence_root, in.planned,
+                                                 in.backend, mismatch);
   }
   if (!verdict_is_success(verdict.verdict)) add_advice(&verdict);
   if (in.run->result.first_attempt && !in.run->result.timed_out &&
@@ -243,8 +258,9 @@ CaseVerdict judge(const JudgeInputs& in) {
     verdict.details += (verdict.details.empty() ? "" : "\n");
     verdict.details +=
         "this run poisoned its worker; rerun alone in a fresh process: " +
-        std::string(verdict.verdict == Verdict::kPass ? "passed (blame not confirmed)"
-                                                      : "confirmed");
+        std::string(verdict.verdict == Verdict::kPass
+                        ? "passed (blame not confirmed)"
+                        : "confirmed");
   }
   return verdict;
 }

@@ -2,6 +2,7 @@
 // the run and the reference produced. Every outcome gets a name and a reason.
 #pragma once
 
+#include <filesystem>
 #include <map>
 
 #include "casebook/runner.h"
@@ -12,9 +13,12 @@ namespace casebook {
 struct JudgeInputs {
   const PlannedCase& planned;
   Backend backend;
-  const Job* run = nullptr;        // this backend's run; null if none
-  const Job* reference = nullptr;  // the reference run (may be `run`)
+  const Job* run = nullptr;               // this backend's run; null if none
+  const Job* reference = nullptr;         // the reference run (may be `run`)
   const BackendStatus* status = nullptr;  // GPU backends: the probe's view
+  // A failing mismatch writes its evidence folder under this root (empty:
+  // none) and names it in the verdict's message.
+  std::filesystem::path evidence_root = {};
 };
 
 CaseVerdict judge(const JudgeInputs& inputs);

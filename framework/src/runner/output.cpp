@@ -18,11 +18,21 @@ std::string xml_escape(const std::string& text) {
   out.reserve(text.size());
   for (unsigned char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
       default:
         if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') {
           out += "?";  // not representable in XML 1.0
@@ -69,7 +79,8 @@ void print_verdict_line(std::ostream& out, const CaseVerdict& verdict,
       << verdict.case_id << "  " << backend_name(verdict.backend);
   if (verdict.verdict != Verdict::kPass) {
     out << "  ";
-    if (verdict.family != Family::kNone) out << family_name(verdict.family) << ": ";
+    if (verdict.family != Family::kNone)
+      out << family_name(verdict.family) << ": ";
     out << verdict.message.substr(0, verdict.message.find('\n'));
   }
   out << "\n";
@@ -107,9 +118,11 @@ void write_junit(const std::filesystem::path& file, const RunSummary& summary,
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       << "<testsuites>\n<testsuite name=\"casebook\" tests=\""
       << summary.verdicts.size() << "\" failures=\""
-      << count(Verdict::kFail) + count(Verdict::kXpass) + count(Verdict::kTimeout)
+      << count(Verdict::kFail) + count(Verdict::kXpass) +
+             count(Verdict::kTimeout)
       << "\" errors=\"" << count(Verdict::kError) << "\" skipped=\""
-      << count(Verdict::kSkip) + count(Verdict::kNotRun) << "\">\n<properties>\n";
+      << count(Verdict::kSkip) + count(Verdict::kNotRun)
+      << "\">\n<properties>\n";
   for (const auto& [key, value] : environment) {
     out << "  <property name=\"" << xml_escape(key) << "\" value=\""
         << xml_escape(value) << "\"/>\n";
@@ -117,13 +130,14 @@ void write_junit(const std::filesystem::path& file, const RunSummary& summary,
   out << "</properties>\n";
   for (const CaseVerdict& v : summary.verdicts) {
     out << "<testcase classname=\"" << xml_escape(v.case_id) << "\" name=\""
-        << backend_name(v.backend) << "\" file=\"" << xml_escape(v.file.string())
-        << "\" time=\"" << v.seconds << "\">\n";
+        << backend_name(v.backend) << "\" file=\""
+        << xml_escape(v.file.string()) << "\" time=\"" << v.seconds << "\">\n";
     out << "  <properties><property name=\"verdict\" value=\""
         << verdict_name(v.verdict) << "\"/><property name=\"family\" value=\""
         << family_name(v.family) << "\"/></properties>\n";
     std::string label(verdict_name(v.verdict));
-    if (v.family != Family::kNone) label += " " + std::string(family_name(v.family));
+    if (v.family != Family::kNone)
+      label += " " + std::string(family_name(v.family));
     const std::string message = xml_escape(label + ": " + v.message);
     std::string body = v.details;
     for (const std::string& later : v.consequences) {
@@ -134,8 +148,9 @@ void write_junit(const std::filesystem::path& file, const RunSummary& summary,
       case Verdict::kFail:
       case Verdict::kXpass:
       case Verdict::kTimeout:
-        out << "  <failure type=\"" << verdict_name(v.verdict) << "\" message=\""
-            << message << "\">" << xml_escape(body) << "</failure>\n";
+        out << "  <failure type=\"" << verdict_name(v.verdict)
+            << "\" message=\"" << message << "\">" << xml_escape(body)
+            << "</failure>\n";
         break;
       case Verdict::kError:
         out << "  <error type=\"invalid_case\" message=\"" << message << "\">"

@@ -19,8 +19,8 @@ struct JobResult {
   ChildReport report;
   std::vector<at::Tensor> outputs;  // mapped from the child's files
   bool timed_out = false;
-  bool crashed = false;        // ended without a report
-  std::string crash_message;   // the decoded wait status
+  bool crashed = false;       // ended without a report
+  std::string crash_message;  // the decoded wait status
   // A GPU run that poisoned its worker is rerun alone in a fresh one before
   // its verdict is final; the first attempt's report is kept for the record.
   std::optional<ChildReport> first_attempt;

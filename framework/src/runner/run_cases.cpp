@@ -39,10 +39,9 @@ std::map<Verdict, int> RunSummary::counts() const {
 }
 
 int RunSummary::exit_code() const {
-  const bool all_good =
-      std::all_of(verdicts.begin(), verdicts.end(), [](const CaseVerdict& v) {
-        return verdict_is_success(v.verdict);
-      });
+  const bool all_good = std::all_of(
+      verdicts.begin(), verdicts.end(),
+      [](const CaseVerdict& v) { return verdict_is_success(v.verdict); });
   return all_good && !interrupted ? 0 : 1;
 }
 

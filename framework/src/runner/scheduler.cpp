@@ -116,9 +116,9 @@ struct Scheduler::Impl {
   void arm(Slot* slot, size_t job) {
     slot->job = static_cast<long>(job);
     slot->started = Clock::now();
-    slot->deadline = slot->started + std::chrono::duration_cast<Clock::duration>(
-                                         std::chrono::duration<double>(
-                                             timeout_of(job)));
+    slot->deadline =
+        slot->started + std::chrono::duration_cast<Clock::duration>(
+                            std::chrono::duration<double>(timeout_of(job)));
   }
 
   void start_one_shot(size_t job) {
@@ -126,8 +126,10 @@ struct Scheduler::Impl {
     const CaseTable& t = table;
     Slot slot;
     slot.backend = jobs[job].backend;
+    const ChildEnvironment& environment = options.child_environment;
     slot.process = spawn_child(
-        [&t, request](int report_fd, int) {
+        [&t, &environment, request](int report_fd, int) {
+          apply_child_environment(environment);
           return run_one_shot_child(t, request, report_fd);
         },
         false);
@@ -149,8 +151,10 @@ struct Scheduler::Impl {
       Slot fresh;
       fresh.worker = true;
       fresh.backend = backend;
+      const ChildEnvironment& environment = options.child_environment;
       fresh.process = spawn_child(
-          [&t, backend](int report_fd, int request_fd) {
+          [&t, &environment, backend](int report_fd, int request_fd) {
+            apply_child_environment(environment);
             return run_gpu_worker(t, backend, report_fd, request_fd);
           },
           true);
@@ -179,9 +183,9 @@ struct Scheduler::Impl {
     }
     for (auto& [backend, queue] : gpu_queues) {
       if (queue.empty()) continue;
-      const bool busy = std::any_of(slots.begin(), slots.end(), [&](const Slot& s) {
-        return s.backend == backend && s.job >= 0;
-      });
+      const bool busy = std::any_of(
+          slots.begin(), slots.end(),
+          [&](const Slot& s) { return s.backend == backend && s.job >= 0; });
       if (busy || !may_start(queue.front())) continue;
       size_t job = queue.front();
       queue.pop_front();
@@ -202,6 +206,34 @@ struct Scheduler::Impl {
         return;
       }
     }
+  }
+
+  // Processes that reported and are being torn down. Reaped without blocking:
+  // a LibTorch process takes about 10 ms to exit on 2 cores, and waiting for
+  // it serialised the whole run (wait4 was 70 % of the runner's time).
+  std::vector<pid_t> exiting;
+
+  void reap_exiting(bool block) {
+    for (size_t i = 0; i < exiting.size();) {
+      int status = 0;
+      pid_t done = waitpid(exiting[i], &status, block ? 0 : WNOHANG);
+      if (done == 0 || (done < 0 && errno == EINTR)) {
+        ++i;
+        continue;
+      }
+      exiting.erase(exiting.begin() + static_cast<long>(i));
+    }
+  }
+
+  // A one-shot child that has reported: its group is killed (a grandchild
+  // must not outlive it) and it is reaped later.
+  void release_slot(size_t index) {
+    Slot& slot = slots[index];
+    kill_process_group(slot.process.pid);
+    close_fd(&slot.process.from_child);
+    close_fd(&slot.process.to_child);
+    exiting.push_back(slot.process.pid);
+    slots.erase(slots.begin() + static_cast<long>(index));
   }
 
   // Closes the slot's pipes and reaps it; returns the wait status.
@@ -273,8 +305,9 @@ struct Scheduler::Impl {
   void case_job_done(size_t position) {
     PlannedCase& planned = cases[position];
     if (--planned.jobs_left > 0) return;
-    open_cases.erase(std::remove(open_cases.begin(), open_cases.end(), position),
-                     open_cases.end());
+    open_cases.erase(
+        std::remove(open_cases.begin(), open_cases.end(), position),
+        open_cases.end());
     on_case_done(position);
   }
 
@@ -355,6 +388,7 @@ struct Scheduler::Impl {
 
   void kill_all() {
     while (!slots.empty()) end_slot(slots.size() - 1, true);
+    reap_exiting(/*block=*/true);
   }
 };
 
@@ -398,9 +432,12 @@ bool Scheduler::run(const std::function<void(size_t)>& on_case_done) {
         s.handle_exit(index);
       } else if (s.slots[index].retiring) {
         s.end_slot(index, /*kill=*/true);
+      } else if (!s.slots[index].worker && s.slots[index].job < 0) {
+        s.release_slot(index);
       }
     }
     s.handle_timeouts();
+    s.reap_exiting(/*block=*/false);
   }
   s.kill_all();
   return true;

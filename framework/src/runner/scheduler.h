@@ -21,6 +21,8 @@ struct SchedulerOptions {
   // Cases whose jobs may be in flight or finished but not yet judged at once:
   // bounds the runner's memory, since a case's outputs live until judged.
   size_t case_window = 16;
+  // Set in every child before it opens its backend (RunOptions's).
+  ChildEnvironment child_environment;
 };
 
 struct SchedulerCounters {

@@ -2,8 +2,8 @@
 
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <sys/wait.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -67,18 +67,20 @@ Plan load_plan(const std::vector<fs::path>& paths, const RunOptions& options) {
     planned.loaded = load_case_file(file);
     auto [first, fresh] = ids.emplace(planned.loaded.id, file);
     if (!fresh) {
-      planned.plan_errors.push_back(
-          file.string() + ": case id `" + planned.loaded.id +
-          "` is also the id of " + first->second.string() +
-          "; give one of them another `id`");
+      planned.plan_errors.push_back(file.string() + ": case id `" +
+                                    planned.loaded.id + "` is also the id of " +
+                                    first->second.string() +
+                                    "; give one of them another `id`");
     }
     if (planned.loaded.ok()) {
-      for (std::string& error : check_case_against_op(planned.value(), registry)) {
+      for (std::string& error :
+           check_case_against_op(planned.value(), registry)) {
         planned.plan_errors.push_back(std::move(error));
       }
       planned.op = registry.find(planned.value().op);
       for (Backend backend : options.backends) {
-        if (planned.value().runs_on(backend)) planned.reported.push_back(backend);
+        if (planned.value().runs_on(backend))
+          planned.reported.push_back(backend);
       }
     } else {
       planned.reported = options.backends;
@@ -92,7 +94,8 @@ bool filter_matches(const std::string& pattern, const PlannedCase& planned,
                     Backend backend) {
   if (pattern.empty()) return true;
   const std::string& id = planned.loaded.id;
-  const std::string with_backend = id + "/" + std::string(backend_name(backend));
+  const std::string with_backend =
+      id + "/" + std::string(backend_name(backend));
   const std::string file = planned.loaded.file.string();
   for (const std::string& subject : {id, with_backend, file}) {
     if (fnmatch(pattern.c_str(), subject.c_str(), 0) == 0) return true;
@@ -150,16 +153,16 @@ std::map<Backend, BackendStatus> probe_backends(
       entry.why_not = report[name].value("why_not", "");
       entry.description = report[name].value("description", "");
     } else {
-      entry.why_not = "the backend probe failed: it " +
-                      describe_wait_status(status);
+      entry.why_not =
+          "the backend probe failed: it " + describe_wait_status(status);
     }
   }
   return result;
 }
 
-Execution execute_plan(Plan& plan, const RunOptions& options,
-                       const Selection& selected,
-                       const std::function<void(const CaseVerdict&)>& on_verdict) {
+Execution execute_plan(
+    Plan& plan, const RunOptions& options, const Selection& selected,
+    const std::function<void(const CaseVerdict&)>& on_verdict) {
   Execution execution;
   // Which GPU backends does anything selected want? Probe only those.
   std::vector<Backend> gpu_wanted;
@@ -217,7 +220,8 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
     } else if (any_run && kase.reference == Case::Reference::kTorch) {
       add_job(Backend::kCpu, JobKind::kReferenceTorch);
     }
-    if (cpu_judged || (!gpu_runs.empty() && kase.reference == Case::Reference::kCpu)) {
+    if (cpu_judged ||
+        (!gpu_runs.empty() && kase.reference == Case::Reference::kCpu)) {
       add_job(Backend::kCpu, JobKind::kRun);
     }
     for (Backend backend : gpu_runs) add_job(backend, JobKind::kRun);
@@ -229,11 +233,10 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
     const Job* reference = nullptr;
     if (planned.runnable()) {
       const Case& kase = planned.value();
-      JobKind kind = kase.reference == Case::Reference::kCpu64
-                         ? JobKind::kReferenceCpu64
-                         : kase.reference == Case::Reference::kTorch
-                               ? JobKind::kReferenceTorch
-                               : JobKind::kRun;
+      JobKind kind =
+          kase.reference == Case::Reference::kCpu64   ? JobKind::kReferenceCpu64
+          : kase.reference == Case::Reference::kTorch ? JobKind::kReferenceTorch
+                                                      : JobKind::kRun;
       reference = find_job(jobs, planned, Backend::kCpu, kind);
     }
     for (Backend backend : planned.reported) {
@@ -242,9 +245,9 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
       if (is_gpu(backend) && execution.backends.count(backend)) {
         status = &execution.backends[backend];
       }
-      JudgeInputs inputs{planned, backend,
-                         find_job(jobs, planned, backend, JobKind::kRun),
-                         reference, status};
+      JudgeInputs inputs{
+          planned,   backend, find_job(jobs, planned, backend, JobKind::kRun),
+          reference, status,  options.evidence_root};
       CaseVerdict verdict = judge(inputs);
       if (on_verdict) on_verdict(verdict);
       execution.summary.verdicts.push_back(std::move(verdict));
@@ -257,9 +260,11 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
   bool finished = true;
   {
     SchedulerOptions scheduler_options;
-    scheduler_options.cpu_slots = options.jobs > 0 ? options.jobs : default_jobs();
+    scheduler_options.cpu_slots =
+        options.jobs > 0 ? options.jobs : default_jobs();
     scheduler_options.isolation = options.isolation;
     scheduler_options.run_root = run_root;
+    scheduler_options.child_environment = options.child_environment;
     scheduler_options.case_window =
         static_cast<size_t>(2 * scheduler_options.cpu_slots + 8);
     Scheduler scheduler(table, plan.cases, jobs, scheduler_options);

@@ -41,9 +41,9 @@ struct Execution {
 };
 
 // Runs the selected pairs; `on_verdict` sees each verdict as it lands.
-Execution execute_plan(Plan& plan, const RunOptions& options,
-                       const Selection& selected,
-                       const std::function<void(const CaseVerdict&)>& on_verdict);
+Execution execute_plan(
+    Plan& plan, const RunOptions& options, const Selection& selected,
+    const std::function<void(const CaseVerdict&)>& on_verdict);
 
 // Asks a child process which GPU backends are usable (the runner itself
 // never initialises CUDA or HIP).

@@ -1,0 +1,58 @@
+// Evidence of a failing mismatch: a folder per failing (case, backend) with
+// what a person needs to look at the difference without rerunning anything
+// (CUTLASS testbed dump files):
+//
+//   input_<name>.npy       each input as the op saw it (logical values)
+//   reference_<i>.npy      each reference output, as compared (a cpu64
+//                          reference cast to the run's dtype)
+//   actual_<i>.npy         each output of the failing run
+//   worst_elements.txt     the ~10 worst elements of the first differing
+//                          output: index, expected, actual, abs and rel diff
+//   seeds.txt              where each input's numbers came from (seed, fill,
+//                          values or file), the reference kind, the rerun
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "casebook/backend.h"
+#include "compare/compare.h"
+#include "runner/plan.h"
+
+namespace casebook {
+
+// What judge_match compared, kept for the evidence of a failure.
+struct MismatchEvidence {
+  std::vector<at::Tensor> expected;
+  std::vector<at::Tensor> actual;
+  Comparison comparison;  // equal() when nothing was compared or it matched
+};
+
+// How many elements worst_elements.txt lists.
+constexpr int64_t kWorstElementCount = 10;
+
+// The folder of one (case, backend) under `root`: "<case id>.<backend>" with
+// every character but [A-Za-z0-9_.-] made '_' ("cross_entropy/label-4" on
+// cuda: "cross_entropy_label-4.cuda").
+std::filesystem::path evidence_folder(const std::filesystem::path& root,
+                                      const std::string& case_id,
+                                      Backend backend);
+
+// Writes the evidence folder (replacing an older one of the same run) and
+// returns its path as text; a folder that cannot be written yields "not
+// written: <why>" instead: evidence never turns a verdict into a crash.
+std::string write_mismatch_evidence(const std::filesystem::path& root,
+                                    const PlannedCase& planned, Backend backend,
+                                    const MismatchEvidence& mismatch);
+
+// The worst-elements table of one output pair (same shape), worst first:
+// elements outside the tolerance before those inside, then by absolute
+// difference (NaN ranks as infinite).
+std::string worst_elements_text(const at::Tensor& expected,
+                                const at::Tensor& actual,
+                                const Tolerance& tolerance, int64_t count);
+
+}  // namespace casebook

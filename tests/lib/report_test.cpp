@@ -1,0 +1,125 @@
+// `casebook report`: a real run, then a Markdown request for analysis in
+// which nothing personal survives (home paths, user and host names, e-mails,
+// tokens planted in the case, its messages and the environment), while the
+// op, the shapes and the dtypes do.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+int run_shell(const std::string& command, std::string* output) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  std::array<char, 4096> chunk{};
+  size_t n;
+  while ((n = fread(chunk.data(), 1, chunk.size(), pipe)) > 0) {
+    output->append(chunk.data(), n);
+  }
+  return WEXITSTATUS(pclose(pipe));
+}
+
+class Report : public testing::Test {
+ protected:
+  void SetUp() override {
+    char name[256] = {};
+    gethostname(name, sizeof name - 1);
+    host_ = name;
+    root_ = fs::temp_directory_path() /
+            ("casebook-report-" + std::to_string(getpid()));
+    fs::remove_all(root_);
+    // The case lives under a home folder: its path is in the rerun command.
+    case_dir_ = root_ / "home" / "zorblax" / "cases";
+    fs::create_directories(case_dir_);
+    std::ofstream(case_dir_ / "leak.yaml")
+        << "casebook: 1\n"
+           "summary: labels 1..4 of zorblax@example.org's loader\n"
+           "op: torch.cross_entropy\n"
+           "inputs:\n"
+           "  input:  {shape: [3, 4], dtype: float32, fill: {normal: {mean: 0, "
+           "std: 1}}, seed: 7}\n"
+           "  target: {dtype: int64, values: [0, 2, 4]}\n"
+           "expect:\n"
+           "  cpu: {xfail: 'seen by zorblax@example.org in "
+           "/home/zorblax/train.py token=t0k3nSecretValue'}\n"
+           "origin:\n"
+           "  first_error: 'failed in /home/zorblax/runs/train.py'\n"
+           "  cause: 'reported by zorblax@example.org'\n"
+           "  data: {id: 'api_token=hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345'}\n"
+           "  distinguishing: 'ran on " +
+               host_ + " by zorblax'\n";
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  std::string host_;
+  fs::path root_;
+  fs::path case_dir_;
+};
+
+TEST_F(Report, NothingPersonalSurvivesWhileOpShapesAndDtypesDo) {
+  const fs::path markdown = root_ / "report.md";
+  std::string output;
+  const int status = run_shell(
+      "cd '" + case_dir_.string() +
+          "' && USER=zorblax LOGNAME=zorblax "
+          "HOME=/home/zorblax CUDA_FOO=/home/zorblax/x "
+          "PYTORCH_TOKEN=pyt0rchS3cretValue '" +
+          CASEBOOK_EXECUTABLE + "' report leak.yaml --backend cpu -o '" +
+          markdown.string() + "'",
+      &output);
+  ASSERT_EQ(status, 0) << output;
+  EXPECT_NE(output.find("casebook report: leak on cpu (XFAIL); written to"),
+            std::string::npos)
+      << output;
+  const std::string text = read_text(markdown);
+  ASSERT_FALSE(text.empty());
+  for (const std::string& secret :
+       {std::string("zorblax"), std::string("example.org"),
+        std::string("t0k3nSecretValue"), std::string("hf_AbCdEfGhIjKlMnOp"),
+        std::string("pyt0rchS3cretValue"), "ran on " + host_}) {
+    EXPECT_EQ(text.find(secret), std::string::npos)
+        << "`" << secret << "` survived:\n"
+        << text;
+  }
+  EXPECT_NE(text.find("torch.cross_entropy"), std::string::npos) << text;
+  EXPECT_NE(text.find("| input | float32 | [3, 4] | [4, 1] | 0 |"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("| target | int64 | [3] | [1] | 0 |"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("Target 4 is out of bounds"), std::string::npos) << text;
+  EXPECT_NE(text.find("| first_error | failed in <home>/runs/train.py |"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("CUDA_FOO"), std::string::npos) << text;
+  EXPECT_NE(text.find("<home>/x"), std::string::npos) << text;
+  EXPECT_NE(text.find("PYTORCH_TOKEN"), std::string::npos) << text;
+  EXPECT_NE(text.find("casebook run leak.yaml --backend cpu"),
+            std::string::npos)
+      << text;
+}
+
+TEST_F(Report, DefaultsToStdoutAndTheFirstRunThatDoesNotPass) {
+  std::string output;
+  const int status = run_shell("cd '" + case_dir_.string() + "' && '" +
+                                   CASEBOOK_EXECUTABLE + "' report leak.yaml",
+                               &output);
+  ASSERT_EQ(status, 0) << output;
+  EXPECT_NE(output.find("- backend: cpu"), std::string::npos) << output;
+  EXPECT_NE(output.find("index_out_of_range"), std::string::npos) << output;
+}
+
+}  // namespace
