@@ -103,6 +103,22 @@ TEST(Compare, ReportGivesCountsWorstElementsAndTolerance) {
             "tolerance: rtol=0, atol=0.1");
 }
 
+// Outputs are compared 4M elements at a time: the worst element and the
+// count must come out the same as for a whole comparison.
+TEST(Compare, LargeOutputsAreComparedInChunksWithTheRightWorstElement) {
+  const int64_t rows = 2500;
+  const int64_t cols = 2000;  // 5M elements: two chunks
+  at::Tensor expected = at::zeros({rows, cols});
+  at::Tensor actual = expected.clone();
+  actual.view({-1})[100] = 0.5f;        // first chunk
+  actual.view({-1})[4'500'001] = 2.0f;  // second chunk, the worst
+  Comparison result = compare_one(expected, actual);
+  EXPECT_EQ(result.total, rows * cols);
+  EXPECT_EQ(result.mismatched, 2);
+  EXPECT_DOUBLE_EQ(result.max_abs_diff, 2.0);
+  EXPECT_EQ(result.max_abs_index, (std::vector<int64_t>{2250, 1}));
+}
+
 TEST(Compare, NonContiguousOutputsCompareByValue) {
   at::Tensor base = at::arange(6, at::kFloat).reshape({2, 3});
   EXPECT_TRUE(compare_one(base.t().contiguous(), base.t()).equal());

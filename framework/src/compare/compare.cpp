@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -37,54 +38,85 @@ std::string format_number(double value) {
   return out.str();
 }
 
+// The worst element seen so far by one measure (absolute or relative).
+struct Worst {
+  double rank = -1.0;  // NaN differences rank as infinite
+  double value = 0.0;
+  int64_t flat_index = 0;
+
+  void offer(const at::Tensor& diff, const at::Tensor& mismatch, int64_t base) {
+    at::Tensor ranked =
+        diff.nan_to_num(INFINITY).masked_fill(mismatch.logical_not(), -1.0);
+    const int64_t at = ranked.argmax().item<int64_t>();
+    const double candidate = ranked[at].item<double>();
+    if (candidate > rank) {
+      rank = candidate;
+      value = diff[at].item<double>();
+      flat_index = base + at;
+    }
+  }
+};
+
+// Elements compared at a time: float64 temporaries of 4M elements (32 MiB
+// each) bound the runner's memory whatever the output's size; a 1 GiB
+// output compared whole took 5.2 GiB of temporaries.
+constexpr int64_t kChunk = int64_t{1} << 22;
+
 // Compares two tensors of equal shape and dtype element by element.
 void compare_values(const at::Tensor& expected, const at::Tensor& actual,
                     const Tolerance& tolerance, Comparison* result) {
   // float64 holds every value of every supported dtype but int64 beyond 2^53;
   // integers are compared exactly on their own type first.
   const bool integral = !at::isFloatingType(expected.scalar_type());
-  at::Tensor exp = expected.contiguous();
-  at::Tensor act = actual.contiguous();
-  at::Tensor mismatch;
-  at::Tensor abs_diff;
-  at::Tensor rel_diff;
-  if (integral) {
-    mismatch = exp.ne(act).reshape({-1});
-    abs_diff = (act.to(at::kDouble) - exp.to(at::kDouble)).abs().reshape({-1});
-    rel_diff = abs_diff / exp.to(at::kDouble).abs().reshape({-1});
-  } else {
-    at::Tensor e = exp.to(at::kDouble).reshape({-1});
-    at::Tensor a = act.to(at::kDouble).reshape({-1});
-    abs_diff = (a - e).abs();
-    rel_diff = abs_diff / e.abs();
-    at::Tensor close = abs_diff.le(tolerance.atol + tolerance.rtol * e.abs());
-    // Equal infinities are close (inf - inf is NaN); NaN only with equal_nan.
-    close = close.logical_or(e.eq(a));
-    if (tolerance.equal_nan) {
-      close = close.logical_or(e.isnan().logical_and(a.isnan()));
+  const at::Tensor all_expected = expected.contiguous().reshape({-1});
+  const at::Tensor all_actual = actual.contiguous().reshape({-1});
+  const int64_t total = all_expected.numel();
+  Worst worst_abs;
+  Worst worst_rel;
+  bool new_nonfinite = false;
+  int64_t mismatched = 0;
+  for (int64_t start = 0; start < total; start += kChunk) {
+    const int64_t length = std::min(kChunk, total - start);
+    at::Tensor exp = all_expected.narrow(0, start, length);
+    at::Tensor act = all_actual.narrow(0, start, length);
+    at::Tensor e = exp.to(at::kDouble);
+    at::Tensor a = act.to(at::kDouble);
+    at::Tensor abs_diff = (a - e).abs();
+    at::Tensor rel_diff = abs_diff / e.abs();
+    at::Tensor mismatch;
+    if (integral) {
+      mismatch = exp.ne(act);
+    } else {
+      at::Tensor close = abs_diff.le(tolerance.atol + tolerance.rtol * e.abs());
+      // Equal infinities are close (inf - inf is NaN); NaN only with equal_nan.
+      close = close.logical_or(e.eq(a));
+      if (tolerance.equal_nan) {
+        close = close.logical_or(e.isnan().logical_and(a.isnan()));
+      }
+      mismatch = close.logical_not();
+      // A NaN or an infinity the reference does not have: family nan_or_inf.
+      new_nonfinite =
+          new_nonfinite || a.isfinite()
+                               .logical_not()
+                               .logical_and(e.isfinite().logical_and(mismatch))
+                               .any()
+                               .item<bool>();
     }
-    mismatch = close.logical_not();
-    // A NaN or an infinity the reference does not have: family nan_or_inf.
-    at::Tensor new_nonfinite = a.isfinite().logical_not().logical_and(
-        e.isfinite().logical_and(mismatch));
-    if (new_nonfinite.any().item<bool>()) result->family = Family::kNanOrInf;
+    const int64_t chunk_mismatched = mismatch.sum().item<int64_t>();
+    if (chunk_mismatched == 0) continue;
+    mismatched += chunk_mismatched;
+    worst_abs.offer(abs_diff, mismatch, start);
+    worst_rel.offer(rel_diff, mismatch, start);
   }
-  result->total = exp.numel();
-  result->mismatched = mismatch.sum().item<int64_t>();
-  if (result->mismatched == 0) return;
+  result->total = total;
+  result->mismatched = mismatched;
+  if (mismatched == 0) return;
   result->difference = Comparison::Difference::kValues;
-  if (result->family == Family::kNone) result->family = Family::kMismatch;
-  // NaN differences rank above any finite one, as the worst evidence.
-  at::Tensor abs_rank =
-      abs_diff.nan_to_num(INFINITY).masked_fill(mismatch.logical_not(), -1.0);
-  at::Tensor rel_rank =
-      rel_diff.nan_to_num(INFINITY).masked_fill(mismatch.logical_not(), -1.0);
-  int64_t worst_abs = abs_rank.argmax().item<int64_t>();
-  int64_t worst_rel = rel_rank.argmax().item<int64_t>();
-  result->max_abs_diff = abs_diff[worst_abs].item<double>();
-  result->max_rel_diff = rel_diff[worst_rel].item<double>();
-  result->max_abs_index = unravel(worst_abs, exp.sizes());
-  result->max_rel_index = unravel(worst_rel, exp.sizes());
+  result->family = new_nonfinite ? Family::kNanOrInf : Family::kMismatch;
+  result->max_abs_diff = worst_abs.value;
+  result->max_rel_diff = worst_rel.value;
+  result->max_abs_index = unravel(worst_abs.flat_index, expected.sizes());
+  result->max_rel_index = unravel(worst_rel.flat_index, expected.sizes());
 }
 
 }  // namespace

@@ -181,7 +181,10 @@ struct Scheduler::Impl {
       start_one_shot(job);
       ++cpu_running;
     }
-    for (auto& [backend, queue] : gpu_queues) {
+    for (auto& entry : gpu_queues) {
+      // Not a structured binding: C++17 lambdas cannot capture one.
+      const Backend backend = entry.first;
+      std::deque<size_t>& queue = entry.second;
       if (queue.empty()) continue;
       const bool busy = std::any_of(
           slots.begin(), slots.end(),

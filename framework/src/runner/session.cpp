@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -127,14 +128,19 @@ std::map<Backend, BackendStatus> probe_backends(
         return write_all(report_fd, report.dump() + "\n") ? 0 : 1;
       },
       false);
-  // Blocking read: the probe is one short child (device count, no kernels).
-  int flags = fcntl(child.from_child, F_GETFL);
-  fcntl(child.from_child, F_SETFL, flags & ~O_NONBLOCK);
+  // The probe only counts devices (about 0.3 s with a CUDA context); a driver
+  // that hangs must not hang the run, so it gets a deadline.
+  constexpr int kProbeTimeoutMs = 120'000;
   std::string text;
-  char chunk[4096];
-  ssize_t n;
-  while ((n = read(child.from_child, chunk, sizeof chunk)) > 0) {
-    text.append(chunk, static_cast<size_t>(n));
+  bool timed_out = false;
+  for (bool open = true; open;) {
+    pollfd fd{child.from_child, POLLIN, 0};
+    if (poll(&fd, 1, kProbeTimeoutMs) == 0) {
+      timed_out = true;
+      kill_process_group(child.pid);
+      break;
+    }
+    open = read_available(child.from_child, &text);
   }
   close_fd(&child.from_child);
   int status = 0;
@@ -266,7 +272,7 @@ Execution execute_plan(
     scheduler_options.run_root = run_root;
     scheduler_options.child_environment = options.child_environment;
     scheduler_options.case_window =
-        static_cast<size_t>(2 * scheduler_options.cpu_slots + 8);
+        2 * static_cast<size_t>(scheduler_options.cpu_slots) + 8;
     Scheduler scheduler(table, plan.cases, jobs, scheduler_options);
     // Broken cases are judged at once; runnable ones as their jobs finish.
     for (size_t position : order) {
