@@ -24,6 +24,9 @@ struct SourceLocation {
   int column = 0;
 };
 
+// "cases/x.yaml:7:3"; the file alone when the line is unknown (0).
+std::string format_location(const SourceLocation& where);
+
 enum class DType {
   kBool,
   kUInt8,

@@ -9,13 +9,17 @@
 namespace casebook {
 namespace fs = std::filesystem;
 
-std::string CaseError::to_string() const {
+std::string format_location(const SourceLocation& where) {
   std::string out = where.file.string();
   if (where.line > 0) {
     out +=
         ":" + std::to_string(where.line) + ":" + std::to_string(where.column);
   }
-  out += ": ";
+  return out;
+}
+
+std::string CaseError::to_string() const {
+  std::string out = format_location(where) + ": ";
   if (!key_path.empty()) out += "`" + key_path + "`: ";
   return out + message;
 }

@@ -8,12 +8,6 @@
 namespace casebook {
 namespace {
 
-std::string location(const SourceLocation& where) {
-  std::ostringstream out;
-  out << where.file.string() << ':' << where.line << ':' << where.column;
-  return out.str();
-}
-
 // "input, target[, weight]"
 std::string signature(const OpDef& def) {
   std::string text = join_names(def.inputs);
@@ -37,7 +31,7 @@ std::vector<std::string> check_case_against_op(const Case& kase,
   const OpDef* def = registry.find(kase.op);
   if (def == nullptr) {
     problems.push_back(
-        location(kase.op_where) + ": unknown op `" + kase.op +
+        format_location(kase.op_where) + ": unknown op `" + kase.op +
         "`; nearest known: " + join_names(registry.nearest(kase.op)));
     return problems;
   }
@@ -51,15 +45,16 @@ std::vector<std::string> check_case_against_op(const Case& kase,
         required == most
             ? std::to_string(required)
             : std::to_string(required) + " to " + std::to_string(most);
-    problems.push_back(location(where) + ": `" + kase.op + "` takes " + count +
-                       " inputs (" + signature(*def) + "), the case gives " +
-                       std::to_string(given) + " (" + given_names(kase) + ")");
+    problems.push_back(format_location(where) + ": `" + kase.op + "` takes " +
+                       count + " inputs (" + signature(*def) +
+                       "), the case gives " + std::to_string(given) + " (" +
+                       given_names(kase) + ")");
   }
   for (const auto& [name, value] : kase.args) {
     bool known = false;
     for (const std::string& accepted : def->args) known |= accepted == name;
     if (known) continue;
-    std::string message = location(value.where) + ": `" + kase.op +
+    std::string message = format_location(value.where) + ": `" + kase.op +
                           "` has no argument `" + name + "`";
     if (def->args.empty()) {
       message += "; it takes none";

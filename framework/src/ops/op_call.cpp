@@ -8,12 +8,6 @@
 namespace casebook {
 namespace {
 
-std::string location(const SourceLocation& where) {
-  std::ostringstream out;
-  out << where.file.string() << ':' << where.line << ':' << where.column;
-  return out.str();
-}
-
 std::string describe(const ArgValue& value) {
   switch (value.kind) {
     case ArgValue::Kind::kNull:
@@ -38,7 +32,7 @@ std::string describe(const ArgValue& value) {
 
 [[noreturn]] void wrong_kind(const std::string& name, const ArgValue& value,
                              const std::string& expected) {
-  throw InvalidCaseError(location(value.where) + ": argument `" + name +
+  throw InvalidCaseError(format_location(value.where) + ": argument `" + name +
                          "`: expected " + expected + ", got " +
                          describe(value));
 }

@@ -26,11 +26,7 @@ OpDef make_op(const char* file, int line, std::string name,
 std::string arg_location(const OpCall& call, const std::string& name) {
   const auto found = call.args.find(name);
   if (found == call.args.end()) return "";
-  const SourceLocation& where = found->second.where;
-  std::ostringstream out;
-  out << where.file.string() << ':' << where.line << ':' << where.column
-      << ": ";
-  return out.str();
+  return format_location(found->second.where) + ": ";
 }
 
 int64_t required_int(const OpCall& call, const std::string& op,

@@ -159,8 +159,9 @@ std::map<Backend, BackendStatus> probe_backends(
       entry.why_not = report[name].value("why_not", "");
       entry.description = report[name].value("description", "");
     } else {
-      entry.why_not =
-          "the backend probe failed: it " + describe_wait_status(status);
+      entry.why_not = timed_out ? "the backend probe gave no answer in 120 s"
+                                : "the backend probe failed: it " +
+                                      describe_wait_status(status);
     }
   }
   return result;
