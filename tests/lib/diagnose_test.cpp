@@ -7,31 +7,13 @@
 #include <regex>
 #include <string>
 
+#include "run_command.h"
+
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string output;
-};
-
-Result run_casebook(const std::string& arguments) {
-  const std::string command = "cd '" + std::string(CASEBOOK_SOURCE_DIR) +
-                              "' && '" + CASEBOOK_EXECUTABLE + "' " +
-                              arguments + " 2>&1";
-  Result result;
-  FILE* pipe = popen(command.c_str(), "r");
-  std::array<char, 4096> chunk{};
-  size_t n;
-  while ((n = fread(chunk.data(), 1, chunk.size(), pipe)) > 0) {
-    result.output.append(chunk.data(), n);
-  }
-  result.status = WEXITSTATUS(pclose(pipe));
-  return result;
-}
-
-bool has_line(const std::string& output, const std::string& pattern) {
-  return std::regex_search(output, std::regex(pattern, std::regex::multiline));
-}
+using Result = casebook::testing_support::CommandResult;
+using casebook::testing_support::has_line;
+using casebook::testing_support::run_casebook;
 
 TEST(Diagnose, Float64ChangesAPrecisionMismatchOnTheCpu) {
   Result run =

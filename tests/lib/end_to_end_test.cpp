@@ -15,36 +15,15 @@
 #include <sstream>
 #include <thread>
 
+#include "run_command.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status = -1;
-  std::string output;
-};
-
-// Runs the executable through the shell, from the repository root.
-Result run_casebook(const std::string& arguments) {
-  const std::string command = "cd '" + std::string(CASEBOOK_SOURCE_DIR) +
-                              "' && '" + CASEBOOK_EXECUTABLE + "' " +
-                              arguments + " 2>&1";
-  Result result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> chunk{};
-  size_t n;
-  while ((n = fread(chunk.data(), 1, chunk.size(), pipe)) > 0) {
-    result.output.append(chunk.data(), n);
-  }
-  int status = pclose(pipe);
-  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
-bool has_line(const std::string& output, const std::string& pattern) {
-  return std::regex_search(output, std::regex(pattern, std::regex::multiline));
-}
+using casebook::testing_support::has_line;
+using casebook::testing_support::run_casebook;
+using Result = casebook::testing_support::CommandResult;
 
 const char* kE2e = "tests/data/e2e";
 

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "casebook/loader.h"
+#include "run_command.h"
 #include "tensors/fixtures.h"
 #include "tensors/materialise.h"
 
@@ -24,19 +25,12 @@ namespace fs = std::filesystem;
 using casebook::materialise;
 using casebook::read_npy;
 
+// The output of `casebook <arguments>`, its exit status in *status.
 std::string run_casebook(const std::string& arguments, int* status) {
-  const std::string command = "cd '" + std::string(CASEBOOK_SOURCE_DIR) +
-                              "' && '" + CASEBOOK_EXECUTABLE + "' " +
-                              arguments + " 2>&1";
-  std::string output;
-  FILE* pipe = popen(command.c_str(), "r");
-  std::array<char, 4096> chunk{};
-  size_t n;
-  while ((n = fread(chunk.data(), 1, chunk.size(), pipe)) > 0) {
-    output.append(chunk.data(), n);
-  }
-  *status = WEXITSTATUS(pclose(pipe));
-  return output;
+  casebook::testing_support::CommandResult run =
+      casebook::testing_support::run_casebook(arguments);
+  *status = run.status;
+  return run.output;
 }
 
 std::string read_text(const fs::path& file) {

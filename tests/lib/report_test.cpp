@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "run_command.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -23,13 +25,10 @@ std::string read_text(const fs::path& file) {
 }
 
 int run_shell(const std::string& command, std::string* output) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  std::array<char, 4096> chunk{};
-  size_t n;
-  while ((n = fread(chunk.data(), 1, chunk.size(), pipe)) > 0) {
-    output->append(chunk.data(), n);
-  }
-  return WEXITSTATUS(pclose(pipe));
+  casebook::testing_support::CommandResult run =
+      casebook::testing_support::run_shell(command);
+  *output += run.output;
+  return run.status;
 }
 
 class Report : public testing::Test {

@@ -1,0 +1,44 @@
+// Running the real casebook executable (or any shell command) from a test and
+// keeping what it printed and its exit status.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <regex>
+#include <string>
+
+namespace casebook::testing_support {
+
+struct CommandResult {
+  int status = -1;     // the exit status; -1 when it did not exit normally
+  std::string output;  // stdout and stderr together
+};
+
+inline CommandResult run_shell(const std::string& command) {
+  CommandResult result;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> chunk{};
+  size_t n;
+  while ((n = fread(chunk.data(), 1, chunk.size(), pipe)) > 0) {
+    result.output.append(chunk.data(), n);
+  }
+  const int status = pclose(pipe);
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+// `casebook <arguments>`, run from the repository root.
+inline CommandResult run_casebook(const std::string& arguments) {
+  return run_shell("cd '" + std::string(CASEBOOK_SOURCE_DIR) + "' && '" +
+                   CASEBOOK_EXECUTABLE + "' " + arguments);
+}
+
+// Whether a line of `output` matches `pattern` (^ and $ match at lines).
+inline bool has_line(const std::string& output, const std::string& pattern) {
+  return std::regex_search(output, std::regex(pattern, std::regex::multiline));
+}
+
+}  // namespace casebook::testing_support
