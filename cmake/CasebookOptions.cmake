@@ -24,3 +24,9 @@ execute_process(
 if(NOT CASEBOOK_GIT_REVISION)
   set(CASEBOOK_GIT_REVISION "unknown")
 endif()
+
+# Bind every symbol an executable imports when it starts (-z now), not on its
+# first call: a run's children are forked after start-up, and each would
+# otherwise resolve the same symbols again, searching the ~300 libraries that
+# Debian's LibTorch loads and faulting in their symbol tables.
+add_link_options($<$<STREQUAL:$<TARGET_PROPERTY:TYPE>,EXECUTABLE>:LINKER:-z,now>)

@@ -25,9 +25,11 @@ const CaseVerdict& find(const RunSummary& summary, const std::string& id) {
   throw std::runtime_error("no verdict for " + id);
 }
 
-RunSummary run_isolation_cases(int jobs, Isolation isolation) {
+RunSummary run_isolation_cases(int jobs, Isolation isolation,
+                               bool fork_server = true) {
   testing_support::use_single_thread();
   RunOptions options;
+  options.cpu_fork_server = fork_server;
   options.backends = {Backend::kCpu};
   options.jobs = jobs;
   options.isolation = isolation;
@@ -35,39 +37,45 @@ RunSummary run_isolation_cases(int jobs, Isolation isolation) {
   return run_cases({fs::path(CASEBOOK_TEST_DATA) / "isolation"}, options);
 }
 
+// With the fork server (the default) and with the runner forking each child
+// itself: the same verdicts, one process per run either way.
 TEST(Isolation, EachMisbehavingChildGetsItsOwnVerdictAndTheOthersPass) {
-  for (int jobs : {1, 2}) {
-    SCOPED_TRACE("jobs " + std::to_string(jobs));
-    RunSummary summary = run_isolation_cases(jobs, Isolation::kPooled);
-    ASSERT_EQ(summary.verdicts.size(), 6u);
+  for (bool fork_server : {true, false}) {
+    for (int jobs : {1, 2}) {
+      SCOPED_TRACE("jobs " + std::to_string(jobs) +
+                   (fork_server ? ", fork server" : ", runner forks"));
+      RunSummary summary =
+          run_isolation_cases(jobs, Isolation::kPooled, fork_server);
+      ASSERT_EQ(summary.verdicts.size(), 6u);
 
-    const CaseVerdict& segfault = find(summary, "segfault");
-    EXPECT_EQ(segfault.verdict, Verdict::kFail);
-    EXPECT_EQ(segfault.family, Family::kCrash);
-    EXPECT_NE(segfault.message.find("terminated by signal 11"),
-              std::string::npos)
-        << segfault.message;
+      const CaseVerdict& segfault = find(summary, "segfault");
+      EXPECT_EQ(segfault.verdict, Verdict::kFail);
+      EXPECT_EQ(segfault.family, Family::kCrash);
+      EXPECT_NE(segfault.message.find("terminated by signal 11"),
+                std::string::npos)
+          << segfault.message;
 
-    const CaseVerdict& aborted = find(summary, "abort");
-    EXPECT_EQ(aborted.verdict, Verdict::kFail);
-    EXPECT_EQ(aborted.family, Family::kCrash);
-    EXPECT_NE(aborted.message.find("signal 6"), std::string::npos)
-        << aborted.message;
+      const CaseVerdict& aborted = find(summary, "abort");
+      EXPECT_EQ(aborted.verdict, Verdict::kFail);
+      EXPECT_EQ(aborted.family, Family::kCrash);
+      EXPECT_NE(aborted.message.find("signal 6"), std::string::npos)
+          << aborted.message;
 
-    const CaseVerdict& thrown = find(summary, "throw");
-    EXPECT_EQ(thrown.verdict, Verdict::kFail);
-    EXPECT_EQ(thrown.family, Family::kContract);
-    EXPECT_EQ(thrown.message, "shape [3] is not what this op takes");
+      const CaseVerdict& thrown = find(summary, "throw");
+      EXPECT_EQ(thrown.verdict, Verdict::kFail);
+      EXPECT_EQ(thrown.family, Family::kContract);
+      EXPECT_EQ(thrown.message, "shape [3] is not what this op takes");
 
-    const CaseVerdict& hung = find(summary, "hang");
-    EXPECT_EQ(hung.verdict, Verdict::kTimeout);
-    EXPECT_EQ(hung.family, Family::kTimeout);
-    EXPECT_GE(hung.seconds, 0.5);
-    EXPECT_LT(hung.seconds, 5.0);
+      const CaseVerdict& hung = find(summary, "hang");
+      EXPECT_EQ(hung.verdict, Verdict::kTimeout);
+      EXPECT_EQ(hung.family, Family::kTimeout);
+      EXPECT_GE(hung.seconds, 0.5);
+      EXPECT_LT(hung.seconds, 5.0);
 
-    EXPECT_EQ(find(summary, "identity").verdict, Verdict::kPass);
-    EXPECT_EQ(find(summary, "identity_after").verdict, Verdict::kPass);
-    EXPECT_EQ(summary.exit_code(), 1);
+      EXPECT_EQ(find(summary, "identity").verdict, Verdict::kPass);
+      EXPECT_EQ(find(summary, "identity_after").verdict, Verdict::kPass);
+      EXPECT_EQ(summary.exit_code(), 1);
+    }
   }
 }
 

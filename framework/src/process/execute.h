@@ -40,4 +40,11 @@ int run_gpu_worker(const CaseTable& table, Backend backend, int report_fd,
 
 constexpr int kWorkerPoisonedStatus = 3;
 
+// Runs LibTorch's CPU path once on a fixed small tensor of its own (a seeded
+// fill, softmax, an output file in `scratch_dir`, removed again, a report),
+// so that a process forked afterwards finds symbols bound, OpenMP and cpuinfo
+// started and first-call caches filled. Never runs a case: a case may crash
+// or hang, and this runs in the long-lived fork server.
+void warm_up_cpu(const std::string& scratch_dir);
+
 }  // namespace casebook

@@ -32,6 +32,8 @@ void make_pipe(int fds[2]) {
 #define MADV_COLLAPSE 25  // Linux 6.1
 #endif
 
+}  // namespace
+
 // fork() copies the page tables of every anonymous page; LibTorch's start-up
 // leaves about 58 MB of them (14,000 pages). Collapsing them into 2 MB huge
 // pages once makes every later fork cheaper: fork+exit of a LibTorch process
@@ -55,13 +57,12 @@ void collapse_anonymous_memory() {
     const unsigned long last = end & ~(kHuge - 1);
     if (last > first) {
       // An address read from /proc/self/maps: the cast is the point.
-      madvise(reinterpret_cast<void*>(first),  // NOLINT(performance-no-int-to-ptr)
-              last - first, MADV_COLLAPSE);
+      madvise(
+          reinterpret_cast<void*>(first),  // NOLINT(performance-no-int-to-ptr)
+          last - first, MADV_COLLAPSE);
     }
   }
 }
-
-}  // namespace
 
 void track_child_fd(int fd) { tracked_fds().insert(fd); }
 void untrack_child_fd(int fd) { tracked_fds().erase(fd); }

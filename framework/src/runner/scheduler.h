@@ -23,6 +23,9 @@ struct SchedulerOptions {
   size_t case_window = 16;
   // Set in every child before it opens its backend (RunOptions's).
   ChildEnvironment child_environment;
+  // CPU runs' children come from a fork server (process/fork_server.h);
+  // false: the runner forks them itself (RunOptions's).
+  bool fork_server = true;
 };
 
 struct SchedulerCounters {

@@ -272,6 +272,7 @@ Execution execute_plan(
     scheduler_options.isolation = options.isolation;
     scheduler_options.run_root = run_root;
     scheduler_options.child_environment = options.child_environment;
+    scheduler_options.fork_server = options.cpu_fork_server;
     scheduler_options.case_window =
         2 * static_cast<size_t>(scheduler_options.cpu_slots) + 8;
     Scheduler scheduler(table, plan.cases, jobs, scheduler_options);

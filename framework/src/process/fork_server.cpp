@@ -1,0 +1,199 @@
+#include "process/fork_server.h"
+
+#include <fcntl.h>
+#include <malloc.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <system_error>
+#include <vector>
+
+namespace casebook {
+namespace {
+
+// A request is one encoded RunRequest: about 150 bytes, most of it the output
+// folder's path.
+constexpr size_t kMaxRequestBytes = 4096;
+
+[[noreturn]] void throw_errno(int error, const char* what) {
+  throw std::system_error(error, std::generic_category(), what);
+}
+
+void send_with_fd(int socket, const std::string& message, int fd) {
+  iovec data{const_cast<char*>(message.data()), message.size()};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr header{};
+  header.msg_iov = &data;
+  header.msg_iovlen = 1;
+  header.msg_control = control;
+  header.msg_controllen = sizeof control;
+  cmsghdr* rights = CMSG_FIRSTHDR(&header);
+  rights->cmsg_level = SOL_SOCKET;
+  rights->cmsg_type = SCM_RIGHTS;
+  rights->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(rights), &fd, sizeof(int));
+  while (sendmsg(socket, &header, MSG_NOSIGNAL) < 0) {
+    if (errno != EINTR) throw_errno(errno, "fork server: sendmsg");
+  }
+}
+
+// Receives one message into `buffer` (kMaxRequestBytes) and the descriptor
+// that came with it; returns the message's length, 0 on EOF.
+size_t receive_with_fd(int socket, char* buffer, int* fd) {
+  iovec data{buffer, kMaxRequestBytes};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr header{};
+  header.msg_iov = &data;
+  header.msg_iovlen = 1;
+  header.msg_control = control;
+  header.msg_controllen = sizeof control;
+  ssize_t received;
+  while ((received = recvmsg(socket, &header, MSG_CMSG_CLOEXEC)) < 0) {
+    if (errno != EINTR) return 0;
+  }
+  *fd = -1;
+  for (cmsghdr* part = CMSG_FIRSTHDR(&header); part != nullptr;
+       part = CMSG_NXTHDR(&header, part)) {
+    if (part->cmsg_level == SOL_SOCKET && part->cmsg_type == SCM_RIGHTS) {
+      std::memcpy(fd, CMSG_DATA(part), sizeof(int));
+    }
+  }
+  return static_cast<size_t>(received);
+}
+
+// fork() that makes the new process a child of this process's parent (the
+// runner). glibc's fork() cannot do that; the raw system call skips glibc's
+// fork bookkeeping, which is safe here because the server is single-threaded
+// and calls it outside any lock (glibc has kept no pid cache since 2.25, and
+// raise() asks the kernel for the thread id, so abort() still reaches the
+// child itself).
+pid_t fork_as_sibling() {
+  return static_cast<pid_t>(
+      syscall(SYS_clone, CLONE_PARENT | SIGCHLD, 0, 0, 0, 0));
+}
+
+[[noreturn]] void run_child(const CaseTable& table, const std::string& message,
+                            int socket, int report_fd) {
+  setpgid(0, 0);
+  close(socket);
+  int status = 70;  // EX_SOFTWARE: the run threw past its own handlers
+  try {
+    status = run_one_shot_child(table, decode_request(message), report_fd);
+  } catch (...) {
+  }
+  _exit(status);
+}
+
+// Every page the server writes while a child shares it is copied (and, on a
+// VM, its TLB entry flushed on both cores), and every fork shares them all
+// again: so the loop writes as little as it can. One static buffer, no heap;
+// the child, not the server, decodes the request.
+int serve(const CaseTable& table, int socket) {
+  static char message[kMaxRequestBytes];
+  while (true) {
+    int report_fd = -1;
+    const size_t length = receive_with_fd(socket, message, &report_fd);
+    if (length == 0) return 0;
+    int32_t reply = -EPROTO;
+    if (report_fd >= 0) {
+      const pid_t pid = fork_as_sibling();
+      if (pid == 0) {
+        run_child(table, std::string(message, length), socket, report_fd);
+      }
+      reply = pid > 0 ? pid : -errno;
+      close(report_fd);
+    }
+    if (send(socket, &reply, sizeof reply, MSG_NOSIGNAL) < 0) return 1;
+  }
+}
+
+}  // namespace
+
+ForkServer::ForkServer(const CaseTable& table,
+                       const ChildEnvironment& environment,
+                       const std::string& scratch_dir) {
+  int sockets[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets) != 0) {
+    throw_errno(errno, "fork server: socketpair");
+  }
+  // Tracked before the fork, so that spawn_child closes the runner's end in
+  // the server.
+  track_child_fd(sockets[0]);
+  const pid_t runner = getpid();
+  const int server_end = sockets[1];
+  try {
+    server_ = spawn_child(
+        [&table, &environment, &scratch_dir, runner, server_end](int report_fd,
+                                                                 int) {
+          close(report_fd);
+          // The server must not outlive a runner that was killed outright.
+          prctl(PR_SET_PDEATHSIG, SIGKILL);
+          if (getppid() != runner) return 0;
+          apply_child_environment(environment);
+          warm_up_cpu(scratch_dir);
+          // Children's first large malloc would otherwise consolidate every
+          // free chunk of this heap, copying each page it touches.
+          malloc_trim(0);
+          collapse_anonymous_memory();
+          return serve(table, server_end);
+        },
+        false);
+  } catch (...) {
+    close_fd(&sockets[0]);
+    close(server_end);
+    throw;
+  }
+  close(server_end);
+  close_fd(&server_.from_child);  // the server reports on the socket
+  server_.to_child = sockets[0];
+}
+
+ForkServer::~ForkServer() {
+  close_fd(&server_.to_child);
+  int status = 0;
+  while (waitpid(server_.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+ChildProcess ForkServer::spawn(const RunRequest& request) {
+  if (server_.to_child < 0) throw_errno(EPIPE, "fork server");
+  int reports[2];
+  if (pipe2(reports, O_CLOEXEC) != 0) throw_errno(errno, "pipe2");
+  int32_t reply = -EPIPE;
+  try {
+    send_with_fd(server_.to_child, encode_request(request), reports[1]);
+    ssize_t got;
+    while ((got = recv(server_.to_child, &reply, sizeof reply, 0)) < 0 &&
+           errno == EINTR) {
+    }
+    if (got != static_cast<ssize_t>(sizeof reply)) reply = -EPIPE;
+  } catch (...) {
+    reply = -EPIPE;
+  }
+  close(reports[1]);
+  if (reply <= 0) {
+    close(reports[0]);
+    // A server that failed once is not asked again.
+    if (reply == -EPIPE) close_fd(&server_.to_child);
+    throw_errno(-reply, "fork server: fork");
+  }
+  // Both sides set the group, so a kill right after the fork finds it.
+  setpgid(reply, reply);
+  ChildProcess child;
+  child.pid = reply;
+  child.from_child = reports[0];
+  track_child_fd(child.from_child);
+  fcntl(child.from_child, F_SETFL,
+        fcntl(child.from_child, F_GETFL) | O_NONBLOCK);
+  return child;
+}
+
+}  // namespace casebook

@@ -1,0 +1,52 @@
+// The CPU fork server: one process, forked from the runner when a run starts,
+// that forks every CPU run's child on the runner's request.
+//
+// Why not fork from the runner: fork() costs the forking process time in
+// proportion to its memory map (Debian's LibTorch brings about 300 libraries,
+// 1,500 mappings and 60 MB of anonymous memory), and every page the runner
+// writes while a child lives is copied. On the 2-core CI machine that was
+// half of the runner's time, on its one thread. The server forks instead and
+// otherwise sits idle in recvmsg(), so the runner only judges, and the
+// server's heap stays quiet: it has warmed up LibTorch's CPU path once (lazy
+// symbol binding, OpenMP and cpuinfo start-up, first-call caches) and
+// consolidated its free lists, so a child does not redo any of it.
+//
+// The children are made with clone(CLONE_PARENT): they are the runner's
+// children, not the server's, so the runner waits for them, reads their exit
+// status and kills their process groups exactly as for a child it forked.
+// Requests carry the child's report pipe as SCM_RIGHTS.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "process/child_protocol.h"
+#include "process/execute.h"
+#include "process/subprocess.h"
+
+namespace casebook {
+
+class ForkServer {
+ public:
+  // Forks the server. It applies `environment`, warms up in `scratch_dir`
+  // (a file is written there and removed) and waits for requests.
+  ForkServer(const CaseTable& table, const ChildEnvironment& environment,
+             const std::string& scratch_dir);
+  // Closes the request socket (the server then exits) and reaps it.
+  ~ForkServer();
+  ForkServer(const ForkServer&) = delete;
+  ForkServer& operator=(const ForkServer&) = delete;
+
+  // Has the server start a one-shot child for `request` and returns it; the
+  // child is this process's child. Throws std::system_error when the server
+  // is gone or could not fork; the caller may then fork the child itself.
+  ChildProcess spawn(const RunRequest& request);
+
+  pid_t pid() const { return server_.pid; }
+
+ private:
+  ChildProcess server_;  // to_child is the request socket
+};
+
+}  // namespace casebook
