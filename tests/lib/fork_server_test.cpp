@@ -80,7 +80,7 @@ class ForkServerTest : public ::testing::Test {
 };
 
 TEST_F(ForkServerTest, TheChildIsTheCallersAndReportsTheRunsOutputs) {
-  ForkServer server(table_, {}, scratch_.string());
+  ForkServer server(table_, {}, scratch_.string(), false);
   ChildProcess child = server.spawn(request_for(0, "identity"));
   ASSERT_GT(child.pid, 0);
   EXPECT_NE(child.pid, server.pid());
@@ -100,7 +100,7 @@ TEST_F(ForkServerTest, TheChildIsTheCallersAndReportsTheRunsOutputs) {
 }
 
 TEST_F(ForkServerTest, ACrashingChildLeavesTheServerServing) {
-  ForkServer server(table_, {}, scratch_.string());
+  ForkServer server(table_, {}, scratch_.string(), false);
   ChildProcess crashing = server.spawn(request_for(1, "segfault"));
   EXPECT_EQ(read_report(crashing), "");
   const int status = reap(crashing.pid);
@@ -115,7 +115,7 @@ TEST_F(ForkServerTest, ACrashingChildLeavesTheServerServing) {
 }
 
 TEST_F(ForkServerTest, SpawnThrowsOnceTheServerIsGone) {
-  ForkServer server(table_, {}, scratch_.string());
+  ForkServer server(table_, {}, scratch_.string(), false);
   ASSERT_EQ(kill(server.pid(), SIGKILL), 0);
   reap(server.pid());
   EXPECT_THROW(server.spawn(request_for(0, "after_death")), std::system_error);
@@ -126,7 +126,7 @@ TEST_F(ForkServerTest, SpawnThrowsOnceTheServerIsGone) {
 TEST_F(ForkServerTest, TheServerEndsWithItsOwner) {
   pid_t server_pid = 0;
   {
-    ForkServer server(table_, {}, scratch_.string());
+    ForkServer server(table_, {}, scratch_.string(), false);
     server_pid = server.pid();
   }
   // The destructor reaped it: it is no child of ours any more.

@@ -30,9 +30,11 @@ namespace casebook {
 class ForkServer {
  public:
   // Forks the server. It applies `environment`, warms up in `scratch_dir`
-  // (a file is written there and removed) and waits for requests.
+  // (a file is written there and removed), with `huge_text` moves LibTorch's
+  // hot code onto huge pages (process/huge_text.h: worth it for runs with
+  // many CPU cases), and waits for requests.
   ForkServer(const CaseTable& table, const ChildEnvironment& environment,
-             const std::string& scratch_dir);
+             const std::string& scratch_dir, bool huge_text);
   // Closes the request socket (the server then exits) and reaps it.
   ~ForkServer();
   ForkServer(const ForkServer&) = delete;
