@@ -7,11 +7,13 @@
 // side with the others in the same run, and the result is a table of ratios
 // and memory readings, not a per-iteration timing loop.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <thread>
 
 #include "gpu_section.h"
 #include "large_output.h"
+#include "machine_floor.h"
 #include "memory.h"
 #include "strategies.h"
 #include "synthetic_cases.h"
@@ -25,18 +27,31 @@ constexpr double kUsualWayRatioTarget = 50.0;
 struct Row {
   std::string label;
   int set_size = 0;
-  Timing timing;
+  Timing timing;  // the run with the median time
   ResidentSet before, after;
-  long peak_kib = 0;  // the runner's peak over this run
+  long peak_kib = 0;  // the runner's peak over these runs
+  double fastest_ms = 0.0, slowest_ms = 0.0;  // per case, over the repeats
 };
 
-Row measure(const std::string& label, int set_size,
+// Runs `run` `repeats` times in a row and keeps the median: a shared 2-core
+// virtual machine varies by a third from one minute to the next, and one run
+// of each strategy would rank them by that noise. The spread is printed.
+Row measure(const std::string& label, int set_size, int repeats,
             const std::function<Timing()>& run) {
-  Row row{label, set_size, {}, current_resident_set(), {}, 0};
-  reset_peak_self();
-  row.timing = run();
-  row.peak_kib = peak_since_reset_kib();
+  Row row{label, set_size, {}, current_resident_set(), {}, 0, 0.0, 0.0};
+  std::vector<Timing> timings;
+  for (int i = 0; i < std::max(1, repeats); ++i) {
+    reset_peak_self();
+    timings.push_back(run());
+    row.peak_kib = std::max(row.peak_kib, peak_since_reset_kib());
+  }
   row.after = current_resident_set();
+  std::sort(
+      timings.begin(), timings.end(),
+      [](const Timing& a, const Timing& b) { return a.wall_s < b.wall_s; });
+  row.fastest_ms = timings.front().ms_per_case();
+  row.slowest_ms = timings.back().ms_per_case();
+  row.timing = std::move(timings[timings.size() / 2]);
   return row;
 }
 
@@ -48,17 +63,20 @@ const Row* find(const std::vector<Row>& rows, char strategy, int set_size) {
 }
 
 void print_rows(const std::vector<Row>& rows) {
-  std::printf("%-44s %5s %5s %9s %8s %8s  %-22s %10s\n", "strategy", "N", "ran",
-              "ms/case", "x (c)", "(d)/x", "runner VmRSS before->after",
-              "run peak");
+  std::printf("%-46s %5s %5s %9s %13s %8s %8s  %-22s %10s\n", "strategy", "N",
+              "ran", "ms/case", "(min-max)", "x (c)", "(d)/x",
+              "runner VmRSS before->after", "run peak");
   for (const Row& row : rows) {
     const Row* floor = find(rows, 'c', row.set_size);
     const Row* usual = find(rows, 'd', row.set_size);
     const double ms = row.timing.ms_per_case();
     std::string span =
         mib(row.before.total_kib) + "->" + mib(row.after.total_kib);
-    std::printf("%-44s %5d %5d %9.2f %8.1f %8.1f  %-26s %10s\n",
-                row.label.c_str(), row.set_size, row.timing.cases, ms,
+    char spread[32];
+    std::snprintf(spread, sizeof spread, "%.1f-%.1f", row.fastest_ms,
+                  row.slowest_ms);
+    std::printf("%-46s %5d %5d %9.2f %13s %8.1f %8.1f  %-26s %10s\n",
+                row.label.c_str(), row.set_size, row.timing.cases, ms, spread,
                 floor ? ms / floor->timing.ms_per_case() : 0.0,
                 usual ? usual->timing.ms_per_case() / ms : 0.0, span.c_str(),
                 mib(row.peak_kib).c_str());
@@ -100,6 +118,7 @@ int bench_main(int argc, char** argv) {
   CLI::App app{"casebook_bench: the cost of casebook's isolation per case"};
   std::vector<int> sizes = {100, 1000};
   int sample = 100;
+  int repeats = 3;
   int jobs = 0;
   bool skip_large = false, skip_usual = false;
   app.add_option("--sizes", sizes, "numbers of synthetic cases")
@@ -109,13 +128,18 @@ int bench_main(int argc, char** argv) {
       "at most this many cases of each set for (d), one process each");
   app.add_option("-j,--jobs", jobs,
                  "parallel runs for (a), (b), (d); 0: cores");
+  app.add_option("--repeat", repeats,
+                 "runs of (a), (b), (e), (c) per set; the median is shown");
   app.add_flag("--skip-large", skip_large, "leave out the 1 GiB output");
   app.add_flag("--skip-usual", skip_usual, "leave out (d)");
   CLI11_PARSE(app, argc, argv);
-  if (jobs <= 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  if (jobs <= 0) {
+    jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  }
 
   ScratchFolder scratch;
   std::vector<CaseSet> sets;
+  sets.reserve(sizes.size());
   for (int n : sizes) {
     sets.push_back(
         write_softmax_cases(scratch.path(), "softmax_" + std::to_string(n), n));
@@ -125,7 +149,9 @@ int bench_main(int argc, char** argv) {
       "float32, "
       "backend cpu, %d parallel runs for (a), (b), (d); %u cores\n"
       "(on the CPU casebook forks one child per run in both isolation modes: "
-      "(b) pooled differs only for GPU backends, one worker per backend)\n\n",
+      "(b) pooled differs only for GPU backends, one worker per backend;\n"
+      "(a) and (b) fork through the fork server, (e) is (a) with the runner "
+      "forking each child itself)\n\n",
       jobs, std::thread::hardware_concurrency());
   std::fflush(stdout);
   const long self_peak_start = peak_self_kib();
@@ -133,19 +159,27 @@ int bench_main(int argc, char** argv) {
   // figures for each N come from the same process state.
   std::vector<Row> rows;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    rows.push_back(measure("(a) casebook strict (fork per run)", sizes[i], [&] {
-      return run_casebook(sets[i], Isolation::kStrict, jobs, {Backend::kCpu});
-    }));
     rows.push_back(
-        measure("(b) casebook pooled (CPU: = strict)", sizes[i], [&] {
+        measure("(a) casebook strict (fork per run)", sizes[i], repeats, [&] {
+          return run_casebook(sets[i], Isolation::kStrict, jobs,
+                              {Backend::kCpu});
+        }));
+    rows.push_back(
+        measure("(b) casebook pooled (CPU: = strict)", sizes[i], repeats, [&] {
           return run_casebook(sets[i], Isolation::kPooled, jobs,
                               {Backend::kCpu});
         }));
+    rows.push_back(measure("(e) strict, the runner forks (no fork server)",
+                           sizes[i], repeats, [&] {
+                             return run_casebook(sets[i], Isolation::kStrict,
+                                                 jobs, {Backend::kCpu},
+                                                 /*fork_server=*/false);
+                           }));
   }
   const long children_peak_casebook = peak_children_kib();
   for (size_t i = 0; i < sizes.size(); ++i) {
     rows.push_back(measure("(c) in process, no isolation (floor)", sizes[i],
-                           [&] { return run_in_process(sets[i]); }));
+                           repeats, [&] { return run_in_process(sets[i]); }));
   }
   const std::filesystem::path casebook = casebook_beside_me();
   std::string usual_note = skip_usual ? "(d) left out (--skip-usual)" : "";
@@ -171,7 +205,7 @@ int bench_main(int argc, char** argv) {
           std::to_string(stride) +
           "th), one process each; its per-case cost does not depend on N";
     }
-    rows.push_back(measure(label, sizes[i], [&] {
+    rows.push_back(measure(label, sizes[i], 1, [&] {
       return run_process_per_case(casebook, files, jobs);
     }));
   }
@@ -181,6 +215,7 @@ int bench_main(int argc, char** argv) {
       "x (c): this strategy's per-case cost over the floor's; (d)/x: the usual "
       "way's per-case cost over this one's\n");
   bool ok = print_targets(rows, sizes);
+  print_machine_floor(measure_machine_floor());
   std::printf(
       "\nMemory:\n  runner peak (ru_maxrss) before any run %s, after all %s\n"
       "  children's peak (RUSAGE_CHILDREN): casebook's forks %s; with the (d) "

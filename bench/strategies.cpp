@@ -42,8 +42,9 @@ std::string make_output_folder() {
 }  // namespace
 
 Timing run_casebook(const CaseSet& set, Isolation isolation, int jobs,
-                    const std::vector<Backend>& backends) {
+                    const std::vector<Backend>& backends, bool fork_server) {
   RunOptions options;
+  options.cpu_fork_server = fork_server;
   options.backends = backends;
   options.isolation = isolation;
   options.jobs = jobs;

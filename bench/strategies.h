@@ -27,8 +27,11 @@ struct Timing {
 
 // (a), (b): casebook's runner, load_plan + execute_plan (what run_cases does),
 // with the counters of the execution.
+// `fork_server` false: the runner forks each CPU child itself, as before the
+// fork server (RunOptions::cpu_fork_server).
 Timing run_casebook(const CaseSet& set, Isolation isolation, int jobs,
-                    const std::vector<Backend>& backends);
+                    const std::vector<Backend>& backends,
+                    bool fork_server = true);
 
 // (c): the floor. The same work in this process with no isolation: load each
 // case, execute_request (inputs, op, output files on /dev/shm), map the
