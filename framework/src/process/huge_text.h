@@ -6,9 +6,10 @@
 // virtual machine a fault costs 12-30 us rather than ~1 us. Copying the
 // server's hot part of that code onto anonymous huge pages and mapping the
 // copy over the original (mremap) lets every child inherit it as a few
-// 2 MB entries instead: on the 2-core CI machine a run of 1,000 small cases
-// went from 13.3 to 11.4 ms a case. The copy costs 40-250 ms once, so the
-// scheduler asks for it only for runs with many CPU cases.
+// 2 MB entries instead: on the 2-core CI machine, 1,000 small cases took
+// 10.5-11.9 s with it and 12.8-13.2 s without (three alternating runs). The
+// copy costs 30-250 ms once, so it is done only for runs of 64 CPU cases or
+// more.
 //
 // The bytes are the same, so code running meanwhile, unwinding (which reads
 // .eh_frame through the loader's list) and dladdr() are unaffected. Tools that

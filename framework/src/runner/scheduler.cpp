@@ -10,11 +10,10 @@
 #include <chrono>
 #include <deque>
 #include <filesystem>
-#include <memory>
 
 #include "casebook/diagnosis.h"
-#include "process/fork_server.h"
 #include "process/subprocess.h"
+#include "runner/child_launcher.h"
 
 namespace casebook {
 namespace {
@@ -71,12 +70,16 @@ struct Scheduler::Impl {
   std::vector<Slot> slots;
   std::vector<size_t> open_cases;  // started, not yet judged
   std::vector<bool> case_started;
-  std::unique_ptr<ForkServer> fork_server;  // started with the first CPU run
-  bool fork_server_failed = false;
+  ChildLauncher launcher;
 
   Impl(const CaseTable& t, std::vector<PlannedCase>& c, std::vector<Job>& j,
        SchedulerOptions o)
-      : table(t), cases(c), jobs(j), options(std::move(o)) {
+      : table(t),
+        cases(c),
+        jobs(j),
+        options(std::move(o)),
+        launcher(table, options.child_environment,
+                 options.run_root + "/fork-server", options.fork_server) {
     case_started.assign(cases.size(), false);
     for (size_t i = 0; i < jobs.size(); ++i) {
       if (is_gpu(jobs[i].backend)) {
@@ -125,53 +128,10 @@ struct Scheduler::Impl {
                             std::chrono::duration<double>(timeout_of(job)));
   }
 
-  // A CPU run's child from the fork server; nothing when there is none. A
-  // server that fails is stopped and the runner forks from then on: slower,
-  // never a different verdict.
-  bool spawn_from_fork_server(const RunRequest& request, Slot* slot) {
-    if (!options.fork_server || fork_server_failed ||
-        request.backend != Backend::kCpu) {
-      return false;
-    }
-    try {
-      if (!fork_server) {
-        const std::string scratch = options.run_root + "/fork-server";
-        std::filesystem::create_directories(scratch);
-        // Moving LibTorch's code onto huge pages costs 40-250 ms once and
-        // saves about 2 ms a CPU run (process/huge_text.h).
-        constexpr size_t kHugeTextMinimumRuns = 64;
-        fork_server = std::make_unique<ForkServer>(
-            table, options.child_environment, scratch,
-            cpu_queue.size() + 1 >= kHugeTextMinimumRuns);
-      }
-      slot->process = fork_server->spawn(request);
-      return true;
-    } catch (const std::exception&) {
-      fork_server_failed = true;
-      stop_fork_server();
-      return false;
-    }
-  }
-
-  void stop_fork_server() {
-    if (fork_server) kill_process_group(fork_server->pid());
-    fork_server.reset();
-  }
-
   void start_one_shot(size_t job) {
-    RunRequest request = request_for(job);
-    const CaseTable& t = table;
     Slot slot;
     slot.backend = jobs[job].backend;
-    const ChildEnvironment& environment = options.child_environment;
-    if (!spawn_from_fork_server(request, &slot)) {
-      slot.process = spawn_child(
-          [&t, &environment, request](int report_fd, int) {
-            apply_child_environment(environment);
-            return run_one_shot_child(t, request, report_fd);
-          },
-          false);
-    }
+    slot.process = launcher.launch(request_for(job), cpu_queue.size());
     arm(&slot, job);
     slots.push_back(std::move(slot));
   }
@@ -431,7 +391,7 @@ struct Scheduler::Impl {
   void kill_all() {
     while (!slots.empty()) end_slot(slots.size() - 1, true);
     reap_exiting(/*block=*/true);
-    stop_fork_server();
+    launcher.stop();
   }
 };
 

@@ -1,0 +1,64 @@
+#include "runner/child_launcher.h"
+
+#include <filesystem>
+#include <utility>
+
+namespace casebook {
+namespace {
+
+// Moving LibTorch's code onto huge pages costs 40-250 ms once and saves about
+// 2 ms a CPU run (process/huge_text.h).
+constexpr size_t kHugeTextMinimumRuns = 64;
+
+}  // namespace
+
+ChildLauncher::ChildLauncher(const CaseTable& table,
+                             const ChildEnvironment& environment,
+                             std::string scratch_dir, bool use_fork_server)
+    : table_(table),
+      environment_(environment),
+      scratch_dir_(std::move(scratch_dir)),
+      use_fork_server_(use_fork_server) {}
+
+ChildLauncher::~ChildLauncher() { stop(); }
+
+void ChildLauncher::stop() {
+  if (server_) kill_process_group(server_->pid());
+  server_.reset();
+}
+
+bool ChildLauncher::launch_from_server(const RunRequest& request,
+                                       size_t cpu_runs_left,
+                                       ChildProcess* child) {
+  if (!use_fork_server_ || request.backend != Backend::kCpu) return false;
+  try {
+    if (!server_) {
+      std::filesystem::create_directories(scratch_dir_);
+      server_ = std::make_unique<ForkServer>(
+          table_, environment_, scratch_dir_,
+          cpu_runs_left + 1 >= kHugeTextMinimumRuns);
+    }
+    *child = server_->spawn(request);
+    return true;
+  } catch (const std::exception&) {
+    use_fork_server_ = false;  // from now on the runner forks
+    stop();
+    return false;
+  }
+}
+
+ChildProcess ChildLauncher::launch(const RunRequest& request,
+                                   size_t cpu_runs_left) {
+  ChildProcess child;
+  if (launch_from_server(request, cpu_runs_left, &child)) return child;
+  const CaseTable& table = table_;
+  const ChildEnvironment& environment = environment_;
+  return spawn_child(
+      [&table, &environment, request](int report_fd, int) {
+        apply_child_environment(environment);
+        return run_one_shot_child(table, request, report_fd);
+      },
+      false);
+}
+
+}  // namespace casebook
