@@ -6,7 +6,7 @@
 namespace casebook {
 namespace {
 
-// Moving LibTorch's code onto huge pages costs 40-250 ms once and saves about
+// Moving LibTorch's code onto huge pages costs 30-250 ms once and saves about
 // 2 ms a CPU run (process/huge_text.h).
 constexpr size_t kHugeTextMinimumRuns = 64;
 
