@@ -33,26 +33,42 @@ struct Row {
   double fastest_ms = 0.0, slowest_ms = 0.0;  // per case, over the repeats
 };
 
-// Runs `run` `repeats` times in a row and keeps the median: a shared 2-core
-// virtual machine varies by a third from one minute to the next, and one run
-// of each strategy would rank them by that noise. The spread is printed.
-Row measure(const std::string& label, int set_size, int repeats,
-            const std::function<Timing()>& run) {
-  Row row{label, set_size, {}, current_resident_set(), {}, 0, 0.0, 0.0};
-  std::vector<Timing> timings;
-  for (int i = 0; i < std::max(1, repeats); ++i) {
-    reset_peak_self();
-    timings.push_back(run());
-    row.peak_kib = std::max(row.peak_kib, peak_since_reset_kib());
+struct Strategy {
+  std::string label;
+  std::function<Timing()> run;
+};
+
+// Runs each strategy `repeats` times, taking turns (a, b, e, a, b, e, ...),
+// and keeps each one's median run: a shared 2-core virtual machine varies by a
+// third from one minute to the next, and strategies measured one after the
+// other would be ranked by that noise. The spread is printed.
+std::vector<Row> measure(const std::vector<Strategy>& strategies, int set_size,
+                         int repeats) {
+  std::vector<Row> rows(strategies.size());
+  std::vector<std::vector<Timing>> timings(strategies.size());
+  for (int turn = 0; turn < std::max(1, repeats); ++turn) {
+    for (size_t s = 0; s < strategies.size(); ++s) {
+      Row& row = rows[s];
+      if (turn == 0) row.before = current_resident_set();
+      reset_peak_self();
+      timings[s].push_back(strategies[s].run());
+      row.peak_kib = std::max(row.peak_kib, peak_since_reset_kib());
+      row.after = current_resident_set();
+    }
   }
-  row.after = current_resident_set();
-  std::sort(
-      timings.begin(), timings.end(),
-      [](const Timing& a, const Timing& b) { return a.wall_s < b.wall_s; });
-  row.fastest_ms = timings.front().ms_per_case();
-  row.slowest_ms = timings.back().ms_per_case();
-  row.timing = std::move(timings[timings.size() / 2]);
-  return row;
+  for (size_t s = 0; s < strategies.size(); ++s) {
+    std::vector<Timing>& runs = timings[s];
+    std::sort(runs.begin(), runs.end(), [](const Timing& x, const Timing& y) {
+      return x.wall_s < y.wall_s;
+    });
+    Row& row = rows[s];
+    row.label = strategies[s].label;
+    row.set_size = set_size;
+    row.fastest_ms = runs.front().ms_per_case();
+    row.slowest_ms = runs.back().ms_per_case();
+    row.timing = std::move(runs[runs.size() / 2]);
+  }
+  return rows;
 }
 
 const Row* find(const std::vector<Row>& rows, char strategy, int set_size) {
@@ -156,30 +172,35 @@ int bench_main(int argc, char** argv) {
   std::fflush(stdout);
   const long self_peak_start = peak_self_kib();
   // Order: casebook runs first and smallest first, so that the runner's
-  // figures for each N come from the same process state.
+  // figures for each N come from the same process state; (c) runs LibTorch
+  // in this process, so it comes after every run that forks.
   std::vector<Row> rows;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    rows.push_back(
-        measure("(a) casebook strict (fork per run)", sizes[i], repeats, [&] {
-          return run_casebook(sets[i], Isolation::kStrict, jobs,
-                              {Backend::kCpu});
-        }));
-    rows.push_back(
-        measure("(b) casebook pooled (CPU: = strict)", sizes[i], repeats, [&] {
-          return run_casebook(sets[i], Isolation::kPooled, jobs,
-                              {Backend::kCpu});
-        }));
-    rows.push_back(measure("(e) strict, the runner forks (no fork server)",
-                           sizes[i], repeats, [&] {
-                             return run_casebook(sets[i], Isolation::kStrict,
-                                                 jobs, {Backend::kCpu},
-                                                 /*fork_server=*/false);
-                           }));
+    const CaseSet& set = sets[i];
+    std::vector<Row> measured = measure(
+        {{"(a) casebook strict (fork per run)",
+          [&] {
+            return run_casebook(set, Isolation::kStrict, jobs, {Backend::kCpu});
+          }},
+         {"(b) casebook pooled (CPU: = strict)",
+          [&] {
+            return run_casebook(set, Isolation::kPooled, jobs, {Backend::kCpu});
+          }},
+         {"(e) strict, the runner forks (no fork server)",
+          [&] {
+            return run_casebook(set, Isolation::kStrict, jobs, {Backend::kCpu},
+                                /*fork_server=*/false);
+          }}},
+        sizes[i], repeats);
+    rows.insert(rows.end(), measured.begin(), measured.end());
   }
   const long children_peak_casebook = peak_children_kib();
   for (size_t i = 0; i < sizes.size(); ++i) {
-    rows.push_back(measure("(c) in process, no isolation (floor)", sizes[i],
-                           repeats, [&] { return run_in_process(sets[i]); }));
+    std::vector<Row> measured =
+        measure({{"(c) in process, no isolation (floor)",
+                  [&] { return run_in_process(sets[i]); }}},
+                sizes[i], repeats);
+    rows.push_back(measured.front());
   }
   const std::filesystem::path casebook = casebook_beside_me();
   std::string usual_note = skip_usual ? "(d) left out (--skip-usual)" : "";
@@ -205,9 +226,10 @@ int bench_main(int argc, char** argv) {
           std::to_string(stride) +
           "th), one process each; its per-case cost does not depend on N";
     }
-    rows.push_back(measure(label, sizes[i], 1, [&] {
-      return run_process_per_case(casebook, files, jobs);
-    }));
+    std::vector<Row> measured = measure(
+        {{label, [&] { return run_process_per_case(casebook, files, jobs); }}},
+        sizes[i], 1);
+    rows.push_back(measured.front());
   }
   print_rows(rows);
   if (!usual_note.empty()) std::printf("%s\n", usual_note.c_str());
