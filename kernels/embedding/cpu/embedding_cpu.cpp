@@ -1,9 +1,9 @@
 // The CPU reference of embedding (see embedding.h).
 #include <cstring>
 
-#include "common/arg_checks.h"
 #include "common/scalar_convert.h"
 #include "embedding/embedding.h"
+#include "embedding/embedding_args.h"
 
 namespace casebook::kernels {
 namespace {
@@ -29,23 +29,7 @@ CasebookKernelStatus gather_rows(const CasebookEmbeddingArgs& args) {
 }  // namespace
 
 CasebookKernelStatus embedding_cpu(const CasebookEmbeddingArgs& args) {
-  const bool any = args.num_indices > 0 && args.embedding_dim > 0;
-  const CasebookKernelStatus checked = first_error({
-      check_floating("embedding", "weight", args.weight_type),
-      check_index("embedding", "indices", args.index_type),
-      check_non_negative("embedding", "num_embeddings", args.num_embeddings),
-      check_non_negative("embedding", "embedding_dim", args.embedding_dim),
-      check_non_negative("embedding", "num_indices", args.num_indices),
-      check_non_negative("embedding", "weight row stride",
-                         args.weight_stride[0]),
-      check_non_negative("embedding", "weight column stride",
-                         args.weight_stride[1]),
-      check_non_negative("embedding", "index stride", args.index_stride),
-      check_pointer("embedding", "weight", args.weight,
-                    args.num_embeddings > 0 && args.embedding_dim > 0),
-      check_pointer("embedding", "indices", args.indices, args.num_indices > 0),
-      check_pointer("embedding", "output", args.output, any),
-  });
+  const CasebookKernelStatus checked = check_embedding_args(args);
   if (checked.code != CASEBOOK_STATUS_OK) return checked;
   if (args.weight_type == CASEBOOK_FLOAT32) return gather_rows<float>(args);
   return gather_rows<uint16_t>(args);

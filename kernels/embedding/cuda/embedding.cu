@@ -2,9 +2,9 @@
 // gpu_portability.h.
 #include "common/gpu_portability.h"
 // (first: it decides CASEBOOK_GPU_NS for the headers below)
-#include "common/arg_checks.h"
 #include "common/index_check.cuh"
 #include "embedding/embedding.h"
+#include "embedding/embedding_args.h"
 
 namespace CASEBOOK_GPU_NS {
 namespace {
@@ -61,21 +61,7 @@ CasebookKernelStatus dispatch_index(const CasebookEmbeddingArgs& args) {
 
 CasebookKernelStatus embedding_launch(const CasebookEmbeddingArgs& args) {
   const CasebookKernelStatus checked = first_error({
-      check_floating("embedding", "weight", args.weight_type),
-      check_index("embedding", "indices", args.index_type),
-      check_non_negative("embedding", "num_embeddings", args.num_embeddings),
-      check_non_negative("embedding", "embedding_dim", args.embedding_dim),
-      check_non_negative("embedding", "num_indices", args.num_indices),
-      check_non_negative("embedding", "weight row stride",
-                         args.weight_stride[0]),
-      check_non_negative("embedding", "weight column stride",
-                         args.weight_stride[1]),
-      check_non_negative("embedding", "index stride", args.index_stride),
-      check_pointer("embedding", "weight", args.weight,
-                    args.num_embeddings > 0 && args.embedding_dim > 0),
-      check_pointer("embedding", "indices", args.indices, args.num_indices > 0),
-      check_pointer("embedding", "output", args.output,
-                    args.num_indices > 0 && args.embedding_dim > 0),
+      check_embedding_args(args),
       check_pointer("embedding", "workspace", args.workspace, true),
   });
   if (checked.code != CASEBOOK_STATUS_OK) return checked;

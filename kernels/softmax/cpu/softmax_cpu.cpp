@@ -1,9 +1,9 @@
 // The CPU reference of softmax (see softmax.h).
 #include <cmath>
 
-#include "common/arg_checks.h"
 #include "common/scalar_convert.h"
 #include "softmax/softmax.h"
+#include "softmax/softmax_args.h"
 
 namespace casebook::kernels {
 namespace {
@@ -36,16 +36,7 @@ void softmax_rows(const CasebookSoftmaxArgs& args) {
 }  // namespace
 
 CasebookKernelStatus softmax_cpu(const CasebookSoftmaxArgs& args) {
-  const bool any = args.rows > 0 && args.cols > 0;
-  const CasebookKernelStatus checked = first_error({
-      check_floating("softmax", "input", args.type),
-      check_non_negative("softmax", "rows", args.rows),
-      check_non_negative("softmax", "cols", args.cols),
-      check_non_negative("softmax", "row stride", args.input_stride[0]),
-      check_non_negative("softmax", "column stride", args.input_stride[1]),
-      check_pointer("softmax", "input", args.input, any),
-      check_pointer("softmax", "output", args.output, any),
-  });
+  const CasebookKernelStatus checked = check_softmax_args(args);
   if (checked.code != CASEBOOK_STATUS_OK) return checked;
   switch (args.type) {
     case CASEBOOK_FLOAT16:

@@ -1,10 +1,10 @@
 // The GPU softmax (see softmax.h). CUDA syntax; HIP through gpu_portability.h.
 #include "common/gpu_portability.h"
 // (first: it decides CASEBOOK_GPU_NS for the headers below)
-#include "common/arg_checks.h"
 #include "common/block_reduce.cuh"
 #include "common/scalar_convert.h"
 #include "softmax/softmax.h"
+#include "softmax/softmax_args.h"
 
 namespace CASEBOOK_GPU_NS {
 namespace {
@@ -55,15 +55,7 @@ CasebookKernelStatus launch_typed(const CasebookSoftmaxArgs& args) {
 
 CasebookKernelStatus softmax_launch(const CasebookSoftmaxArgs& args) {
   const bool any = args.rows > 0 && args.cols > 0;
-  const CasebookKernelStatus checked = first_error({
-      check_floating("softmax", "input", args.type),
-      check_non_negative("softmax", "rows", args.rows),
-      check_non_negative("softmax", "cols", args.cols),
-      check_non_negative("softmax", "row stride", args.input_stride[0]),
-      check_non_negative("softmax", "column stride", args.input_stride[1]),
-      check_pointer("softmax", "input", args.input, any),
-      check_pointer("softmax", "output", args.output, any),
-  });
+  const CasebookKernelStatus checked = check_softmax_args(args);
   if (checked.code != CASEBOOK_STATUS_OK) return checked;
   if (args.rows > 0x7fffffff) {
     return error_status(CASEBOOK_STATUS_INVALID_ARGUMENT,

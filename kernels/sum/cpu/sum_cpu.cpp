@@ -1,7 +1,7 @@
 // The CPU reference of sum (see sum.h).
-#include "common/arg_checks.h"
 #include "common/scalar_convert.h"
 #include "sum/sum.h"
+#include "sum/sum_args.h"
 
 namespace casebook::kernels {
 namespace {
@@ -19,13 +19,7 @@ float sum_elements(const CasebookSumArgs& args) {
 }  // namespace
 
 CasebookKernelStatus sum_cpu(const CasebookSumArgs& args) {
-  const CasebookKernelStatus checked = first_error({
-      check_floating("sum", "input", args.input_type),
-      check_non_negative("sum", "length", args.length),
-      check_non_negative("sum", "stride", args.stride),
-      check_pointer("sum", "input", args.input, args.length > 0),
-      check_pointer("sum", "output", args.output, true),
-  });
+  const CasebookKernelStatus checked = check_sum_args(args);
   if (checked.code != CASEBOOK_STATUS_OK) return checked;
   switch (args.input_type) {
     case CASEBOOK_FLOAT16:

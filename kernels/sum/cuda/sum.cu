@@ -1,10 +1,10 @@
 // The GPU sum (see sum.h). CUDA syntax; HIP through gpu_portability.h.
 #include "common/gpu_portability.h"
 // (first: it decides CASEBOOK_GPU_NS for the headers below)
-#include "common/arg_checks.h"
 #include "common/block_reduce.cuh"
 #include "common/scalar_convert.h"
 #include "sum/sum.h"
+#include "sum/sum_args.h"
 
 namespace CASEBOOK_GPU_NS {
 namespace {
@@ -60,11 +60,7 @@ CasebookKernelStatus launch_typed(const CasebookSumArgs& args,
 
 CasebookKernelStatus sum_launch(const CasebookSumArgs& args) {
   const CasebookKernelStatus checked = first_error({
-      check_floating("sum", "input", args.input_type),
-      check_non_negative("sum", "length", args.length),
-      check_non_negative("sum", "stride", args.stride),
-      check_pointer("sum", "input", args.input, args.length > 0),
-      check_pointer("sum", "output", args.output, true),
+      check_sum_args(args),
       check_pointer("sum", "workspace", args.workspace, args.length > 0),
   });
   if (checked.code != CASEBOOK_STATUS_OK) return checked;
