@@ -30,14 +30,25 @@ constexpr size_t kMaxRequestBytes = 4096;
   throw std::system_error(error, std::generic_category(), what);
 }
 
-void send_with_fd(int socket, const std::string& message, int fd) {
-  iovec data{const_cast<char*>(message.data()), message.size()};
+// One message and room for one descriptor (SCM_RIGHTS).
+struct MessageWithFd {
+  iovec data{};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
   msghdr header{};
-  header.msg_iov = &data;
-  header.msg_iovlen = 1;
-  header.msg_control = control;
-  header.msg_controllen = sizeof control;
+
+  MessageWithFd(void* bytes, size_t size) : data{bytes, size} {
+    header.msg_iov = &data;
+    header.msg_iovlen = 1;
+    header.msg_control = control;
+    header.msg_controllen = sizeof control;
+  }
+  MessageWithFd(const MessageWithFd&) = delete;
+  MessageWithFd& operator=(const MessageWithFd&) = delete;
+};
+
+void send_with_fd(int socket, const std::string& message, int fd) {
+  MessageWithFd packet(const_cast<char*>(message.data()), message.size());
+  msghdr& header = packet.header;
   cmsghdr* rights = CMSG_FIRSTHDR(&header);
   rights->cmsg_level = SOL_SOCKET;
   rights->cmsg_type = SCM_RIGHTS;
@@ -51,13 +62,8 @@ void send_with_fd(int socket, const std::string& message, int fd) {
 // Receives one message into `buffer` (kMaxRequestBytes) and the descriptor
 // that came with it; returns the message's length, 0 on EOF.
 size_t receive_with_fd(int socket, char* buffer, int* fd) {
-  iovec data{buffer, kMaxRequestBytes};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr header{};
-  header.msg_iov = &data;
-  header.msg_iovlen = 1;
-  header.msg_control = control;
-  header.msg_controllen = sizeof control;
+  MessageWithFd packet(buffer, kMaxRequestBytes);
+  msghdr& header = packet.header;
   ssize_t received;
   while ((received = recvmsg(socket, &header, MSG_CMSG_CLOEXEC)) < 0) {
     if (errno != EINTR) return 0;
@@ -219,15 +225,7 @@ ChildProcess ForkServer::spawn(const RunRequest& request) {
     if (reply == -EPIPE) close_fd(&server_.to_child);
     throw_errno(-reply, "fork server: fork");
   }
-  // Both sides set the group, so a kill right after the fork finds it.
-  setpgid(reply, reply);
-  ChildProcess child;
-  child.pid = reply;
-  child.from_child = reports[0];
-  track_child_fd(child.from_child);
-  fcntl(child.from_child, F_SETFL,
-        fcntl(child.from_child, F_GETFL) | O_NONBLOCK);
-  return child;
+  return adopt_child(reply, reports[0]);
 }
 
 }  // namespace casebook

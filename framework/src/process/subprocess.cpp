@@ -110,20 +110,23 @@ ChildProcess spawn_child(const std::function<int(int, int)>& body,
     }
     _exit(status);
   }
-  // Both sides set the group, so a kill right after fork finds it.
-  setpgid(pid, pid);
   close(reports[1]);
-  ChildProcess child;
-  child.pid = pid;
-  child.from_child = reports[0];
-  track_child_fd(child.from_child);
-  fcntl(child.from_child, F_SETFL,
-        fcntl(child.from_child, F_GETFL) | O_NONBLOCK);
+  ChildProcess child = adopt_child(pid, reports[0]);
   if (with_requests) {
     close(requests[0]);
     child.to_child = requests[1];
     track_child_fd(child.to_child);
   }
+  return child;
+}
+
+ChildProcess adopt_child(pid_t pid, int report_fd) {
+  setpgid(pid, pid);
+  ChildProcess child;
+  child.pid = pid;
+  child.from_child = report_fd;
+  track_child_fd(report_fd);
+  fcntl(report_fd, F_SETFL, fcntl(report_fd, F_GETFL) | O_NONBLOCK);
   return child;
 }
 

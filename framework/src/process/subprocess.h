@@ -31,6 +31,12 @@ ChildProcess spawn_child(const std::function<int(int, int)>& body,
 // 2 MB instead of 512. spawn_child does it once before the first fork.
 void collapse_anonymous_memory();
 
+// The runner's side of a child just forked (by spawn_child or the fork
+// server): sets its process group (the child does too, so a kill right after
+// the fork finds it either way), remembers its report pipe as one of the
+// runner's child pipes and makes it non-blocking.
+ChildProcess adopt_child(pid_t pid, int report_fd);
+
 // SIGKILL to the child's whole process group.
 void kill_process_group(pid_t pid);
 
