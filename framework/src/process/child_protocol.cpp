@@ -58,8 +58,10 @@ RunRequest decode_request(const std::string& line) {
 std::string encode_report(const ChildReport& report) {
   json outputs = json::array();
   for (const TensorFile& file : report.outputs) {
-    outputs.push_back(
-        {{"path", file.path}, {"dtype", file.dtype}, {"shape", file.shape}});
+    outputs.push_back({{"path", file.path},
+                       {"dtype", file.dtype},
+                       {"shape", file.shape},
+                       {"name", file.name}});
   }
   json j = {{"status", status_name(report.status)},
             {"family", std::string(family_name(report.family))},
@@ -87,7 +89,8 @@ ChildReport decode_report(const std::string& line) {
     for (const json& out : j.at("outputs")) {
       report.outputs.push_back({out.at("path").get<std::string>(),
                                 out.at("dtype").get<std::string>(),
-                                out.at("shape").get<std::vector<int64_t>>()});
+                                out.at("shape").get<std::vector<int64_t>>(),
+                                out.value("name", std::string())});
     }
     report.poisoned = j.at("poisoned").get<bool>();
     report.seconds = j.at("seconds").get<double>();

@@ -34,6 +34,9 @@ struct TensorFile {
   std::string path;
   std::string dtype;  // casebook dtype name ("float32")
   std::vector<int64_t> shape;
+  // The output's name where the op gives one (a schema's return name,
+  // `grad.<input>` for a gradient); empty: known by its index alone.
+  std::string name;
 };
 
 struct ChildReport {
