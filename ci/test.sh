@@ -8,3 +8,5 @@ ci/install-deps.sh
 cmake --preset cpu
 cmake --build --preset cpu
 ctest --preset cpu "$@"
+# The installed CMake package, used by a project of its own (examples/).
+ci/downstream.sh build/cpu

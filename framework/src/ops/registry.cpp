@@ -2,6 +2,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "casebook/main.h"
 #include "casebook/ops.h"
 #include "ops/names.h"
 
@@ -89,10 +90,37 @@ void register_all(OpRegistry& registry) {
   register_kernel_ops(registry);
 }
 
+namespace {
+
+// Registrations of programs built on casebook, in the order they were added.
+std::vector<void (*)(OpRegistry&)>& extension_registrations() {
+  static std::vector<void (*)(OpRegistry&)> registrations;
+  return registrations;
+}
+
+bool& default_registry_built() {
+  static bool built = false;
+  return built;
+}
+
+}  // namespace
+
+void add_op_registration(void (*registration)(OpRegistry&)) {
+  if (default_registry_built()) {
+    throw std::logic_error(
+        "add_op_registration: the op registry is already built; register "
+        "ops before the first run");
+  }
+  if (registration != nullptr)
+    extension_registrations().push_back(registration);
+}
+
 const OpRegistry& default_registry() {
   static const OpRegistry registry = [] {
+    default_registry_built() = true;
     OpRegistry built;
     register_all(built);
+    for (auto registration : extension_registrations()) registration(built);
     return built;
   }();
   return registry;

@@ -1,0 +1,91 @@
+# casebook_add_cases(): a folder of case files as ctest tests, in casebook's
+# own tree (cases/CMakeLists.txt) and in a project that found the installed
+# package (find_package(casebook)).
+#
+#   casebook_add_cases(DIRECTORY <folder>
+#                      [NAME <prefix>]              default: cases
+#                      [BACKENDS <backend>...]      default: cpu cuda hip
+#                      [OPS <target> [REGISTER <function>]])
+#
+# One ctest test per backend, `<prefix>.<backend>`, runs `casebook test`
+# (gtest mode) over the folder, which finds the files when it runs: a new case
+# file needs no CMake edit. JUnit goes to <build>/junit/<prefix>-<backend>.xml.
+# Labels: `cases` and the backend. GPU backends take one GPU from ctest's
+# resource allocation (RESOURCE_GROUPS gpus:1) and report Skipped, not
+# Passed, when their backend is absent.
+#
+# OPS: a library target holding the project's own ops and kernels, with a
+# function `void <function>(casebook::OpRegistry&)` at global scope (default
+# name: casebook_register_ops) that registers them (casebook/ops.h). The
+# tests then run `<prefix>_casebook`, an executable built here: casebook's
+# command line with those ops beside casebook's own.
+set(_CASEBOOK_ADD_CASES_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+# The exit status of `casebook test` when every selected run was skipped
+# because its backend is absent (ctest's SKIP_RETURN_CODE).
+set(CASEBOOK_SKIP_RETURN_CODE 77)
+
+function(casebook_add_cases)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "DIRECTORY;NAME;OPS;REGISTER" "BACKENDS")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "casebook_add_cases: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT arg_DIRECTORY)
+    message(FATAL_ERROR "casebook_add_cases: DIRECTORY <folder of case files> is required")
+  endif()
+  get_filename_component(_dir "${arg_DIRECTORY}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT IS_DIRECTORY "${_dir}")
+    message(FATAL_ERROR "casebook_add_cases: DIRECTORY ${arg_DIRECTORY}: no such folder (${_dir})")
+  endif()
+  if(NOT arg_NAME)
+    set(arg_NAME cases)
+  endif()
+  if(NOT arg_BACKENDS)
+    set(arg_BACKENDS cpu cuda hip)
+  endif()
+  foreach(_backend IN LISTS arg_BACKENDS)
+    if(NOT _backend MATCHES "^(cpu|cuda|hip)$")
+      message(FATAL_ERROR "casebook_add_cases: BACKENDS: expected cpu, cuda or hip; got `${_backend}`")
+    endif()
+  endforeach()
+
+  set(_runner casebook::casebook)
+  if(arg_OPS)
+    if(NOT TARGET ${arg_OPS})
+      message(FATAL_ERROR "casebook_add_cases: OPS ${arg_OPS} is not a target")
+    endif()
+    if(NOT arg_REGISTER)
+      set(arg_REGISTER casebook_register_ops)
+    endif()
+    if(NOT arg_REGISTER MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+      message(FATAL_ERROR "casebook_add_cases: REGISTER: a function name at global scope; got `${arg_REGISTER}`")
+    endif()
+    string(MAKE_C_IDENTIFIER "${arg_NAME}_casebook" _runner)
+    set(CASEBOOK_REGISTER_FUNCTION ${arg_REGISTER})
+    set(CASEBOOK_OPS_TARGET ${arg_OPS})
+    configure_file(${_CASEBOOK_ADD_CASES_DIR}/casebook_main.cpp.in
+                   ${CMAKE_CURRENT_BINARY_DIR}/${_runner}_main.cpp @ONLY)
+    add_executable(${_runner} ${CMAKE_CURRENT_BINARY_DIR}/${_runner}_main.cpp)
+    target_link_libraries(${_runner} PRIVATE casebook::casebook_lib ${arg_OPS})
+    # Bind every symbol at start-up: the runs are forked children, which would
+    # each resolve LibTorch's symbols again otherwise.
+    target_link_options(${_runner} PRIVATE LINKER:-z,now)
+    if(CASEBOOK_PLUGIN_DIR)
+      # The installed kernel plugins, unless CASEBOOK_KERNEL_PLUGIN_DIR says
+      # otherwise when it runs.
+      target_compile_definitions(${_runner} PRIVATE
+        CASEBOOK_PLUGIN_DIR="${CASEBOOK_PLUGIN_DIR}")
+    endif()
+  endif()
+
+  foreach(_backend IN LISTS arg_BACKENDS)
+    add_test(NAME ${arg_NAME}.${_backend}
+      COMMAND ${_runner} test --backend ${_backend} ${_dir}
+              --gtest_output=xml:${CMAKE_BINARY_DIR}/junit/${arg_NAME}-${_backend}.xml)
+    set_tests_properties(${arg_NAME}.${_backend} PROPERTIES
+      LABELS "cases;${_backend}" SKIP_RETURN_CODE ${CASEBOOK_SKIP_RETURN_CODE})
+    if(NOT _backend STREQUAL "cpu")
+      set_tests_properties(${arg_NAME}.${_backend} PROPERTIES RESOURCE_GROUPS "gpus:1")
+    endif()
+  endforeach()
+endfunction()

@@ -1,0 +1,11 @@
+#include "casebook/main.h"
+#include "cli/commands.h"
+
+namespace casebook {
+
+int main_with_ops(int argc, char** argv, void (*registration)(OpRegistry&)) {
+  add_op_registration(registration);
+  return main_entry(argc, argv);
+}
+
+}  // namespace casebook
