@@ -68,11 +68,11 @@ bool check_device_asserts(const Timing& run) {
 bool run_gpu_section(const std::filesystem::path& root, int cases) {
   std::printf("\n== GPU (cuda) ==\n");
   const BackendStatus cuda = probe_backends({Backend::kCuda})[Backend::kCuda];
-  if (!cuda.available) {
-    std::printf(
-        "skipped: casebook's probe child found no usable CUDA device (%s)\n",
-        cuda.why_not.c_str());
-    return true;
+  if (!cuda.ready()) {
+    std::printf("skipped: casebook's probe child says cuda is %s (%s)\n",
+                std::string(readiness_name(cuda.state)).c_str(),
+                cuda.reason.c_str());
+    return cuda.state == Readiness::kAbsent;
   }
   std::printf("device: %s\n", cuda.description.c_str());
   const std::vector<Backend> backends = {Backend::kCpu, Backend::kCuda};

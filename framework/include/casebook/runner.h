@@ -43,6 +43,9 @@ struct RunOptions {
       filter;    // glob on "<case id>" or "<case id>/<backend>"; empty: all
   int jobs = 0;  // parallel CPU runs; 0: the number of cores
   Isolation isolation = Isolation::kPooled;
+  // Backends among `backends` that must run: absent is then an ERROR for each
+  // of their runs (--require, $CASEBOOK_REQUIRE); broken always is.
+  std::vector<Backend> required;
   const OpRegistry* registry = nullptr;  // null: default_registry()
   // Failing mismatches write their inputs, reference, actual outputs and
   // worst elements to a folder under this root; empty: no evidence folders.
@@ -66,6 +69,9 @@ struct CaseVerdict {
   std::vector<std::string> consequences;  // later errors: possible consequences
   std::string details;                    // mismatch report, advice, evidence
   std::string rerun_command;
+  // SKIP because the backend is absent (no device, no runtime): the reason is
+  // the backend's, shown once for the run rather than on every line.
+  bool backend_absent = false;
   std::filesystem::path file;
   double seconds = 0.0;
 };

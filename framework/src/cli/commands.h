@@ -12,6 +12,9 @@
 namespace casebook {
 
 constexpr int kExitUsage = 2;
+// `casebook test`: every selected run was on a backend that is absent, so
+// nothing ran (ctest's SKIP_RETURN_CODE for cases.cuda and cases.hip).
+constexpr int kExitNothingRan = 77;
 
 struct CommonArguments {
   std::vector<std::string> paths;  // default: cases/
@@ -19,6 +22,9 @@ struct CommonArguments {
   std::string filter;
   int jobs = 0;
   std::string isolation = "pooled";
+  // Backends that must run (a list like `backends`), joined with those of
+  // $CASEBOOK_REQUIRE: absent is then an error.
+  std::string require;
   // run and test: the root of the evidence folders of failing mismatches;
   // empty: none written.
   std::string evidence = "casebook-evidence";

@@ -142,7 +142,9 @@ Stack detect_stack(const Case& kase, const std::string& asked,
   for (const auto& [backend, seen] : status) {
     stack.text +=
         "; " + std::string(backend_name(backend)) + ": " +
-        (seen.available ? seen.description : "absent (" + seen.why_not + ")");
+        (seen.ready() ? seen.description
+                      : std::string(readiness_name(seen.state)) + " (" +
+                            seen.reason + ")");
   }
   std::vector<Backend> wanted;
   if (!asked.empty()) {
@@ -154,19 +156,19 @@ Stack detect_stack(const Case& kase, const std::string& asked,
   }
   for (Backend backend : wanted) {
     if (!is_gpu(backend)) break;
-    if (status.at(backend).available) {
+    if (status.at(backend).ready()) {
       stack.target = backend;
       break;
     }
     could_not->push_back("the run on " + std::string(backend_name(backend)) +
-                         ": " + status.at(backend).why_not);
+                         ": " + status.at(backend).reason);
   }
   // A ROCm build of LibTorch serves HIP devices as "cuda"; the NVIDIA
   // variables mean nothing there (and are never set on a ROCm stack).
   const bool hip_present =
-      status.count(Backend::kHip) && status.at(Backend::kHip).available;
+      status.count(Backend::kHip) && status.at(Backend::kHip).ready();
   const bool cuda_present =
-      status.count(Backend::kCuda) && status.at(Backend::kCuda).available;
+      status.count(Backend::kCuda) && status.at(Backend::kCuda).ready();
   stack.rocm = stack.target == Backend::kHip || flavour == "rocm" ||
                (hip_present && !cuda_present);
   if (is_gpu(stack.target))

@@ -21,6 +21,11 @@ void add_common(CLI::App* command, CommonArguments* arguments) {
                       "path; a plain word matches as a substring");
   command->add_option("-j,--jobs", arguments->jobs,
                       "parallel CPU runs (default: the number of cores)");
+  command->add_option(
+      "--require", arguments->require,
+      "backends that must run: a list of cpu, cuda, hip; one of them that is "
+      "absent (no device, no runtime) is an ERROR, not a SKIP (also "
+      "$CASEBOOK_REQUIRE)");
   command
       ->add_option("--isolation", arguments->isolation,
                    "pooled: a fork per CPU run, one worker per GPU backend "

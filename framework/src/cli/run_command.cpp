@@ -1,5 +1,7 @@
 #include <ATen/Parallel.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -12,20 +14,54 @@
 namespace casebook {
 namespace fs = std::filesystem;
 
+namespace {
+
+// "cpu,cuda" into backends; false with a message naming `what` otherwise.
+bool parse_backend_list(const std::string& text, const std::string& what,
+                        std::vector<Backend>* backends) {
+  std::stringstream list(text);
+  std::string name;
+  while (std::getline(list, name, ',')) {
+    if (name.empty()) continue;
+    auto backend = parse_backend(name);
+    if (!backend) {
+      std::cerr << "casebook: " << what
+                << ": expected a list of cpu, cuda, hip; got `" << name
+                << "`\n";
+      return false;
+    }
+    if (std::find(backends->begin(), backends->end(), *backend) ==
+        backends->end()) {
+      backends->push_back(*backend);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 bool to_run_options(const CommonArguments& arguments, RunOptions* options,
                     std::vector<fs::path>* paths) {
   options->backends.clear();
-  std::stringstream list(arguments.backends);
-  std::string name;
-  while (std::getline(list, name, ',')) {
-    auto backend = parse_backend(name);
-    if (!backend) {
-      std::cerr
-          << "casebook: --backend: expected a list of cpu, cuda, hip; got `"
-          << name << "`\n";
-      return false;
+  if (!parse_backend_list(arguments.backends, "--backend",
+                          &options->backends)) {
+    return false;
+  }
+  // Required: those named by --require or $CASEBOOK_REQUIRE that this run
+  // asks for (CASEBOOK_REQUIRE=cuda leaves a cpu-only run alone).
+  std::vector<Backend> required;
+  const char* from_environment = std::getenv("CASEBOOK_REQUIRE");
+  if (!parse_backend_list(arguments.require, "--require", &required) ||
+      !parse_backend_list(from_environment != nullptr ? from_environment : "",
+                          "CASEBOOK_REQUIRE", &required)) {
+    return false;
+  }
+  options->required.clear();
+  for (Backend backend : required) {
+    if (std::find(options->backends.begin(), options->backends.end(),
+                  backend) != options->backends.end()) {
+      options->required.push_back(backend);
     }
-    options->backends.push_back(*backend);
   }
   if (arguments.isolation == "strict") {
     options->isolation = Isolation::kStrict;

@@ -4,6 +4,7 @@
 // has applied its filter; each test then reports its verdict.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -32,6 +33,8 @@ struct Batch {
   RunOptions options;
   std::map<std::pair<std::string, Backend>, CaseVerdict> verdicts;
   Environment environment;
+  // Every selected run was on an absent backend: nothing ran at all.
+  bool nothing_ran = false;
 };
 
 // Runs every test gtest will run, once, before the first of them.
@@ -57,6 +60,11 @@ class BatchEnvironment : public testing::Environment {
     };
     Execution execution =
         execute_plan(batch_->plan, batch_->options, selected, nullptr);
+    const auto& verdicts = execution.summary.verdicts;
+    batch_->nothing_ran =
+        !verdicts.empty() &&
+        std::all_of(verdicts.begin(), verdicts.end(),
+                    [](const CaseVerdict& v) { return v.backend_absent; });
     for (CaseVerdict& verdict : execution.summary.verdicts) {
       auto key = std::make_pair(gtest_name(verdict.case_id), verdict.backend);
       batch_->verdicts[key] = std::move(verdict);
@@ -134,7 +142,10 @@ int test_command(const CommonArguments& arguments,
   int argc = static_cast<int>(argv.size());
   testing::InitGoogleTest(&argc, argv.data());
   testing::AddGlobalTestEnvironment(new BatchEnvironment(&batch));
-  return RUN_ALL_TESTS() == 0 ? 0 : 1;
+  if (RUN_ALL_TESTS() != 0) return 1;
+  // Skipped, never Passed, when the backend was not there to run anything
+  // (ctest: SKIP_RETURN_CODE); --require turns that into an error instead.
+  return batch.nothing_ran ? kExitNothingRan : 0;
 }
 
 }  // namespace casebook

@@ -6,17 +6,15 @@
 #include <string>
 
 #include "casebook/backend.h"
+#include "process/backend_readiness.h"
 
 namespace casebook {
 
-struct TorchGpuProbe {
-  bool available = false;
-  std::string why_not;  // "LibTorch 1.13.1 here is built for the CPU only"
-  int device_count = 0;
-  std::string description;  // runtime, cuDNN, device name and capability
-};
-
-TorchGpuProbe probe_torch_gpu(Backend backend);
+// The LibTorch part of a GPU backend (process/backend_readiness.h): absent
+// for a CPU-only LibTorch or a backend LibTorch was not built for, or when
+// the runtime finds no device on a host that shows none; broken when the host
+// shows a device that the runtime or LibTorch cannot use.
+PartReadiness probe_torch_gpu(Backend backend);
 
 // Synchronises the device LibTorch uses and returns the first pending error
 // ("" when clean). *poisoned: the error is sticky or cannot be proved

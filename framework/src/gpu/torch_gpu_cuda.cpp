@@ -1,6 +1,6 @@
 // LibTorch built with CUDA (the GPU machine's 2.x). Only in child processes.
-#include <ATen/cuda/CUDAContext.h>
-#include <c10/cuda/CUDAFunctions.h>
+// It asks the CUDA runtime itself, then LibTorch, and says which one failed.
+#include <ATen/Context.h>  // at::hasCUDA
 #include <cuda_runtime_api.h>
 #include <torch/version.h>
 
@@ -10,39 +10,57 @@
 
 namespace casebook {
 
-TorchGpuProbe probe_torch_gpu(Backend backend) {
-  TorchGpuProbe probe;
+PartReadiness probe_torch_gpu(Backend backend) {
+  PartReadiness part;
   if (backend != Backend::kCuda) {
-    probe.why_not = "LibTorch here is a CUDA build: torch.* ops have no " +
-                    std::string(backend_name(backend)) + " device";
-    return probe;
+    part.reason = "LibTorch here is a CUDA build: torch.* ops have no " +
+                  std::string(backend_name(backend)) + " device";
+    return part;
   }
   int count = 0;
   cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess || count == 0) {
+    const std::string reason =
+        status != cudaSuccess
+            ? std::string("cudaGetDeviceCount returned ") +
+                  cudaGetErrorName(status) + " (" + cudaGetErrorString(status) +
+                  ")"
+            : std::string("cudaGetDeviceCount returned 0 devices");
+    return runtime_failure(backend, reason, device_node_present(backend));
+  }
+  // The runtime sees a device: LibTorch must too. A CUDA LibTorch whose CUDA
+  // part was not loaded (libtorch_cuda.so dropped by --as-needed) would
+  // otherwise pass for a CPU-only one and skip everything.
+  if (!at::hasCUDA()) {
+    part.state = Readiness::kBroken;
+    part.reason = "LibTorch " TORCH_VERSION
+                  " is a CUDA build and the CUDA runtime sees " +
+                  std::to_string(count) +
+                  " device(s), but at::hasCUDA() is false: libtorch_cuda.so "
+                  "is not loaded (linked with --as-needed?)";
+    return part;
+  }
+  cudaDeviceProp props{};
+  status = cudaGetDeviceProperties(&props, 0);
   if (status != cudaSuccess) {
-    probe.why_not =
-        std::string("no CUDA device: cudaGetDeviceCount returned ") +
-        cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")";
-    return probe;
+    part.state = Readiness::kBroken;
+    part.reason = std::string("cudaGetDeviceProperties returned ") +
+                  cudaGetErrorName(status) + " (" +
+                  cudaGetErrorString(status) + ")";
+    return part;
   }
-  if (count == 0) {
-    probe.why_not = "no CUDA device: cudaGetDeviceCount returned 0 devices";
-    return probe;
-  }
-  probe.available = true;
-  probe.device_count = count;
+  part.state = Readiness::kReady;
   int runtime = 0;
   int driver = 0;
   cudaRuntimeGetVersion(&runtime);
   cudaDriverGetVersion(&driver);
-  const cudaDeviceProp* props = at::cuda::getDeviceProperties(0);
   std::ostringstream text;
   text << "LibTorch " << TORCH_VERSION << ", CUDA runtime " << runtime / 1000
        << "." << (runtime % 1000) / 10 << ", driver " << driver / 1000 << "."
-       << (driver % 1000) / 10 << ", " << props->name << " (sm_" << props->major
-       << props->minor << ")";
-  probe.description = text.str();
-  return probe;
+       << (driver % 1000) / 10 << ", " << count << " device(s), "
+       << props.name << " (sm_" << props.major << props.minor << ")";
+  part.description = text.str();
+  return part;
 }
 
 std::string synchronize_torch_gpu(bool* poisoned) {

@@ -6,13 +6,14 @@
 
 namespace casebook {
 
-TorchGpuProbe probe_torch_gpu(Backend backend) {
-  TorchGpuProbe probe;
-  probe.why_not = std::string("LibTorch ") + TORCH_VERSION +
-                  " here is built for the CPU only (" CASEBOOK_TORCH_FLAVOUR
-                  "): torch.* ops have no " +
-                  std::string(backend_name(backend)) + " device";
-  return probe;
+PartReadiness probe_torch_gpu(Backend backend) {
+  PartReadiness part;
+  part.state = Readiness::kAbsent;
+  part.reason = std::string("LibTorch ") + TORCH_VERSION +
+                " here is built for the CPU only (" CASEBOOK_TORCH_FLAVOUR
+                "): torch.* ops have no " +
+                std::string(backend_name(backend)) + " device";
+  return part;
 }
 
 std::string synchronize_torch_gpu(bool* poisoned) {

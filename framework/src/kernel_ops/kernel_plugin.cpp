@@ -94,6 +94,15 @@ std::string kernel_plugin_dir() {
   return error ? std::string(".") : exe.parent_path().string();
 }
 
+bool kernel_plugin_file_present(Backend backend) {
+  if (!is_gpu(backend)) return false;
+  std::error_code ignored;
+  return std::filesystem::exists(
+      std::filesystem::path(kernel_plugin_dir()) /
+          kernel_plugin_file_name(backend),
+      ignored);
+}
+
 const KernelPlugin* load_kernel_plugin(Backend backend, std::string* why_not) {
   std::string ignored;
   if (why_not == nullptr) why_not = &ignored;

@@ -28,6 +28,10 @@ std::string kernel_plugin_file_name(Backend backend);
 // else the folder of the running executable (/proc/self/exe).
 std::string kernel_plugin_dir();
 
+// Whether the backend's plugin file is where load_kernel_plugin looks: a
+// plugin that is there and does not load is broken, not absent.
+bool kernel_plugin_file_present(Backend backend);
+
 // Loads the backend's plugin once per process and returns it; null with
 // `why_not` ("built without HIP: no libcasebook_kernels_hip.so beside the
 // executable", or dlerror's text, or an ABI mismatch) when it cannot.

@@ -1,44 +1,80 @@
 #include "process/backend_runtime.h"
 
+#include <map>
+
+#include "casebook/ops.h"
+#include "gpu/torch_gpu.h"
 #include "kernel_ops/kernel_plugin.h"
 
 namespace casebook {
+namespace {
 
-bool BackendRuntime::available() const {
-  if (backend == Backend::kCpu) return true;
-  return torch.available || (plugin != nullptr && plugin_device_count > 0);
+std::map<Backend, BackendOpener>& replaced_backends() {
+  static std::map<Backend, BackendOpener> openers;
+  return openers;
 }
 
-std::string BackendRuntime::why_not() const {
-  if (available()) return {};
-  // The kernel plugin speaks for the device when it is there: it asked the
-  // runtime, which names its error. Without it, both reasons.
-  const std::string device = backend == Backend::kCuda ? "CUDA" : "HIP";
-  if (plugin != nullptr) return "no " + device + " device: " + plugin_why_not;
-  if (plugin_why_not.empty()) return torch.why_not;
-  return plugin_why_not + "; " + torch.why_not;
+// The kernel plugin's part: absent when casebook was built without it or the
+// runtime finds no device on a host that shows none; broken when the file is
+// there and does not load, or the host shows a device the runtime cannot use.
+PartReadiness open_plugin_part(Backend backend, const KernelPlugin** plugin) {
+  PartReadiness part;
+  std::string why_not;
+  *plugin = load_kernel_plugin(backend, &why_not);
+  if (*plugin == nullptr) {
+    part.state = kernel_plugin_file_present(backend) ? Readiness::kBroken
+                                                     : Readiness::kAbsent;
+    part.reason = why_not;
+    return part;
+  }
+  int count = 0;
+  std::string error;
+  const bool asked = plugin_device_count(**plugin, &count, &error);
+  if (!asked || count == 0) {
+    return runtime_failure(backend,
+                           asked ? "the runtime reports 0 devices" : error,
+                           device_node_present(backend));
+  }
+  part.state = Readiness::kReady;
+  part.description = plugin_describe(**plugin);
+  return part;
+}
+
+}  // namespace
+
+const PartReadiness& BackendRuntime::part_for(const OpDef& op) const {
+  if (!is_gpu(backend)) return readiness.torch;  // cpu: both parts ready
+  if (op.placement == OpDef::Placement::kBackendDevice) return readiness.torch;
+  if (op.needs_kernel_plugin) return readiness.kernels;
+  static const PartReadiness host{Readiness::kReady, {}, {}};
+  return host;
 }
 
 BackendRuntime open_backend_runtime(Backend backend) {
+  auto replaced = replaced_backends().find(backend);
+  if (replaced != replaced_backends().end()) return replaced->second();
   BackendRuntime runtime;
   runtime.backend = backend;
-  if (backend == Backend::kCpu) return runtime;
-  runtime.torch = probe_torch_gpu(backend);
-  runtime.plugin = load_kernel_plugin(backend, &runtime.plugin_why_not);
-  if (runtime.plugin != nullptr) {
-    std::string error;
-    if (plugin_device_count(*runtime.plugin, &runtime.plugin_device_count,
-                            &error)) {
-      if (runtime.plugin_device_count == 0) {
-        runtime.plugin_why_not = "the runtime reports 0 devices";
-      } else {
-        runtime.plugin_description = plugin_describe(*runtime.plugin);
-      }
-    } else {
-      runtime.plugin_why_not = error;
-    }
+  if (!is_gpu(backend)) {
+    runtime.readiness.state = Readiness::kReady;
+    runtime.readiness.torch.state = Readiness::kReady;
+    runtime.readiness.kernels.state = Readiness::kReady;
+    return runtime;
   }
+  PartReadiness torch = probe_torch_gpu(backend);
+  PartReadiness kernels = open_plugin_part(backend, &runtime.plugin);
+  if (!kernels.ready()) runtime.plugin = nullptr;
+  runtime.readiness =
+      combine_readiness(backend, std::move(torch), std::move(kernels));
   return runtime;
+}
+
+void replace_backend_for_tests(Backend backend, BackendOpener opener) {
+  if (opener) {
+    replaced_backends()[backend] = std::move(opener);
+  } else {
+    replaced_backends().erase(backend);
+  }
 }
 
 }  // namespace casebook

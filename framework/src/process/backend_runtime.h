@@ -1,32 +1,41 @@
 // What a child process has for running on one backend: LibTorch's device and
-// the kernel plugin. Opening a GPU backend initialises CUDA or HIP: only in a
-// child, never in the runner.
+// the kernel plugin, and how ready each is (process/backend_readiness.h).
+// Opening a GPU backend initialises CUDA or HIP: only in a child, never in the
+// runner.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "casebook/backend.h"
-#include "gpu/torch_gpu.h"
+#include "process/backend_readiness.h"
 
 namespace casebook {
 
 struct KernelPlugin;
+struct OpDef;
 
 struct BackendRuntime {
   Backend backend = Backend::kCpu;
-  TorchGpuProbe torch;                   // GPU backends: LibTorch's device
+  BackendReadiness readiness;            // the one answer; cpu: ready
   const KernelPlugin* plugin = nullptr;  // GPU backends: kernels/ library
-  std::string plugin_why_not;
-  int plugin_device_count = 0;
-  std::string plugin_description;
 
-  bool available() const;
-  // Why nothing can run here: both reasons when both are missing.
-  std::string why_not() const;
+  // The part of the backend `op` needs: its LibTorch device (torch.* ops) or
+  // the kernel plugin (kernels.* ops); the whole backend for host ops
+  // (validate.*) and for cpu.
+  const PartReadiness& part_for(const OpDef& op) const;
 };
 
 // For kCpu: nothing to open. For GPU backends: probes LibTorch's device and
-// loads the kernel plugin, asking each for its devices.
+// loads the kernel plugin, asking each for its devices, and judges each part.
 BackendRuntime open_backend_runtime(Backend backend);
+
+// For test and bench programs only (the simulated device of
+// tests/support/simulated_device.h): from now on, in this process and the
+// children it forks, open_backend_runtime(backend) returns what `opener`
+// returns. The casebook executable never calls it. An empty opener restores
+// the real backend.
+using BackendOpener = std::function<BackendRuntime()>;
+void replace_backend_for_tests(Backend backend, BackendOpener opener);
 
 }  // namespace casebook

@@ -11,6 +11,7 @@
 #include <typeinfo>
 
 #include "casebook/diagnosis.h"
+#include "gpu/torch_gpu.h"
 #include "kernel_ops/kernel_plugin.h"
 #include "process/subprocess.h"
 #include "tensors/materialise.h"
@@ -122,19 +123,24 @@ ChildReport execute_request(const CaseTable& table, const RunRequest& request,
   const bool gpu = is_gpu(request.backend);
   at::Device device(at::kCPU);
   if (gpu) {
-    const bool torch_device = op.placement == OpDef::Placement::kBackendDevice;
-    if (torch_device && !runtime.torch.available) {
+    // The part of the backend this op needs, as the one module judges it:
+    // absent is a skip, broken an error; neither ever runs.
+    const PartReadiness& part = runtime.part_for(op);
+    if (part.state == Readiness::kAbsent) {
       report.status = ChildReport::Status::kSkipped;
-      report.message = runtime.torch.why_not;
+      report.message = part.reason;
       return report;
     }
-    if (op.needs_kernel_plugin &&
-        (runtime.plugin == nullptr || runtime.plugin_device_count == 0)) {
-      report.status = ChildReport::Status::kSkipped;
-      report.message = runtime.plugin_why_not;
+    if (part.state == Readiness::kBroken) {
+      record_error(&report, Family::kOpUnavailable,
+                   std::string(backend_name(request.backend)) +
+                       " is broken: " + part.reason,
+                   {});
       return report;
     }
-    if (torch_device) device = at::Device(at::kCUDA, 0);
+    if (op.placement == OpDef::Placement::kBackendDevice) {
+      device = at::Device(at::kCUDA, 0);
+    }
   }
   run_op(kase, op, request, runtime, device, &report);
   if (gpu) {

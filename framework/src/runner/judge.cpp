@@ -193,9 +193,18 @@ CaseVerdict judge(const JudgeInputs& in) {
     verdict.message = expect.reason;
     return verdict;
   }
-  if (in.status != nullptr && !in.status->available) {
+  if (in.status != nullptr && in.status->state == Readiness::kBroken) {
+    // Broken is never a skip, whatever the case expects (an expected
+    // op_unavailable must not pass on a backend that cannot start).
+    set_failure(&verdict, Verdict::kError, Family::kOpUnavailable,
+                std::string(backend_name(in.backend)) +
+                    " cannot run: " + in.status->reason);
+    return verdict;
+  }
+  if (in.status != nullptr && in.status->state == Readiness::kAbsent) {
     verdict.verdict = Verdict::kSkip;
-    verdict.message = in.status->why_not;
+    verdict.backend_absent = true;
+    verdict.message = in.status->reason;
     return verdict;
   }
   if (in.run == nullptr || !in.run->result.finished) {

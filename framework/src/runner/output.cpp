@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <iomanip>
+#include <map>
 #include <sstream>
 
 #include "casebook/diagnosis.h"
@@ -60,7 +61,9 @@ Environment run_environment(const std::map<Backend, BackendStatus>& backends) {
   for (const auto& [backend, status] : backends) {
     environment.emplace_back(
         std::string(backend_name(backend)),
-        status.available ? status.description : "absent: " + status.why_not);
+        status.ready() ? status.description
+                       : std::string(readiness_name(status.state)) + ": " +
+                             status.reason);
   }
   return environment;
 }
@@ -77,6 +80,11 @@ void print_verdict_line(std::ostream& out, const CaseVerdict& verdict,
                         bool with_details) {
   out << std::left << std::setw(8) << verdict_name(verdict.verdict)
       << verdict.case_id << "  " << backend_name(verdict.backend);
+  if (verdict.backend_absent) {
+    // The reason is the backend's: print_summary shows it once.
+    out << "  (" << backend_name(verdict.backend) << " absent)\n";
+    return;
+  }
   if (verdict.verdict != Verdict::kPass) {
     out << "  ";
     if (verdict.family != Family::kNone)
@@ -104,6 +112,17 @@ void print_summary(std::ostream& out, const RunSummary& summary) {
   if (first) out << "no case selected";
   out << " (" << summary.verdicts.size() << " runs"
       << (summary.interrupted ? ", interrupted" : "") << ")\n";
+  // Each absent backend once: how many runs it skipped, and why.
+  std::map<Backend, std::pair<int, std::string>> absent;
+  for (const CaseVerdict& verdict : summary.verdicts) {
+    if (!verdict.backend_absent) continue;
+    auto& entry = absent[verdict.backend];
+    if (entry.first++ == 0) entry.second = verdict.message;
+  }
+  for (const auto& [backend, entry] : absent) {
+    out << "SKIP " << entry.first << " run(s) on " << backend_name(backend)
+        << ", absent: " << entry.second << "\n";
+  }
 }
 
 void write_junit(const std::filesystem::path& file, const RunSummary& summary,

@@ -10,6 +10,7 @@
 #include "casebook/loader.h"
 #include "casebook/ops.h"
 #include "casebook/runner.h"
+#include "process/backend_readiness.h"
 #include "process/child_protocol.h"
 
 namespace casebook {
@@ -47,11 +48,7 @@ struct PlannedCase {
   const Case& value() const { return *loaded.value; }
 };
 
-// Availability of a GPU backend, as a probe child saw it.
-struct BackendStatus {
-  bool available = false;
-  std::string why_not;
-  std::string description;
-};
+// Whether a GPU backend can run, as the probe child saw it.
+using BackendStatus = BackendReadiness;
 
 }  // namespace casebook

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "casebook/diagnosis.h"
@@ -112,20 +111,13 @@ std::map<Backend, BackendStatus> probe_backends(
   if (backends.empty()) return result;
   ChildProcess child = spawn_child(
       [&backends](int report_fd, int) {
-        nlohmann::json report = nlohmann::json::object();
+        std::string lines;
         for (Backend backend : backends) {
-          BackendRuntime runtime = open_backend_runtime(backend);
-          std::string description = runtime.torch.description;
-          if (!runtime.plugin_description.empty()) {
-            description += (description.empty() ? "" : "; kernels: ") +
-                           runtime.plugin_description;
-          }
-          report[std::string(backend_name(backend))] = {
-              {"available", runtime.available()},
-              {"why_not", runtime.why_not()},
-              {"description", description}};
+          lines += std::string(backend_name(backend)) + " " +
+                   readiness_to_json(open_backend_runtime(backend).readiness) +
+                   "\n";
         }
-        return write_all(report_fd, report.dump() + "\n") ? 0 : 1;
+        return write_all(report_fd, lines) ? 0 : 1;
       },
       false);
   // The probe only counts devices (about 0.3 s with a CUDA context); a driver
@@ -144,24 +136,33 @@ std::map<Backend, BackendStatus> probe_backends(
   }
   close_fd(&child.from_child);
   int status = 0;
-  waitpid(child.pid, &status, 0);
-  nlohmann::json report;
-  try {
-    report = nlohmann::json::parse(text);
-  } catch (const std::exception&) {
-    report = nlohmann::json::object();
+  while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
   }
+  std::map<std::string, std::string> answers;
+  for (std::string line; take_line(&text, &line);) {
+    const size_t space = line.find(' ');
+    if (space != std::string::npos) {
+      answers[line.substr(0, space)] = line.substr(space + 1);
+    }
+  }
+  // A probe that died, hung or said nothing is broken, never absent: it must
+  // not turn a GPU lane into a row of skips.
+  const std::string failure =
+      timed_out ? "the backend probe gave no answer in 120 s"
+                : "the backend probe " + describe_wait_status(status) +
+                      " before answering";
   for (Backend backend : backends) {
-    BackendStatus& entry = result[backend];
-    const std::string name(backend_name(backend));
-    if (report.contains(name)) {
-      entry.available = report[name].value("available", false);
-      entry.why_not = report[name].value("why_not", "");
-      entry.description = report[name].value("description", "");
-    } else {
-      entry.why_not = timed_out ? "the backend probe gave no answer in 120 s"
-                                : "the backend probe failed: it " +
-                                      describe_wait_status(status);
+    auto answer = answers.find(std::string(backend_name(backend)));
+    if (answer == answers.end()) {
+      result[backend] = probe_failure(failure);
+      continue;
+    }
+    try {
+      result[backend] = readiness_from_json(answer->second);
+    } catch (const std::exception& error) {
+      result[backend] = probe_failure(
+          "the backend probe's answer is unreadable: " +
+          std::string(error.what()));
     }
   }
   return result;
@@ -184,7 +185,23 @@ Execution execute_plan(
       }
     }
   }
+  for (Backend backend : options.required) {
+    if (is_gpu(backend) && std::find(gpu_wanted.begin(), gpu_wanted.end(),
+                                     backend) == gpu_wanted.end()) {
+      gpu_wanted.push_back(backend);
+    }
+  }
   execution.backends = probe_backends(gpu_wanted);
+  // A required backend that is absent cannot run: an error, like broken.
+  for (auto& [backend, status] : execution.backends) {
+    if (status.state == Readiness::kAbsent &&
+        std::find(options.required.begin(), options.required.end(),
+                  backend) != options.required.end()) {
+      status.state = Readiness::kBroken;
+      status.reason = "required (--require, $CASEBOOK_REQUIRE) but absent: " +
+                      status.reason;
+    }
+  }
 
   CaseTable table;
   std::vector<Job> jobs;
@@ -212,7 +229,7 @@ Execution execute_plan(
     for (Backend backend : planned.reported) {
       if (!is_gpu(backend) || !selected(planned, backend)) continue;
       if (kase.expectation(backend).kind == Expectation::Kind::kSkip) continue;
-      if (!execution.backends[backend].available) continue;
+      if (!execution.backends[backend].ready()) continue;
       gpu_runs.push_back(backend);
     }
     // The CPU runs when it is judged itself or when it is the reference of a

@@ -1,0 +1,145 @@
+#include "process/backend_readiness.h"
+
+#include <nlohmann/json.hpp>
+#include <system_error>
+
+namespace casebook {
+namespace fs = std::filesystem;
+
+std::string_view readiness_name(Readiness readiness) {
+  switch (readiness) {
+    case Readiness::kReady:
+      return "ready";
+    case Readiness::kAbsent:
+      return "absent";
+    case Readiness::kBroken:
+      return "broken";
+  }
+  return "broken";
+}
+
+BackendReadiness combine_readiness(Backend backend, PartReadiness torch,
+                                   PartReadiness kernels) {
+  BackendReadiness result;
+  if (!is_gpu(backend)) {
+    result.state = Readiness::kReady;
+    return result;
+  }
+  const std::string device = backend == Backend::kCuda ? "CUDA" : "HIP";
+  if (torch.state == Readiness::kBroken || kernels.state == Readiness::kBroken) {
+    result.state = Readiness::kBroken;
+    if (torch.state == Readiness::kBroken) {
+      result.reason = "LibTorch's " + device + " device: " + torch.reason;
+    }
+    if (kernels.state == Readiness::kBroken) {
+      result.reason += (result.reason.empty() ? "" : "; ") +
+                       std::string("the kernel plugin: ") + kernels.reason;
+    }
+  } else if (torch.ready() || kernels.ready()) {
+    result.state = Readiness::kReady;
+    result.description = torch.description;
+    if (!kernels.description.empty()) {
+      result.description += (result.description.empty() ? "" : "; kernels: ") +
+                            kernels.description;
+    }
+  } else {
+    // The kernel plugin speaks for the device when it asked the runtime;
+    // without it, both reasons.
+    result.state = Readiness::kAbsent;
+    result.reason = kernels.reason.empty() ? torch.reason
+                    : torch.reason.empty()
+                        ? kernels.reason
+                        : kernels.reason + "; " + torch.reason;
+  }
+  result.torch = std::move(torch);
+  result.kernels = std::move(kernels);
+  return result;
+}
+
+bool device_node_present(Backend backend, const fs::path& root) {
+  std::error_code error;
+  switch (backend) {
+    case Backend::kCpu:
+      return true;
+    case Backend::kCuda: {
+      if (fs::exists(root / "dev/nvidia0", error)) return true;
+      const fs::path gpus = root / "proc/driver/nvidia/gpus";
+      return fs::is_directory(gpus, error) &&
+             fs::directory_iterator(gpus, error) != fs::directory_iterator();
+    }
+    case Backend::kHip:
+      return fs::exists(root / "dev/kfd", error);
+  }
+  return false;
+}
+
+PartReadiness runtime_failure(Backend backend, const std::string& reason,
+                              bool device_present) {
+  PartReadiness part;
+  const std::string device = backend == Backend::kCuda ? "CUDA" : "HIP";
+  if (device_present) {
+    part.state = Readiness::kBroken;
+    part.reason = "a " + device +
+                  " device is present (" +
+                  (backend == Backend::kCuda ? "/dev/nvidia0" : "/dev/kfd") +
+                  ") but the runtime cannot use it: " + reason;
+  } else {
+    part.state = Readiness::kAbsent;
+    part.reason = "no " + device + " device: " + reason;
+  }
+  return part;
+}
+
+BackendReadiness probe_failure(const std::string& reason) {
+  BackendReadiness result;
+  result.state = Readiness::kBroken;
+  result.reason = reason;
+  return result;
+}
+
+namespace {
+
+nlohmann::json part_json(const PartReadiness& part) {
+  return {{"state", std::string(readiness_name(part.state))},
+          {"reason", part.reason},
+          {"description", part.description}};
+}
+
+Readiness parse_state(const std::string& name) {
+  if (name == "ready") return Readiness::kReady;
+  if (name == "absent") return Readiness::kAbsent;
+  return Readiness::kBroken;
+}
+
+PartReadiness part_from(const nlohmann::json& json) {
+  PartReadiness part;
+  part.state = parse_state(json.at("state").get<std::string>());
+  part.reason = json.value("reason", "");
+  part.description = json.value("description", "");
+  return part;
+}
+
+}  // namespace
+
+std::string readiness_to_json(const BackendReadiness& readiness) {
+  nlohmann::json json = {
+      {"state", std::string(readiness_name(readiness.state))},
+      {"reason", readiness.reason},
+      {"description", readiness.description},
+      {"torch", part_json(readiness.torch)},
+      {"kernels", part_json(readiness.kernels)}};
+  return json.dump();
+}
+
+BackendReadiness readiness_from_json(const std::string& text) {
+  const nlohmann::json json = nlohmann::json::parse(text);
+  BackendReadiness readiness;
+  readiness.state = parse_state(json.at("state").get<std::string>());
+  readiness.reason = json.value("reason", "");
+  readiness.description = json.value("description", "");
+  readiness.torch = part_from(json.at("torch"));
+  readiness.kernels = part_from(json.at("kernels"));
+  return readiness;
+}
+
+}  // namespace casebook
