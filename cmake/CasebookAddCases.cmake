@@ -21,8 +21,8 @@
 # command line with those ops beside casebook's own.
 set(_CASEBOOK_ADD_CASES_DIR ${CMAKE_CURRENT_LIST_DIR})
 
-# The exit status of `casebook test` when every selected run was skipped
-# because its backend is absent (ctest's SKIP_RETURN_CODE).
+# The exit status of `casebook test` when nothing ran because the backend is
+# absent (ctest's SKIP_RETURN_CODE; kExitNothingRan in cli/commands.h).
 set(CASEBOOK_SKIP_RETURN_CODE 77)
 
 function(casebook_add_cases)

@@ -184,23 +184,27 @@ TEST(BackendProbe, AProbeThatCrashesIsBroken) {
 // `VAR=value casebook <arguments>` from the repository root.
 testing_support::CommandResult run_with_env(const std::string& assignment,
                                             const std::string& arguments) {
-  return testing_support::run_shell(
-      "cd '" + std::string(CASEBOOK_SOURCE_DIR) + "' && " + assignment + " '" +
-      CASEBOOK_EXECUTABLE + "' " + arguments);
+  return testing_support::run_shell("cd '" + std::string(CASEBOOK_SOURCE_DIR) +
+                                    "' && " + assignment + " '" +
+                                    CASEBOOK_EXECUTABLE + "' " + arguments);
 }
 
 // The real executable: exit status, lines, and ctest's skip code.
 TEST(BackendCli, AbsentIsSkipWithTheReasonOnceRequiredIsAnError) {
   if (device_node_present(Backend::kCuda)) GTEST_SKIP() << "a CUDA host";
   const std::string cases = "cases/validate cases/cross_entropy --brief";
-  auto plain = run_casebook("run --backend cpu,cuda " + cases);
+  auto plain = run_casebook("run --verbose --backend cpu,cuda " + cases);
   EXPECT_EQ(plain.status, 0) << plain.output;
   EXPECT_TRUE(has_line(plain.output, "^SKIP +\\S+ +cuda +\\(cuda absent\\)$"))
       << plain.output;
-  EXPECT_TRUE(has_line(plain.output, "^SKIP \\d+ run\\(s\\) on cuda, absent: "))
+  // The reason once, in the environment header; the count once, above the
+  // table.
+  EXPECT_TRUE(has_line(plain.output, "^  cuda +absent: ")) << plain.output;
+  EXPECT_TRUE(has_line(plain.output, "^cuda absent: \\d+ runs skipped$"))
       << plain.output;
 
-  auto required = run_casebook("run --backend cpu,cuda --require cuda " + cases);
+  auto required =
+      run_casebook("run --verbose --backend cpu,cuda --require cuda " + cases);
   EXPECT_EQ(required.status, 1) << required.output;
   EXPECT_TRUE(has_line(required.output,
                        "^ERROR +\\S+ +cuda +op_unavailable: cuda cannot run: "
@@ -213,7 +217,8 @@ TEST(BackendCli, AbsentIsSkipWithTheReasonOnceRequiredIsAnError) {
   EXPECT_EQ(from_environment.status, 1) << from_environment.output;
 
   // CASEBOOK_REQUIRE=cuda leaves a cpu-only run alone.
-  auto cpu_only = run_casebook("run --backend cpu --require cuda " + cases);
+  auto cpu_only =
+      run_casebook("run --verbose --backend cpu --require cuda " + cases);
   EXPECT_EQ(cpu_only.status, 0) << cpu_only.output;
 }
 
@@ -221,7 +226,8 @@ TEST(BackendCli, GtestModeSkipsWhenItsBackendIsAbsentAndFailsWhenRequired) {
   if (device_node_present(Backend::kCuda)) GTEST_SKIP() << "a CUDA host";
   auto absent = run_casebook("test --backend cuda cases/validate");
   EXPECT_EQ(absent.status, 77) << absent.output;
-  auto required = run_casebook("test --backend cuda --require cuda cases/validate");
+  auto required =
+      run_casebook("test --backend cuda --require cuda cases/validate");
   EXPECT_EQ(required.status, 1) << required.output;
   auto cpu = run_casebook("test --backend cpu cases/validate");
   EXPECT_EQ(cpu.status, 0) << cpu.output;
@@ -232,7 +238,7 @@ TEST(BackendCli, ABrokenPluginIsAnErrorAndExitsOne) {
   std::ofstream(dir.path / "libcasebook_kernels_cuda.so") << "not an ELF file";
   auto broken = run_with_env(
       "CASEBOOK_KERNEL_PLUGIN_DIR='" + dir.path.string() + "'",
-      "run --backend cuda --brief --evidence '' cases/kernels/sum");
+      "run --verbose --backend cuda --brief --evidence '' cases/kernels/sum");
   EXPECT_EQ(broken.status, 1) << broken.output;
   EXPECT_TRUE(has_line(broken.output,
                        "^ERROR +kernels/sum/\\S+ +cuda +op_unavailable: cuda "

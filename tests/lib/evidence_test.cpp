@@ -51,7 +51,7 @@ TEST(Evidence, FailingMismatchWritesInputsReferenceActualAndWorstElements) {
   const fs::path root = fresh_folder("evidence");
   int status = 0;
   const std::string out = run_casebook(
-      "run tests/data/diagnose/matmul_vs_cpu64.yaml --backend cpu "
+      "run --verbose tests/data/diagnose/matmul_vs_cpu64.yaml --backend cpu "
       "--evidence " +
           root.string(),
       &status);
@@ -118,13 +118,14 @@ TEST(Evidence, PassingRunsAndAnEmptyRootWriteNothing) {
   const fs::path root = fresh_folder("no-evidence");
   int status = 0;
   std::string out = run_casebook(
-      "run tests/data/diagnose/passes.yaml --backend cpu --evidence " +
+      "run --verbose tests/data/diagnose/passes.yaml --backend cpu "
+      "--evidence " +
           root.string(),
       &status);
   EXPECT_EQ(status, 0) << out;
   EXPECT_FALSE(fs::exists(root));
   out = run_casebook(
-      "run tests/data/diagnose/matmul_vs_cpu64.yaml --backend cpu "
+      "run --verbose tests/data/diagnose/matmul_vs_cpu64.yaml --backend cpu "
       "--evidence ''",
       &status);
   EXPECT_EQ(status, 1) << out;

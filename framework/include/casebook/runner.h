@@ -46,6 +46,12 @@ struct RunOptions {
   // Backends among `backends` that must run: absent is then an ERROR for each
   // of their runs (--require, $CASEBOOK_REQUIRE); broken always is.
   std::vector<Backend> required;
+  // This machine's share of the cases, for runs spread over several machines
+  // (--shard I/N, GoogleTest's GTEST_SHARD_INDEX / GTEST_TOTAL_SHARDS): the
+  // cases whose id hashes to shard_index modulo shard_count. By id, so a
+  // case stays on its shard as other cases come and go.
+  int shard_index = 0;
+  int shard_count = 1;
   const OpRegistry* registry = nullptr;  // null: default_registry()
   // Failing mismatches write their inputs, reference, actual outputs and
   // worst elements to a folder under this root; empty: no evidence folders.
@@ -82,6 +88,10 @@ struct RunSummary {
   std::map<Verdict, int> counts() const;
   int exit_code() const;  // 0 all PASS/XFAIL/SKIP, else 1
 };
+
+// Whether the case `case_id` belongs to shard `index` of `count` (FNV-1a of
+// the id, modulo count); every case belongs to shard 0 of 1.
+bool in_shard(const std::string& case_id, int index, int count);
 
 // Loads the case files under `paths` and runs them. Bad case files become
 // ERROR verdicts for those cases alone; everything else still runs.

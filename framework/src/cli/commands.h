@@ -25,19 +25,35 @@ struct CommonArguments {
   // Backends that must run (a list like `backends`), joined with those of
   // $CASEBOOK_REQUIRE: absent is then an error.
   std::string require;
+  // --shard I/N: this machine's share of the cases (by id, stable).
+  std::string shard;
   // run and test: the root of the evidence folders of failing mismatches;
   // empty: none written.
   std::string evidence = "casebook-evidence";
 };
+
+// "I/N" (0 <= I < N) into a shard; false for anything else.
+bool parse_shard(const std::string& text, int* index, int* count);
 
 // Parses the common arguments into run options; false (with a message on
 // stderr) for a usage error.
 bool to_run_options(const CommonArguments& arguments, RunOptions* options,
                     std::vector<std::filesystem::path>* paths);
 
-int run_command(const CommonArguments& arguments, const std::string& junit,
-                bool verbose);
+// What `casebook run` writes besides its exit status.
+struct RunOutput {
+  std::string junit;     // JUnit XML, written as results arrive
+  std::string summary;   // Markdown summary ($GITHUB_STEP_SUMMARY)
+  bool details = true;   // failure blocks with details (false: --brief)
+  bool verbose = false;  // a line per case and backend, absent ones too
+  bool quiet = false;    // no progress, no table: failures and counts
+};
+
+int run_command(const CommonArguments& arguments, const RunOutput& output);
 int list_command(const CommonArguments& arguments);
+// Loads and checks every case file without running anything; prints every
+// problem; exit 1 when any file is invalid.
+int check_command(const CommonArguments& arguments);
 // gtest mode: each case x backend is a gtest test; `gtest_arguments` are
 // passed to InitGoogleTest (--gtest_filter, --gtest_output=xml:...).
 int test_command(const CommonArguments& arguments,

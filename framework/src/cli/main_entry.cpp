@@ -26,6 +26,10 @@ void add_common(CLI::App* command, CommonArguments* arguments) {
       "backends that must run: a list of cpu, cuda, hip; one of them that is "
       "absent (no device, no runtime) is an ERROR, not a SKIP (also "
       "$CASEBOOK_REQUIRE)");
+  command->add_option(
+      "--shard", arguments->shard,
+      "I/N: run this machine's share of the cases, shard I of N (0-based), "
+      "assigned by case id so that a case keeps its shard");
   command
       ->add_option("--isolation", arguments->isolation,
                    "pooled: a fork per CPU run, one worker per GPU backend "
@@ -71,8 +75,7 @@ int main_entry(int argc, char** argv) {
   app.require_subcommand(1);
 
   CommonArguments run_arguments;
-  std::string junit;
-  bool verbose = true;
+  RunOutput run_output;
   CLI::App* run = app.add_subcommand(
       "run",
       "run the cases; print a line per case and backend (verdict, id, "
@@ -80,9 +83,19 @@ int main_entry(int argc, char** argv) {
       "then a count per verdict");
   add_common(run, &run_arguments);
   add_evidence(run, &run_arguments);
-  run->add_option("--junit", junit, "also write a JUnit XML file");
-  run->add_flag("!--brief", verbose,
-                "one line per verdict, without the evidence of failures");
+  run->add_option("--junit", run_output.junit,
+                  "also write a JUnit XML file, as results arrive");
+  run->add_option("--summary", run_output.summary,
+                  "also write a Markdown summary (the cases x backends "
+                  "table, each failure with its rerun command), e.g. "
+                  "$GITHUB_STEP_SUMMARY");
+  run->add_flag("!--brief", run_output.details,
+                "failures without their details and advice");
+  run->add_flag("--verbose,-v", run_output.verbose,
+                "a line per case and backend as it lands, absent backends' "
+                "skips included");
+  run->add_flag("--quiet,-q", run_output.quiet,
+                "no progress and no table: only failures and the counts");
 
   CommonArguments list_arguments;
   CLI::App* list = app.add_subcommand(
@@ -90,6 +103,15 @@ int main_entry(int argc, char** argv) {
       "list the cases and the backends each would run on, without "
       "running them");
   add_common(list, &list_arguments);
+
+  CommonArguments check_arguments;
+  CLI::App* check = app.add_subcommand(
+      "check",
+      "load and check the case files (keys, values, fixtures, the op and its "
+      "arguments) without running them; every problem is printed; exit 1 "
+      "when any file is invalid");
+  check->add_option("paths", check_arguments.paths,
+                    "case files and folders (default: cases/)");
 
   CommonArguments test_arguments;
   std::vector<std::string> gtest_arguments;
@@ -151,8 +173,9 @@ int main_entry(int argc, char** argv) {
     // --help is a "parse error" that exits 0; every real one exits 2.
     return app.exit(error) == 0 ? 0 : kExitUsage;
   }
-  if (*run) return run_command(run_arguments, junit, verbose);
+  if (*run) return run_command(run_arguments, run_output);
   if (*list) return list_command(list_arguments);
+  if (*check) return check_command(check_arguments);
   if (*test) {
     for (const std::string& extra : test->remaining()) {
       gtest_arguments.push_back(extra);

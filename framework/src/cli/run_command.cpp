@@ -1,15 +1,20 @@
 #include <ATen/Parallel.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include "casebook/diagnosis.h"
 #include "casebook/ops.h"
 #include "cli/commands.h"
+#include "runner/junit.h"
 #include "runner/output.h"
+#include "runner/progress.h"
 #include "runner/session.h"
+#include "runner/verdict_table.h"
 
 namespace casebook {
 namespace fs = std::filesystem;
@@ -39,6 +44,24 @@ bool parse_backend_list(const std::string& text, const std::string& what,
 }
 
 }  // namespace
+
+bool parse_shard(const std::string& text, int* index, int* count) {
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos) return false;
+  try {
+    size_t used = 0;
+    const int i = std::stoi(text.substr(0, slash), &used);
+    if (used != slash) return false;
+    const std::string rest = text.substr(slash + 1);
+    const int n = std::stoi(rest, &used);
+    if (used != rest.size() || n < 1 || i < 0 || i >= n) return false;
+    *index = i;
+    *count = n;
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
 
 bool to_run_options(const CommonArguments& arguments, RunOptions* options,
                     std::vector<fs::path>* paths) {
@@ -75,6 +98,14 @@ bool to_run_options(const CommonArguments& arguments, RunOptions* options,
     return false;
   }
   options->jobs = arguments.jobs;
+  if (!arguments.shard.empty() &&
+      !parse_shard(arguments.shard, &options->shard_index,
+                   &options->shard_count)) {
+    std::cerr << "casebook: --shard: expected I/N with 0 <= I < N (this "
+                 "machine's share, e.g. 0/4); got `"
+              << arguments.shard << "`\n";
+    return false;
+  }
   options->filter = arguments.filter;
   options->evidence_root = arguments.evidence;
   paths->clear();
@@ -100,25 +131,72 @@ bool to_run_options(const CommonArguments& arguments, RunOptions* options,
   return true;
 }
 
-int run_command(const CommonArguments& arguments, const std::string& junit,
-                bool verbose) {
+int run_command(const CommonArguments& arguments, const RunOutput& output) {
   RunOptions options;
   std::vector<fs::path> paths;
   if (!to_run_options(arguments, &options, &paths)) return kExitUsage;
   Plan plan = load_plan(paths, options);
   Selection selected = [&options](const PlannedCase& planned, Backend backend) {
-    return filter_matches(options.filter, planned, backend);
+    return selected_by(options, planned, backend);
   };
-  Execution execution = execute_plan(
-      plan, options, selected, [verbose](const CaseVerdict& verdict) {
-        print_verdict_line(std::cout, verdict, verbose);
-        std::cout.flush();
-      });
-  Environment environment = run_environment(execution.backends);
-  std::cout << "\n";
-  print_environment(std::cout, environment);
-  print_summary(std::cout, execution.summary);
-  if (!junit.empty()) write_junit(junit, execution.summary, environment);
+  size_t total_runs = 0;
+  for (const PlannedCase& planned : plan.cases) {
+    for (Backend backend : planned.reported) {
+      total_runs += selected(planned, backend) ? 1 : 0;
+    }
+  }
+  const bool terminal = isatty(STDOUT_FILENO) == 1;
+  const bool colour = colour_wanted(STDOUT_FILENO);
+  Progress progress(std::cout, terminal, colour, total_runs);
+  std::unique_ptr<JunitWriter> junit;
+  RunObserver observer;
+  observer.on_start = [&](const std::map<Backend, BackendStatus>& backends) {
+    // JUnit is written as results arrive: a crash loses no finished result.
+    if (!output.junit.empty()) {
+      junit = std::make_unique<JunitWriter>(output.junit,
+                                            run_environment(backends));
+    }
+  };
+  observer.on_case_started = [&](const PlannedCase& planned) {
+    if (!output.quiet) progress.case_started(planned.loaded.id);
+  };
+  observer.on_verdict = [&](const CaseVerdict& verdict) {
+    if (junit) junit->add(verdict);
+    if (output.verbose) {
+      print_verdict_line(std::cout, verdict, false);
+    } else if (!output.quiet) {
+      progress.verdict_landed(verdict);
+    }
+  };
+  Execution execution;
+  try {
+    execution = execute_plan(plan, options, selected, observer);
+  } catch (const std::runtime_error& error) {
+    // The JUnit or summary file cannot be written: a configuration error.
+    std::cerr << "casebook: " << error.what() << "\n";
+    return kExitUsage;
+  }
+  progress.finish();
+  const Environment environment = run_environment(execution.backends);
+  if (!output.quiet) print_environment(std::cout, environment);
+  TableStyle style;
+  style.colour = colour;
+  style.details = output.details;
+  style.every_run = output.verbose;
+  style.quiet = output.quiet;
+  print_verdict_table(std::cout, execution.summary, style);
+  if (!output.junit.empty() && !junit) {
+    write_junit(output.junit, execution.summary, environment);
+  }
+  if (!output.summary.empty()) {
+    try {
+      write_markdown_summary(output.summary, execution.summary,
+                             environment_line(environment));
+    } catch (const std::runtime_error& error) {
+      std::cerr << "casebook: " << error.what() << "\n";
+      return kExitUsage;
+    }
+  }
   return execution.summary.exit_code();
 }
 
@@ -131,7 +209,7 @@ int list_command(const CommonArguments& arguments) {
   for (const PlannedCase& planned : plan.cases) {
     std::vector<std::string> backends;
     for (Backend backend : planned.reported) {
-      if (filter_matches(options.filter, planned, backend)) {
+      if (selected_by(options, planned, backend)) {
         backends.emplace_back(backend_name(backend));
       }
     }

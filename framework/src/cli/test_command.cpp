@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -115,6 +117,31 @@ class CaseTest : public testing::Test {
   Backend backend_;
 };
 
+// GoogleTest's sharding protocol (GTEST_TOTAL_SHARDS, GTEST_SHARD_INDEX,
+// GTEST_SHARD_STATUS_FILE; Bazel's test runner sets them too), applied by
+// case id as `--shard` is, so that a case's runs stay together on one shard
+// and a case keeps its shard as others come and go. gtest itself would deal
+// the tests out by their position, so the variables are taken from it.
+bool take_gtest_sharding(RunOptions* options) {
+  const char* total = std::getenv("GTEST_TOTAL_SHARDS");
+  const char* index = std::getenv("GTEST_SHARD_INDEX");
+  if (total == nullptr || index == nullptr) return true;
+  if (!parse_shard(std::string(index) + "/" + total, &options->shard_index,
+                   &options->shard_count)) {
+    std::cerr << "casebook test: GTEST_SHARD_INDEX=" << index
+              << " and GTEST_TOTAL_SHARDS=" << total
+              << ": expected 0 <= index < total\n";
+    return false;
+  }
+  unsetenv("GTEST_TOTAL_SHARDS");
+  unsetenv("GTEST_SHARD_INDEX");
+  // The runner asks the test program to say that it shards.
+  if (const char* status = std::getenv("GTEST_SHARD_STATUS_FILE")) {
+    std::ofstream touched(status, std::ios::app);
+  }
+  return true;
+}
+
 }  // namespace
 
 int test_command(const CommonArguments& arguments,
@@ -122,11 +149,12 @@ int test_command(const CommonArguments& arguments,
   static Batch batch;  // outlives RUN_ALL_TESTS and gtest's teardown
   std::vector<std::filesystem::path> paths;
   if (!to_run_options(arguments, &batch.options, &paths)) return kExitUsage;
+  if (!take_gtest_sharding(&batch.options)) return kExitUsage;
   batch.plan = load_plan(paths, batch.options);
   for (const PlannedCase& planned : batch.plan.cases) {
     const std::string suite = gtest_name(planned.loaded.id);
     for (Backend backend : planned.reported) {
-      if (!filter_matches(batch.options.filter, planned, backend)) continue;
+      if (!selected_by(batch.options, planned, backend)) continue;
       testing::RegisterTest(suite.c_str(),
                             std::string(backend_name(backend)).c_str(), nullptr,
                             nullptr, planned.loaded.file.string().c_str(), 1,

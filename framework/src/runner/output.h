@@ -21,16 +21,12 @@ Environment run_environment(const std::map<Backend, BackendStatus>& backends);
 
 void print_environment(std::ostream& out, const Environment& environment);
 
+// The environment on one line ("casebook 0.1.0 (abc123) · libtorch 1.13.0
+// · ..."), for summaries.
+std::string environment_line(const Environment& environment);
+
 // "FAIL    cross_entropy/label_out_of_range  cuda  device_assert: ..."
 void print_verdict_line(std::ostream& out, const CaseVerdict& verdict,
                         bool with_details);
-
-// "12 PASS, 1 FAIL, 3 SKIP" and the rerun commands of what failed.
-void print_summary(std::ostream& out, const RunSummary& summary);
-
-// One testcase per case x backend: classname the case id, name the backend;
-// failures carry the verdict, family and message; properties the environment.
-void write_junit(const std::filesystem::path& file, const RunSummary& summary,
-                 const Environment& environment);
 
 }  // namespace casebook

@@ -49,7 +49,7 @@ RunSummary run_cases(const std::vector<std::filesystem::path>& paths,
                      const RunOptions& options) {
   Plan plan = load_plan(paths, options);
   Selection selected = [&options](const PlannedCase& planned, Backend backend) {
-    return filter_matches(options.filter, planned, backend);
+    return selected_by(options, planned, backend);
   };
   return execute_plan(plan, options, selected, nullptr).summary;
 }

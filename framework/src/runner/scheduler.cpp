@@ -117,6 +117,7 @@ struct Scheduler::Impl {
     if (open_cases.size() >= options.case_window) return false;
     case_started[position] = true;
     open_cases.push_back(position);
+    if (options.on_case_started) options.on_case_started(position);
     return true;
   }
 

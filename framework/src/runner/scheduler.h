@@ -26,6 +26,8 @@ struct SchedulerOptions {
   // CPU runs' children come from a fork server (process/fork_server.h);
   // false: the runner forks them itself (RunOptions's).
   bool fork_server = true;
+  // Called with a case's position when its first job starts (progress).
+  std::function<void(size_t)> on_case_started;
 };
 
 struct SchedulerCounters {

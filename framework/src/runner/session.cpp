@@ -105,6 +105,23 @@ bool filter_matches(const std::string& pattern, const PlannedCase& planned,
          id.find(pattern) != std::string::npos;
 }
 
+bool in_shard(const std::string& case_id, int index, int count) {
+  if (count <= 1) return true;
+  uint64_t hash = 14695981039346656037ull;  // FNV-1a, 64 bits
+  for (unsigned char c : case_id) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return static_cast<int>(hash % static_cast<uint64_t>(count)) == index;
+}
+
+bool selected_by(const RunOptions& options, const PlannedCase& planned,
+                 Backend backend) {
+  return in_shard(planned.loaded.id, options.shard_index,
+                  options.shard_count) &&
+         filter_matches(options.filter, planned, backend);
+}
+
 std::map<Backend, BackendStatus> probe_backends(
     const std::vector<Backend>& backends) {
   std::map<Backend, BackendStatus> result;
@@ -160,9 +177,9 @@ std::map<Backend, BackendStatus> probe_backends(
     try {
       result[backend] = readiness_from_json(answer->second);
     } catch (const std::exception& error) {
-      result[backend] = probe_failure(
-          "the backend probe's answer is unreadable: " +
-          std::string(error.what()));
+      result[backend] =
+          probe_failure("the backend probe's answer is unreadable: " +
+                        std::string(error.what()));
     }
   }
   return result;
@@ -171,6 +188,14 @@ std::map<Backend, BackendStatus> probe_backends(
 Execution execute_plan(
     Plan& plan, const RunOptions& options, const Selection& selected,
     const std::function<void(const CaseVerdict&)>& on_verdict) {
+  RunObserver observer;
+  observer.on_verdict = on_verdict;
+  return execute_plan(plan, options, selected, observer);
+}
+
+Execution execute_plan(Plan& plan, const RunOptions& options,
+                       const Selection& selected, const RunObserver& observer) {
+  const auto& on_verdict = observer.on_verdict;
   Execution execution;
   // Which GPU backends does anything selected want? Probe only those.
   std::vector<Backend> gpu_wanted;
@@ -192,11 +217,12 @@ Execution execute_plan(
     }
   }
   execution.backends = probe_backends(gpu_wanted);
+  if (observer.on_start) observer.on_start(execution.backends);
   // A required backend that is absent cannot run: an error, like broken.
   for (auto& [backend, status] : execution.backends) {
     if (status.state == Readiness::kAbsent &&
-        std::find(options.required.begin(), options.required.end(),
-                  backend) != options.required.end()) {
+        std::find(options.required.begin(), options.required.end(), backend) !=
+            options.required.end()) {
       status.state = Readiness::kBroken;
       status.reason = "required (--require, $CASEBOOK_REQUIRE) but absent: " +
                       status.reason;
@@ -292,6 +318,11 @@ Execution execute_plan(
     scheduler_options.fork_server = options.cpu_fork_server;
     scheduler_options.case_window =
         2 * static_cast<size_t>(scheduler_options.cpu_slots) + 8;
+    if (observer.on_case_started) {
+      scheduler_options.on_case_started = [&plan, &observer](size_t position) {
+        observer.on_case_started(plan.cases[position]);
+      };
+    }
     Scheduler scheduler(table, plan.cases, jobs, scheduler_options);
     // Broken cases are judged at once; runnable ones as their jobs finish.
     for (size_t position : order) {

@@ -31,6 +31,10 @@ Plan load_plan(const std::vector<std::filesystem::path>& paths,
 bool filter_matches(const std::string& pattern, const PlannedCase& planned,
                     Backend backend);
 
+// What the options select: the filter and the shard.
+bool selected_by(const RunOptions& options, const PlannedCase& planned,
+                 Backend backend);
+
 using Selection = std::function<bool(const PlannedCase&, Backend)>;
 
 struct Execution {
@@ -39,6 +43,20 @@ struct Execution {
   int workers_started = 0;
   int confirm_reruns = 0;
 };
+
+// What a caller sees of a run while it goes; every member may be empty.
+struct RunObserver {
+  // After the GPU backends were probed, before anything runs.
+  std::function<void(const std::map<Backend, BackendStatus>&)> on_start;
+  // A case's first run starts.
+  std::function<void(const PlannedCase&)> on_case_started;
+  // Each verdict as it lands (cases finish in any order).
+  std::function<void(const CaseVerdict&)> on_verdict;
+};
+
+// Runs the selected pairs under `observer`.
+Execution execute_plan(Plan& plan, const RunOptions& options,
+                       const Selection& selected, const RunObserver& observer);
 
 // Runs the selected pairs; `on_verdict` sees each verdict as it lands.
 Execution execute_plan(

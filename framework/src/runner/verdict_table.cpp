@@ -1,0 +1,272 @@
+#include "runner/verdict_table.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace casebook {
+namespace {
+
+const char* colour_of(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kPass:
+      return "\033[32m";  // green
+    case Verdict::kXfail:
+      return "\033[36m";  // cyan
+    case Verdict::kSkip:
+      return "\033[33m";  // yellow
+    default:
+      return "\033[1;31m";  // bold red
+  }
+}
+
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
+
+// "PASS", "FAIL mismatch", "ERROR invalid_case".
+std::string cell_text(const CaseVerdict& verdict) {
+  std::string text(verdict_name(verdict.verdict));
+  if (!verdict_is_success(verdict.verdict) && verdict.family != Family::kNone) {
+    text += " " + std::string(family_name(verdict.family));
+  }
+  return text;
+}
+
+std::string painted(const std::string& text, Verdict verdict, bool colour) {
+  if (!colour) return text;
+  return colour_of(verdict) + text + "\033[0m";
+}
+
+std::string indent(const std::string& text, const std::string& prefix) {
+  std::istringstream in(text);
+  std::string line;
+  std::string out;
+  while (std::getline(in, line)) out += prefix + line + "\n";
+  return out;
+}
+
+// Backends with at least one verdict that is not an absent skip, in
+// cpu, cuda, hip order: the table's columns.
+std::vector<Backend> columns_of(const std::vector<CaseVerdict>& verdicts,
+                                bool every_run) {
+  std::set<Backend> seen;
+  for (const CaseVerdict& verdict : verdicts) {
+    if (every_run || !verdict.backend_absent) seen.insert(verdict.backend);
+  }
+  return {seen.begin(), seen.end()};
+}
+
+// The rows: case id -> backend -> verdict, in id order.
+using Rows = std::map<std::string, std::map<Backend, const CaseVerdict*>>;
+
+Rows rows_of(const std::vector<CaseVerdict>& verdicts) {
+  Rows rows;
+  for (const CaseVerdict& verdict : verdicts) {
+    rows[verdict.case_id][verdict.backend] = &verdict;
+  }
+  return rows;
+}
+
+std::string markdown_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|' || c == '`' || c == '*' || c == '_' || c == '<' || c == '>') {
+      out += '\\';
+    }
+    out += c == '\n' ? ' ' : c;
+  }
+  return out;
+}
+
+}  // namespace
+
+bool colour_wanted(int fd) {
+  const char* no_colour = std::getenv("NO_COLOR");
+  if (no_colour != nullptr && *no_colour != '\0') return false;
+  const char* term = std::getenv("TERM");
+  if (term != nullptr && std::string(term) == "dumb") return false;
+  return isatty(fd) == 1;
+}
+
+std::vector<AbsentBackend> absent_backends(const RunSummary& summary) {
+  std::map<Backend, AbsentBackend> absent;
+  for (const CaseVerdict& verdict : summary.verdicts) {
+    if (!verdict.backend_absent) continue;
+    AbsentBackend& entry = absent[verdict.backend];
+    if (entry.runs++ == 0) {
+      entry.backend = verdict.backend;
+      entry.reason = first_line(verdict.message);
+    }
+  }
+  std::vector<AbsentBackend> list;
+  for (auto& [backend, entry] : absent) list.push_back(std::move(entry));
+  return list;
+}
+
+std::vector<CaseVerdict> sorted_by_id(const RunSummary& summary) {
+  std::vector<CaseVerdict> sorted = summary.verdicts;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const CaseVerdict& a, const CaseVerdict& b) {
+                     return a.case_id != b.case_id ? a.case_id < b.case_id
+                                                   : a.backend < b.backend;
+                   });
+  return sorted;
+}
+
+std::string counts_line(const RunSummary& summary) {
+  std::ostringstream out;
+  bool first = true;
+  for (const auto& [verdict, count] : summary.counts()) {
+    out << (first ? "" : ", ") << count << " " << verdict_name(verdict);
+    first = false;
+  }
+  if (first) out << "no case selected";
+  out << " (" << summary.verdicts.size() << " runs"
+      << (summary.interrupted ? ", interrupted" : "") << ")";
+  return out.str();
+}
+
+void print_failure_block(std::ostream& out, const CaseVerdict& verdict,
+                         const TableStyle& style) {
+  out << painted(std::string(verdict_name(verdict.verdict)), verdict.verdict,
+                 style.colour)
+      << "  " << verdict.case_id << "  " << backend_name(verdict.backend)
+      << "\n";
+  out << "      rerun: " << verdict.rerun_command << "\n";
+  std::string what;
+  if (verdict.family != Family::kNone) {
+    what = std::string(family_name(verdict.family)) + ": ";
+  }
+  out << "      " << what << first_line(verdict.message) << "\n";
+  if (!style.details) return;
+  // The message's further lines, the details, the possible consequences.
+  const size_t newline = verdict.message.find('\n');
+  if (newline != std::string::npos) {
+    out << indent(verdict.message.substr(newline + 1), "      ");
+  }
+  std::string details = verdict.details;
+  if (first_line(details) == first_line(verdict.message)) {
+    // An invalid case's details list every error, the first included.
+    const size_t next = details.find('\n');
+    details = next == std::string::npos ? "" : details.substr(next + 1);
+  }
+  if (!details.empty()) out << indent(details, "      ");
+  for (const std::string& later : verdict.consequences) {
+    out << "      possible consequence (not a cause): " << later << "\n";
+  }
+}
+
+void print_verdict_table(std::ostream& out, const RunSummary& summary,
+                         const TableStyle& style) {
+  const std::vector<CaseVerdict> verdicts = sorted_by_id(summary);
+  for (const AbsentBackend& absent : absent_backends(summary)) {
+    // The environment header above gives the reason, unless quiet.
+    out << backend_name(absent.backend) << " absent: " << absent.runs
+        << " runs skipped"
+        << (style.quiet ? " (" + absent.reason + ")" : std::string()) << "\n";
+  }
+  if (!style.quiet) {
+    const std::vector<Backend> columns = columns_of(verdicts, style.every_run);
+    const Rows rows = rows_of(verdicts);
+    size_t id_width = 4;
+    for (const auto& [id, cells] : rows) {
+      id_width = std::max(id_width, id.size());
+    }
+    constexpr int kCellWidth = 26;
+    std::ostringstream header;
+    header << std::left << std::setw(static_cast<int>(id_width) + 2) << "case";
+    for (Backend backend : columns) {
+      header << std::setw(kCellWidth) << backend_name(backend);
+    }
+    std::string header_text = header.str();
+    header_text.erase(header_text.find_last_not_of(' ') + 1);
+    out << "\n" << header_text << "\n";
+    for (const auto& [id, cells] : rows) {
+      std::ostringstream line;
+      line << std::left << std::setw(static_cast<int>(id_width) + 2) << id;
+      for (Backend backend : columns) {
+        const auto found = cells.find(backend);
+        std::string text =
+            found == cells.end() ? "-" : cell_text(*found->second);
+        const size_t pad =
+            text.size() < kCellWidth ? kCellWidth - text.size() : 1;
+        if (found != cells.end()) {
+          text = painted(text, found->second->verdict, style.colour);
+        }
+        line << text << std::string(pad, ' ');
+      }
+      std::string text = line.str();
+      text.erase(text.find_last_not_of(' ') + 1);
+      out << text << "\n";
+    }
+  }
+  bool heading = false;
+  for (const CaseVerdict& verdict : verdicts) {
+    if (verdict_is_success(verdict.verdict)) continue;
+    if (!heading) out << "\n";
+    heading = true;
+    print_failure_block(out, verdict, style);
+  }
+  out << "\n" << counts_line(summary) << "\n";
+}
+
+void write_markdown_summary(const std::filesystem::path& file,
+                            const RunSummary& summary,
+                            const std::string& environment_line) {
+  std::ofstream out(file, std::ios::trunc);
+  if (!out) throw std::runtime_error("cannot write " + file.string());
+  const std::vector<CaseVerdict> verdicts = sorted_by_id(summary);
+  const bool green = summary.exit_code() == 0;
+  out << "## casebook: " << (green ? "passed" : "failed") << "\n\n"
+      << counts_line(summary) << "\n\n";
+  if (!environment_line.empty()) {
+    out << "<sub>" << markdown_escape(environment_line) << "</sub>\n\n";
+  }
+  for (const AbsentBackend& absent : absent_backends(summary)) {
+    out << "- **" << backend_name(absent.backend)
+        << "** absent: " << markdown_escape(absent.reason) << " ("
+        << absent.runs << " runs skipped)\n";
+  }
+  const std::vector<Backend> columns = columns_of(verdicts, false);
+  const Rows rows = rows_of(verdicts);
+  out << "\n| case |";
+  for (Backend backend : columns) out << " " << backend_name(backend) << " |";
+  out << "\n|---|";
+  for (size_t i = 0; i < columns.size(); ++i) out << "---|";
+  out << "\n";
+  for (const auto& [id, cells] : rows) {
+    out << "| " << markdown_escape(id) << " |";
+    for (Backend backend : columns) {
+      const auto found = cells.find(backend);
+      if (found == cells.end()) {
+        out << " - |";
+        continue;
+      }
+      const bool bad = !verdict_is_success(found->second->verdict);
+      out << " " << (bad ? "**" : "") << cell_text(*found->second)
+          << (bad ? "**" : "") << " |";
+    }
+    out << "\n";
+  }
+  bool heading = false;
+  for (const CaseVerdict& verdict : verdicts) {
+    if (verdict_is_success(verdict.verdict)) continue;
+    if (!heading) out << "\n### Failures\n";
+    heading = true;
+    out << "\n#### " << markdown_escape(verdict.case_id) << " on "
+        << backend_name(verdict.backend) << ": " << cell_text(verdict) << "\n\n"
+        << markdown_escape(first_line(verdict.message)) << "\n\n"
+        << "```sh\n"
+        << verdict.rerun_command << "\n```\n";
+  }
+  if (!out) throw std::runtime_error("cannot write " + file.string());
+}
+
+}  // namespace casebook
