@@ -15,6 +15,7 @@
 #include "large_output.h"
 #include "machine_floor.h"
 #include "memory.h"
+#include "simulated_section.h"
 #include "strategies.h"
 #include "synthetic_cases.h"
 
@@ -136,7 +137,7 @@ int bench_main(int argc, char** argv) {
   int sample = 100;
   int repeats = 3;
   int jobs = 0;
-  bool skip_large = false, skip_usual = false;
+  bool skip_large = false, skip_usual = false, only_simulated = false;
   app.add_option("--sizes", sizes, "numbers of synthetic cases")
       ->delimiter(',');
   app.add_option(
@@ -148,7 +149,13 @@ int bench_main(int argc, char** argv) {
                  "runs of (a), (b), (e), (c) per set; the median is shown");
   app.add_flag("--skip-large", skip_large, "leave out the 1 GiB output");
   app.add_flag("--skip-usual", skip_usual, "leave out (d)");
+  app.add_flag("--only-simulated", only_simulated,
+               "only the GPU worker pool on the simulated device");
   CLI11_PARSE(app, argc, argv);
+  if (only_simulated) {
+    ScratchFolder scratch;
+    return run_simulated_section(scratch.path()) ? 0 : 1;
+  }
   if (jobs <= 0) {
     jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   }
@@ -252,6 +259,7 @@ int bench_main(int argc, char** argv) {
     }
   }
   std::fflush(stdout);
+  ok = run_simulated_section(scratch.path()) && ok;
   ok = run_gpu_section(scratch.path(), sizes.front()) && ok;
   std::fflush(stdout);
   if (skip_large) {

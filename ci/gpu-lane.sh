@@ -7,20 +7,100 @@
 # .gpu-deps/ first (see README.md, "On a GPU machine").
 #
 #   ci/gpu-lane.sh [OUTPUT_DIR]     JUnit files and logs go to OUTPUT_DIR
-set -uo pipefail
+#
+# It cannot pass by accident: a failed configure or build stops it (with the
+# end of its log), the plugin must hold machine code for every requested
+# architecture, LibTorch must be a CUDA build, cuda is required
+# (CASEBOOK_REQUIRE=cuda: absent is an error, not a skip) and at least one
+# cuda verdict must have run. Exit 0 only when every step passed.
+set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-build/gpu-lane}"
 mkdir -p "$out"
+archs="${CUDA_ARCHS:-90-real;90-virtual}"
+export CASEBOOK_REQUIRE=cuda
+
+fail() {
+  echo "gpu-lane: FAILED: $*" >&2
+  exit 1
+}
+
+# Runs a step with its output in $out/NAME.log; stops the lane with the end of
+# the log when it fails.
+must() {
+  local name="$1"
+  shift
+  echo "== ${name}: $*"
+  if ! "$@" >"${out}/${name}.log" 2>&1; then
+    tail -60 "${out}/${name}.log" >&2
+    fail "${name} (log: ${out}/${name}.log)"
+  fi
+  tail -3 "${out}/${name}.log"
+}
+
+# Runs a step that may fail without stopping the ones after it.
+failed_steps=()
+check() {
+  local name="$1"
+  shift
+  echo "== ${name}: $*"
+  local status=0
+  "$@" 2>&1 | tee "${out}/${name}.log" || status=${PIPESTATUS[0]}
+  if [[ ${status} -ne 0 ]]; then
+    failed_steps+=("${name} (exit ${status})")
+  fi
+}
+
+torch_python="$(python3 -c 'import torch; print(torch.__version__, torch.version.cuda)')" ||
+  fail "python3 cannot import torch"
+read -r torch_version torch_cuda <<<"${torch_python}"
+echo "== LibTorch ${torch_version}, CUDA ${torch_cuda}"
+[[ "${torch_cuda}" != "None" ]] ||
+  fail "LibTorch ${torch_version} is a CPU build: the GPU lane needs one with CUDA"
 torch_prefix="$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)')"
-export CASEBOOK_PREFIX_PATH="$torch_prefix;$PWD/.gpu-deps/usr"
-export LD_LIBRARY_PATH="$PWD/.gpu-deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
-status=0
-step() { echo "== $*"; "$@" || status=1; }
-step cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90-real;90-virtual}" \
-  >"$out/configure.log" 2>&1 || { tail -40 "$out/configure.log"; exit 1; }
-step cmake --build --preset cuda 2>&1 | tail -20
-(cd build/cuda && ctest --output-on-failure --output-junit "$PWD/../../$out/ctest.xml" \
-  --resource-spec-file ../../ci/gpus.json) || status=1
-step build/cuda/bin/casebook run cases --backend cpu,cuda --junit "$out/cases.xml"
-step ci/sanitize.sh build/cuda/bin/casebook
-exit $status
+export CASEBOOK_PREFIX_PATH="${torch_prefix};${PWD}/.gpu-deps/usr"
+export LD_LIBRARY_PATH="${PWD}/.gpu-deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+
+must configure cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES="${archs}" \
+  -DCASEBOOK_EXPECT_TORCH_FLAVOUR=cuda
+grep -F "casebook: LibTorch" "${out}/configure.log" || true
+must build cmake --build --preset cuda
+
+# The plugin must hold what was asked for: LibTorch's CMake can rewrite the
+# architectures after casebook set them, and a plugin without sm_XX code for
+# the device JIT-compiles from PTX or fails at the first launch.
+plugin="build/cuda/bin/libcasebook_kernels_cuda.so"
+[[ -f "${plugin}" ]] || fail "no ${plugin}: the build made no CUDA plugin"
+cuobjdump="$(command -v cuobjdump || true)"
+if [[ -z "${cuobjdump}" && -n "${CUDA_HOME:-}" ]]; then cuobjdump="${CUDA_HOME}/bin/cuobjdump"; fi
+if [[ ! -x "${cuobjdump:-}" ]]; then cuobjdump="/usr/local/cuda/bin/cuobjdump"; fi
+[[ -x "${cuobjdump}" ]] || fail "no cuobjdump: cannot check the plugin's architectures"
+elf="$("${cuobjdump}" --list-elf "${plugin}")" || fail "cuobjdump --list-elf ${plugin}"
+ptx="$("${cuobjdump}" --list-ptx "${plugin}" 2>/dev/null || true)"
+IFS=';' read -r -a wanted <<<"${archs}"
+for arch in "${wanted[@]}"; do
+  number="${arch%%-*}"
+  case "${arch}" in
+    *-virtual) grep -q "compute_${number}" <<<"${ptx}" ||
+      fail "${plugin} has no PTX for compute_${number}: ${ptx:-none}" ;;
+    *) grep -q "sm_${number}" <<<"${elf}" ||
+      fail "${plugin} has no machine code for sm_${number}: ${elf:-none}" ;;
+  esac
+done
+echo "== plugin architectures: $(grep -o 'sm_[0-9a-z]*' <<<"${elf}" | sort -u | tr '\n' ' ')"
+
+check ctest bash -c "cd build/cuda && ctest --output-on-failure \
+  --output-junit '${PWD}/${out}/ctest.xml' --resource-spec-file ../../ci/gpus.json"
+check cases build/cuda/bin/casebook run cases --backend cpu,cuda --require cuda \
+  --junit "${out}/cases.xml"
+ran="$(grep -cE '^(PASS|FAIL|XFAIL|XPASS|ERROR|TIMEOUT) +[^ ]+ +cuda( |$)' \
+  "${out}/cases.log" || true)"
+echo "== cuda verdicts that ran: ${ran}"
+[[ "${ran}" -gt 0 ]] || failed_steps+=("cases (no cuda verdict ran)")
+check sanitize ci/sanitize.sh build/cuda/bin/casebook
+
+if [[ ${#failed_steps[@]} -gt 0 ]]; then
+  printf 'gpu-lane: FAILED: %s\n' "${failed_steps[@]}" >&2
+  exit 1
+fi
+echo "gpu-lane: every step passed"

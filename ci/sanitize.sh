@@ -9,8 +9,19 @@
 # inside a block LibTorch's caching allocator holds, and memcheck sees
 # nothing. --isolation strict gives every run a process of its own, so an
 # error is reported against the one case that caused it.
-# Exits 77 (ctest: skipped) where there is no compute-sanitizer or no GPU.
+# Exits 77 (ctest: skipped) where there is no compute-sanitizer or no GPU,
+# unless cuda is required ($CASEBOOK_REQUIRE names it, as in ci/gpu-lane.sh):
+# then that is a failure. Once it runs, cuda is required and at least one cuda
+# verdict must have run: a lane of skips is not a pass.
 set -euo pipefail
+
+required=0
+if [[ ",${CASEBOOK_REQUIRE:-}," == *,cuda,* ]]; then required=1; fi
+skip() {
+  echo "sanitize: $*; $([[ ${required} -eq 1 ]] && echo FAILED: cuda is required || echo skipped)" >&2
+  if [[ ${required} -eq 1 ]]; then exit 1; fi
+  exit 77
+}
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 casebook="${1:-${here}/../build/cuda/bin/casebook}"
@@ -22,13 +33,9 @@ sanitizer="${CASEBOOK_COMPUTE_SANITIZER:-}"
 if [[ -z "${sanitizer}" || "${sanitizer}" == *NOTFOUND ]]; then
   sanitizer="$(command -v compute-sanitizer || true)"
 fi
-if [[ -z "${sanitizer}" ]]; then
-  echo "sanitize: no compute-sanitizer found; skipped" >&2
-  exit 77
-fi
+if [[ -z "${sanitizer}" ]]; then skip "no compute-sanitizer found"; fi
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "sanitize: no NVIDIA GPU; skipped" >&2
-  exit 77
+  skip "no NVIDIA GPU"
 fi
 if [[ ! -x "${casebook}" ]]; then
   echo "sanitize: ${casebook} is not an executable (pass the casebook binary first)" >&2
@@ -40,7 +47,7 @@ trap 'rm -f "${log}"' EXIT
 status=0
 PYTORCH_NO_CUDA_MEMORY_CACHING=1 "${sanitizer}" --tool memcheck \
   --target-processes all --error-exitcode 86 --print-limit 20 \
-  "${casebook}" run --backend cuda --isolation strict "${cases[@]}" \
+  "${casebook}" run --backend cuda --require cuda --isolation strict "${cases[@]}" \
   2>&1 | tee "${log}" || status=$?
 
 # A child's memcheck errors do not always reach the parent's exit status:
@@ -53,4 +60,9 @@ if [[ ${status} -ne 0 ]]; then
   echo "sanitize: exit status ${status}" >&2
   exit 1
 fi
-echo "sanitize: no memcheck errors"
+ran="$(grep -cE '^(PASS|FAIL|XFAIL|XPASS|ERROR|TIMEOUT) +[^ ]+ +cuda( |$)' "${log}" || true)"
+if [[ "${ran}" -eq 0 ]]; then
+  echo "sanitize: no cuda verdict ran under memcheck" >&2
+  exit 1
+fi
+echo "sanitize: no memcheck errors in ${ran} cuda run(s)"

@@ -21,3 +21,14 @@ if(CASEBOOK_TORCH_FLAVOUR STREQUAL "cuda")
   target_link_libraries(casebook_torch INTERFACE CUDA::cudart)
 endif()
 message(STATUS "casebook: LibTorch ${Torch_VERSION} (${CASEBOOK_TORCH_FLAVOUR})")
+# A lane that needs a flavour says so (ci/gpu-lane.sh: cuda): a CPU LibTorch
+# found first on the prefix path then stops the configure instead of turning
+# every GPU run into a skip.
+set(CASEBOOK_EXPECT_TORCH_FLAVOUR "" CACHE STRING
+  "cpu, cuda or rocm: fail the configure when LibTorch is another flavour")
+if(CASEBOOK_EXPECT_TORCH_FLAVOUR AND
+   NOT CASEBOOK_EXPECT_TORCH_FLAVOUR STREQUAL CASEBOOK_TORCH_FLAVOUR)
+  message(FATAL_ERROR "casebook: LibTorch ${Torch_VERSION} at ${Torch_DIR} is "
+    "a ${CASEBOOK_TORCH_FLAVOUR} build; CASEBOOK_EXPECT_TORCH_FLAVOUR wants "
+    "${CASEBOOK_EXPECT_TORCH_FLAVOUR}")
+endif()

@@ -10,6 +10,7 @@
 #include "nll_loss/nll_loss.h"
 #include "softmax/softmax.h"
 #include "sum/sum.h"
+#include "kernel_test_support.h"
 
 namespace casebook::kernels {
 namespace {
@@ -29,9 +30,9 @@ float run_sum(const at::Tensor& input) {
 }
 
 TEST(SumCpu, MatchesLibTorchAtEveryBlockBoundary) {
-  at::manual_seed(1);
+  at::Generator generator = kernel_tests::cpu_generator(1);
   for (int64_t length : {0, 1, 255, 256, 257, 262143, 262144, 262145}) {
-    const at::Tensor input = at::rand({length});
+    const at::Tensor input = at::rand({length}, generator);
     EXPECT_NEAR(run_sum(input), at::sum(input).item<float>(),
                 1e-6 * length + 1e-6)
         << "length " << length;

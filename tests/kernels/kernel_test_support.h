@@ -8,7 +8,10 @@
 #include <functional>
 #include <string>
 
+#include <ATen/CPUGeneratorImpl.h>
+
 #include "casebook/runner.h"
+#include "process/fork_rules.h"
 
 namespace casebook::kernel_tests {
 
@@ -22,9 +25,17 @@ inline std::filesystem::path executable_dir() {
   return std::filesystem::read_symlink("/proc/self/exe").parent_path();
 }
 
+// A CPU generator of its own: at::manual_seed would seed (and so initialise)
+// CUDA in a CUDA LibTorch, and this process forks afterwards.
+inline at::Generator cpu_generator(uint64_t seed) {
+  return at::detail::createCPUGenerator(seed);
+}
+
 // Runs `body` in a forked child and returns the text it produced, so that
-// whatever it initialises (a GPU runtime) dies with the child.
+// whatever it initialises (a GPU runtime) dies with the child. Under the
+// library's fork rules (single-threaded, no GPU runtime here).
 inline std::string run_in_child(const std::function<std::string()>& body) {
+  require_safe_to_fork("a kernel test's child");
   int fds[2];
   if (pipe(fds) != 0) return "pipe failed";
   const pid_t pid = fork();

@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "process/fork_rules.h"
+
 namespace casebook {
 namespace {
 
@@ -77,6 +79,7 @@ void close_fd(int* fd) {
 
 ChildProcess spawn_child(const std::function<int(int, int)>& body,
                          bool with_requests) {
+  require_safe_to_fork(with_requests ? "a GPU worker" : "a child process");
   static const bool collapsed = (collapse_anonymous_memory(), true);
   (void)collapsed;
   int reports[2];

@@ -1,5 +1,7 @@
 #include "runner/child_launcher.h"
 
+#include "process/fork_rules.h"
+
 #include <filesystem>
 #include <utility>
 
@@ -49,6 +51,9 @@ bool ChildLauncher::launch_from_server(const RunRequest& request,
 
 ChildProcess ChildLauncher::launch(const RunRequest& request,
                                    size_t cpu_runs_left) {
+  // The runner's state decides, whoever forks: refused here, not swallowed
+  // by the fallback from the fork server to the runner's own fork.
+  require_safe_to_fork("a CPU child");
   ChildProcess child;
   if (launch_from_server(request, cpu_runs_left, &child)) return child;
   const CaseTable& table = table_;

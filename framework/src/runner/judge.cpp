@@ -267,9 +267,11 @@ CaseVerdict judge(const JudgeInputs& in) {
     verdict.details += (verdict.details.empty() ? "" : "\n");
     verdict.details +=
         "this run poisoned its worker; rerun alone in a fresh process: " +
-        std::string(verdict.verdict == Verdict::kPass
-                        ? "passed (blame not confirmed)"
-                        : "confirmed");
+        // Whether the rerun poisoned its fresh worker too, not the verdict:
+        // a case that expects device_assert PASSes by poisoning.
+        std::string(in.run->result.report.poisoned
+                        ? "confirmed"
+                        : "clean (blame not confirmed)");
   }
   return verdict;
 }

@@ -14,6 +14,7 @@
 #include "casebook/diagnosis.h"
 #include "process/subprocess.h"
 #include "runner/child_launcher.h"
+#include "runner/gpu_pool.h"
 
 namespace casebook {
 namespace {
@@ -46,17 +47,14 @@ void install_interrupt_handlers() {
 
 int last_interrupting_signal() { return g_last_signal; }
 
-// One running process: a one-shot child (one job) or a GPU worker (one job at
-// a time, kept between jobs).
+// One running one-shot child with its job (GPU workers live in the pool).
 struct Scheduler::Slot {
   ChildProcess process;
-  bool worker = false;
   Backend backend = Backend::kCpu;
-  long job = -1;  // the job in flight, -1 when idle
+  long job = -1;  // the job in flight, -1 once it reported
   Clock::time_point started;
   Clock::time_point deadline;
   std::string buffer;
-  bool retiring = false;  // a worker whose last run poisoned it
 };
 
 struct Scheduler::Impl {
@@ -64,13 +62,12 @@ struct Scheduler::Impl {
   std::vector<PlannedCase>& cases;
   std::vector<Job>& jobs;
   SchedulerOptions options;
-  SchedulerCounters* counters = nullptr;
   std::deque<size_t> cpu_queue;
-  std::map<Backend, std::deque<size_t>> gpu_queues;
   std::vector<Slot> slots;
   std::vector<size_t> open_cases;  // started, not yet judged
   std::vector<bool> case_started;
   ChildLauncher launcher;
+  GpuWorkerPool gpu_pool;
 
   Impl(const CaseTable& t, std::vector<PlannedCase>& c, std::vector<Job>& j,
        SchedulerOptions o)
@@ -79,15 +76,28 @@ struct Scheduler::Impl {
         jobs(j),
         options(std::move(o)),
         launcher(table, options.child_environment,
-                 options.run_root + "/fork-server", options.fork_server) {
+                 options.run_root + "/fork-server", options.fork_server),
+        gpu_pool(table, jobs, options.isolation, options.child_environment,
+                 pool_hooks()) {
     case_started.assign(cases.size(), false);
     for (size_t i = 0; i < jobs.size(); ++i) {
       if (is_gpu(jobs[i].backend)) {
-        gpu_queues[jobs[i].backend].push_back(i);
+        gpu_pool.enqueue(i);
       } else {
         cpu_queue.push_back(i);
       }
     }
+  }
+
+  GpuWorkerPool::Hooks pool_hooks() {
+    GpuWorkerPool::Hooks hooks;
+    hooks.may_start = [this](size_t job) { return may_start(job); };
+    hooks.request_for = [this](size_t job) { return request_for(job); };
+    hooks.timeout_seconds = [this](size_t job) { return timeout_of(job); };
+    hooks.finish = [this](size_t job, ChildReport report, double wall) {
+      finish(job, std::move(report), wall);
+    };
+    return hooks;
   }
 
   std::string output_dir(size_t job) const {
@@ -121,59 +131,20 @@ struct Scheduler::Impl {
     return true;
   }
 
-  void arm(Slot* slot, size_t job) {
-    slot->job = static_cast<long>(job);
-    slot->started = Clock::now();
-    slot->deadline =
-        slot->started + std::chrono::duration_cast<Clock::duration>(
-                            std::chrono::duration<double>(timeout_of(job)));
-  }
-
   void start_one_shot(size_t job) {
     Slot slot;
     slot.backend = jobs[job].backend;
     slot.process = launcher.launch(request_for(job), cpu_queue.size());
-    arm(&slot, job);
+    slot.job = static_cast<long>(job);
+    slot.started = Clock::now();
+    slot.deadline =
+        slot.started + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(timeout_of(job)));
     slots.push_back(std::move(slot));
   }
 
-  Slot* worker_for(Backend backend) {
-    for (Slot& slot : slots) {
-      if (slot.worker && slot.backend == backend) return &slot;
-    }
-    return nullptr;
-  }
-
-  void start_worker_job(Backend backend, size_t job) {
-    Slot* slot = worker_for(backend);
-    if (slot == nullptr) {
-      const CaseTable& t = table;
-      Slot fresh;
-      fresh.worker = true;
-      fresh.backend = backend;
-      const ChildEnvironment& environment = options.child_environment;
-      fresh.process = spawn_child(
-          [&t, &environment, backend](int report_fd, int request_fd) {
-            apply_child_environment(environment);
-            return run_gpu_worker(t, backend, report_fd, request_fd);
-          },
-          true);
-      ++counters->workers_started;
-      slots.push_back(std::move(fresh));
-      slot = &slots.back();
-    }
-    arm(slot, job);
-    if (!write_all(slot->process.to_child, encode_request(request_for(job)))) {
-      // The worker died between jobs; its EOF is handled by the poll loop,
-      // which will blame nobody and requeue this job.
-    }
-  }
-
   void fill_slots() {
-    int cpu_running = 0;
-    for (const Slot& slot : slots) {
-      if (!slot.worker && !is_gpu(slot.backend)) ++cpu_running;
-    }
+    int cpu_running = static_cast<int>(slots.size());
     while (cpu_running < options.cpu_slots && !cpu_queue.empty() &&
            may_start(cpu_queue.front())) {
       size_t job = cpu_queue.front();
@@ -181,34 +152,7 @@ struct Scheduler::Impl {
       start_one_shot(job);
       ++cpu_running;
     }
-    for (auto& entry : gpu_queues) {
-      // Not a structured binding: C++17 lambdas cannot capture one.
-      const Backend backend = entry.first;
-      std::deque<size_t>& queue = entry.second;
-      if (queue.empty()) continue;
-      const bool busy = std::any_of(
-          slots.begin(), slots.end(),
-          [&](const Slot& s) { return s.backend == backend && s.job >= 0; });
-      if (busy || !may_start(queue.front())) continue;
-      size_t job = queue.front();
-      queue.pop_front();
-      // A confirmation rerun always gets a fresh worker: "alone".
-      if (options.isolation == Isolation::kStrict) {
-        start_one_shot(job);
-      } else {
-        if (jobs[job].result.first_attempt) retire_worker(backend);
-        start_worker_job(backend, job);
-      }
-    }
-  }
-
-  void retire_worker(Backend backend) {
-    for (size_t i = 0; i < slots.size(); ++i) {
-      if (slots[i].worker && slots[i].backend == backend && slots[i].job < 0) {
-        end_slot(i, /*kill=*/true);
-        return;
-      }
-    }
+    gpu_pool.start_jobs();
   }
 
   // Processes that reported and are being torn down. Reaped without blocking:
@@ -254,18 +198,9 @@ struct Scheduler::Impl {
     return status;
   }
 
+  // The job's final report (GPU jobs: after the pool's confirming rerun).
   void finish(size_t job_index, ChildReport report, double wall) {
     Job& job = jobs[job_index];
-    const bool gpu = is_gpu(job.backend);
-    // A GPU run that poisoned its process is rerun alone in a fresh process
-    // before the verdict is final: the error may have been an earlier run's.
-    if (gpu && report.poisoned && !job.result.first_attempt &&
-        options.isolation != Isolation::kStrict) {
-      job.result.first_attempt = report;
-      ++counters->confirm_reruns;
-      gpu_queues[job.backend].push_front(job_index);
-      return;
-    }
     job.result.report = std::move(report);
     job.result.wall_seconds = wall;
     job.result.finished = true;
@@ -287,19 +222,8 @@ struct Scheduler::Impl {
 
   void fail(size_t job_index, Family family, const std::string& message,
             double wall, bool timed_out) {
-    ChildReport report;
-    report.status = ChildReport::Status::kError;
-    report.family = family;
-    report.message = message;
-    report.poisoned = true;  // a dead or killed process: blame is unproven
-    Job& job = jobs[job_index];
-    if (timed_out) {
-      // A timeout is final: rerunning would only wait as long again.
-      job.result.first_attempt = job.result.first_attempt.value_or(report);
-    }
-    job.result.timed_out = timed_out;
-    job.result.crashed = !timed_out;
-    job.result.crash_message = message;
+    ChildReport report = lost_run_report(&jobs[job_index].result, family,
+                                         message, timed_out);
     finish(job_index, std::move(report), wall);
   }
 
@@ -321,10 +245,7 @@ struct Scheduler::Impl {
     slot.job = -1;
     const double wall =
         std::chrono::duration<double>(Clock::now() - slot.started).count();
-    ChildReport report = decode_report(line);
-    // A poisoned worker ends itself; it takes no further job meanwhile.
-    if (slot.worker && report.poisoned) slot.retiring = true;
-    finish(job, std::move(report), wall);
+    finish(job, decode_report(line), wall);
   }
 
   // The slot's pipe reached EOF: the process ended.
@@ -333,15 +254,8 @@ struct Scheduler::Impl {
     const long job = slot.job;
     const double wall =
         std::chrono::duration<double>(Clock::now() - slot.started).count();
-    const bool worker = slot.worker;
     const int status = end_slot(index, false);
-    if (job < 0) return;  // a worker that retired after its report
-    const bool clean_exit = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (worker && clean_exit) {
-      gpu_queues[jobs[static_cast<size_t>(job)].backend].push_front(
-          static_cast<size_t>(job));
-      return;
-    }
+    if (job < 0) return;
     std::string how = describe_wait_status(status);
     Family family = WIFSIGNALED(status) ? classify_signal(WTERMSIG(status))
                                         : Family::kCrash;
@@ -366,10 +280,11 @@ struct Scheduler::Impl {
       }
       ++i;
     }
+    gpu_pool.handle_timeouts(now);
   }
 
   int poll_timeout_ms() const {
-    auto next = Clock::time_point::max();
+    auto next = gpu_pool.next_deadline();
     for (const Slot& slot : slots) {
       if (slot.job >= 0) next = std::min(next, slot.deadline);
     }
@@ -381,16 +296,14 @@ struct Scheduler::Impl {
   }
 
   bool pending() const {
-    if (!cpu_queue.empty()) return true;
-    for (const auto& [backend, queue] : gpu_queues) {
-      if (!queue.empty()) return true;
-    }
+    if (!cpu_queue.empty() || gpu_pool.pending()) return true;
     return std::any_of(slots.begin(), slots.end(),
                        [](const Slot& slot) { return slot.job >= 0; });
   }
 
   void kill_all() {
     while (!slots.empty()) end_slot(slots.size() - 1, true);
+    gpu_pool.stop_all();
     reap_exiting(/*block=*/true);
     launcher.stop();
   }
@@ -398,9 +311,7 @@ struct Scheduler::Impl {
 
 Scheduler::Scheduler(const CaseTable& table, std::vector<PlannedCase>& cases,
                      std::vector<Job>& jobs, SchedulerOptions options)
-    : impl_(new Impl(table, cases, jobs, std::move(options))) {
-  impl_->counters = &counters_;
-}
+    : impl_(new Impl(table, cases, jobs, std::move(options))) {}
 
 Scheduler::~Scheduler() {
   impl_->kill_all();
@@ -418,14 +329,20 @@ bool Scheduler::run(const std::function<void(size_t)>& on_case_done) {
     for (const Slot& slot : s.slots) {
       fds.push_back({slot.process.from_child, POLLIN, 0});
     }
+    const size_t first_worker = fds.size();
+    s.gpu_pool.append_poll_fds(&fds);
     int ready = poll(fds.data(), fds.size(), s.poll_timeout_ms());
     if (ready < 0 && errno != EINTR) break;
     if (g_last_signal != 0) {
       s.kill_all();
+      counters_.workers_started = s.gpu_pool.counters().workers_started;
+      counters_.confirm_reruns = s.gpu_pool.counters().confirm_reruns;
       return false;
     }
+    s.gpu_pool.handle_poll_events(fds.data() + first_worker,
+                                  fds.size() - first_worker);
     // Walk the slots backwards: handling an exit erases its slot.
-    for (size_t i = fds.size() - 1; i >= 1; --i) {
+    for (size_t i = first_worker - 1; i >= 1; --i) {
       if (fds[i].revents == 0) continue;
       const size_t index = i - 1;
       Slot& slot = s.slots[index];
@@ -434,9 +351,7 @@ bool Scheduler::run(const std::function<void(size_t)>& on_case_done) {
       while (take_line(&slot.buffer, &line)) s.handle_report_line(index, line);
       if (!open) {
         s.handle_exit(index);
-      } else if (s.slots[index].retiring) {
-        s.end_slot(index, /*kill=*/true);
-      } else if (!s.slots[index].worker && s.slots[index].job < 0) {
+      } else if (s.slots[index].job < 0) {
         s.release_slot(index);
       }
     }
@@ -444,6 +359,8 @@ bool Scheduler::run(const std::function<void(size_t)>& on_case_done) {
     s.reap_exiting(/*block=*/false);
   }
   s.kill_all();
+  counters_.workers_started = s.gpu_pool.counters().workers_started;
+  counters_.confirm_reruns = s.gpu_pool.counters().confirm_reruns;
   return true;
 }
 

@@ -1,5 +1,6 @@
-// The runner's event loop: starts children and GPU workers, reads their
-// reports, enforces timeouts, and hands each finished case to a callback.
+// The runner's event loop: starts one-shot CPU children, drives the GPU
+// worker pool (runner/gpu_pool.h), reads reports, enforces timeouts, and
+// hands each finished case to a callback.
 // Single-threaded on purpose: fork() from a multi-threaded process is unsafe.
 #pragma once
 
@@ -51,7 +52,7 @@ class Scheduler {
   const SchedulerCounters& counters() const { return counters_; }
 
  private:
-  struct Slot;  // a child or worker with its job
+  struct Slot;  // a one-shot child with its job
   struct Impl;
   Impl* impl_;
   SchedulerCounters counters_;

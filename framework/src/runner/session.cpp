@@ -13,6 +13,7 @@
 
 #include "casebook/diagnosis.h"
 #include "process/backend_runtime.h"
+#include "process/fork_rules.h"
 #include "process/subprocess.h"
 #include "runner/judge.h"
 #include "runner/scheduler.h"
@@ -197,6 +198,8 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
                        const Selection& selected, const RunObserver& observer) {
   const auto& on_verdict = observer.on_verdict;
   Execution execution;
+  // Before anything runs: a runner that may not fork runs nothing.
+  require_safe_to_fork("the runs of this plan");
   // Which GPU backends does anything selected want? Probe only those.
   std::vector<Backend> gpu_wanted;
   for (const PlannedCase& planned : plan.cases) {

@@ -1,0 +1,117 @@
+// The GPU worker pool: one worker process per GPU backend runs that backend's
+// jobs one after another, synchronising after each (process/execute.cpp).
+//
+//   reuse       a worker takes the next job of its backend while its runs
+//               stay clean: one CUDA context for many cases
+//   retirement  a run that poisoned its worker (a sticky error, a crash) ends
+//               it; the next job gets a fresh worker
+//   confirming  the poisoning job is rerun alone in a fresh worker before its
+//   rerun       verdict is final: the error may have been an earlier job's.
+//               So at most two fresh workers per poisoning job.
+//   timeout     kills the worker's whole process group; a timeout is final
+//   strict      Isolation::kStrict: a fresh worker for every job, no rerun
+//
+// Part of the runner's single-threaded event loop (runner/scheduler.cpp): the
+// scheduler polls the pool's pipes with its own and hands it what they said.
+#pragma once
+
+#include <poll.h>
+
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "casebook/runner.h"
+#include "process/execute.h"
+#include "process/subprocess.h"
+#include "runner/plan.h"
+
+namespace casebook {
+
+struct GpuPoolCounters {
+  int workers_started = 0;
+  int confirm_reruns = 0;
+};
+
+// A run whose process ended or was killed without a report: the report that
+// stands for it, with the job's result marked (timed out, or crashed). The
+// scheduler's one-shot children use it too.
+ChildReport lost_run_report(JobResult* result, Family family,
+                            const std::string& message, bool timed_out);
+
+class GpuWorkerPool {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  struct Hooks {
+    // Whether the job may start now (the scheduler's window of open cases).
+    std::function<bool(size_t job)> may_start;
+    std::function<RunRequest(size_t job)> request_for;
+    std::function<double(size_t job)> timeout_seconds;
+    // The job's final report (after any confirming rerun).
+    std::function<void(size_t job, ChildReport report, double wall)> finish;
+  };
+
+  GpuWorkerPool(const CaseTable& table, std::vector<Job>& jobs,
+                Isolation isolation, ChildEnvironment environment, Hooks hooks);
+  ~GpuWorkerPool();
+  GpuWorkerPool(const GpuWorkerPool&) = delete;
+  GpuWorkerPool& operator=(const GpuWorkerPool&) = delete;
+
+  void enqueue(size_t job);
+  // Jobs queued or in flight.
+  bool pending() const;
+  // Gives each backend without a job in flight its next job.
+  void start_jobs();
+
+  // The workers' report pipes, appended to the scheduler's poll set, and
+  // what poll() said about them (the same entries, in the same order).
+  void append_poll_fds(std::vector<pollfd>* fds) const;
+  void handle_poll_events(const pollfd* fds, size_t count);
+
+  void handle_timeouts(Clock::time_point now);
+  // The earliest deadline of a job in flight; time_point::max() when none.
+  Clock::time_point next_deadline() const;
+
+  // Kills every worker's process group and reaps them.
+  void stop_all();
+
+  const GpuPoolCounters& counters() const { return counters_; }
+
+ private:
+  struct Worker {
+    ChildProcess process;
+    Backend backend = Backend::kCuda;
+    long job = -1;  // the job in flight, -1 when idle
+    Clock::time_point started;
+    Clock::time_point deadline;
+    std::string buffer;
+    bool retiring = false;  // its last run poisoned it
+  };
+
+  bool busy(Backend backend) const;
+  Worker* idle_worker(Backend backend);
+  void retire_idle_worker(Backend backend);
+  void dispatch(Backend backend, size_t job);
+  void on_report_line(size_t index, const std::string& line);
+  void on_exit(size_t index);
+  int end_worker(size_t index, bool kill);
+  // A report for the job: final, or the first attempt of a confirming rerun.
+  void settle(size_t job, ChildReport report, double wall);
+  void lost(size_t job, Family family, const std::string& message, double wall,
+            bool timed_out);
+
+  const CaseTable& table_;
+  std::vector<Job>& jobs_;
+  Isolation isolation_;
+  ChildEnvironment environment_;
+  Hooks hooks_;
+  std::map<Backend, std::deque<size_t>> queues_;
+  std::vector<Worker> workers_;
+  GpuPoolCounters counters_;
+};
+
+}  // namespace casebook

@@ -1,0 +1,94 @@
+// The fork rules live in the library: a runner with a second thread, or with
+// a GPU runtime initialised, refuses to fork, whoever calls it.
+#include "process/fork_rules.h"
+
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "casebook/runner.h"
+#include "process/subprocess.h"
+#include "test_ops.h"
+
+namespace casebook {
+namespace {
+
+TEST(ForkRules, OneThreadAndNoGpuMayFork) {
+  EXPECT_EQ(fork_refusal(ForkFacts{}), "");
+}
+
+TEST(ForkRules, MoreThanOneThreadIsRefused) {
+  ForkFacts facts;
+  facts.threads = 5;
+  EXPECT_NE(fork_refusal(facts).find("5 threads"), std::string::npos);
+}
+
+TEST(ForkRules, AnOpenGpuDeviceOrTheCudaDriverIsRefused) {
+  ForkFacts nvidia;
+  nvidia.gpu_files = {"/dev/nvidiactl"};
+  EXPECT_NE(fork_refusal(nvidia).find("/dev/nvidiactl is open"),
+            std::string::npos);
+  ForkFacts kfd;
+  kfd.gpu_files = {"/dev/kfd"};
+  EXPECT_NE(fork_refusal(kfd).find("/dev/kfd"), std::string::npos);
+  ForkFacts driver;
+  driver.cuda_driver_loaded = true;
+  EXPECT_NE(fork_refusal(driver).find("libcuda.so"), std::string::npos);
+}
+
+TEST(ForkRules, ThisTestProcessIsSingleThreadedAndHasNoGpu) {
+  testing_support::use_single_thread();
+  const ForkFacts facts = read_fork_facts();
+  EXPECT_EQ(facts.threads, 1);
+  EXPECT_TRUE(facts.gpu_files.empty());
+  EXPECT_FALSE(facts.cuda_driver_loaded);
+}
+
+// A real second thread: spawn_child and the whole runner refuse, with an
+// internal error naming the thread count; once it ends, they fork again.
+TEST(ForkRules, ASecondThreadMakesTheRunnerRefuseToFork) {
+  testing_support::use_single_thread();
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool done = false;
+  std::thread other([&] {
+    std::unique_lock<std::mutex> lock(mutex);
+    wake.wait(lock, [&] { return done; });
+  });
+  try {
+    spawn_child([](int, int) { return 0; }, false);
+    ADD_FAILURE() << "spawn_child forked with two threads";
+  } catch (const ForkRefused& error) {
+    EXPECT_NE(std::string(error.what()).find("internal error: refusing to fork"),
+              std::string::npos)
+        << error.what();
+    EXPECT_NE(std::string(error.what()).find("2 threads"), std::string::npos)
+        << error.what();
+  }
+  RunOptions options;
+  options.backends = {Backend::kCpu};
+  options.registry = &testing_support::registry_with_test_ops();
+  EXPECT_THROW(
+      run_cases({std::filesystem::path(CASEBOOK_TEST_DATA) / "isolation" /
+                 "identity.yaml"},
+                options),
+      ForkRefused);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    done = true;
+  }
+  wake.notify_one();
+  other.join();
+  RunSummary summary = run_cases(
+      {std::filesystem::path(CASEBOOK_TEST_DATA) / "isolation" /
+       "identity.yaml"},
+      options);
+  ASSERT_EQ(summary.verdicts.size(), 1u);
+  EXPECT_EQ(summary.verdicts[0].verdict, Verdict::kPass);
+}
+
+}  // namespace
+}  // namespace casebook

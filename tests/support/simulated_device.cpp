@@ -1,0 +1,243 @@
+#include "simulated_device.h"
+
+#include <ATen/ATen.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "kernel_ops/kernel_glue.h"
+#include "kernel_ops/kernel_plugin.h"
+#include "process/backend_runtime.h"
+
+namespace casebook::simulated_device {
+namespace {
+
+// The device's state in this process (a worker has its own after fork).
+struct DeviceState {
+  bool poisoned = false;  // a sticky error surfaced: every call fails
+  bool pending = false;   // an error waiting for the next call or synchronize
+  bool pending_sticky = false;
+};
+DeviceState g_state;
+
+void set_error(CasebookGpuError* error, const char* call, bool sticky) {
+  error->code = sticky ? 710 : 2;
+  std::snprintf(error->call, sizeof(error->call), "%s", call);
+  std::snprintf(error->name, sizeof(error->name), "%s",
+                sticky ? "cudaErrorAssert" : "cudaErrorMemoryAllocation");
+  std::snprintf(error->text, sizeof(error->text), "%s",
+                sticky ? "device-side assert triggered (simulated device)"
+                       : "out of memory (simulated device)");
+}
+
+// An asynchronous error surfaces at the first call after it; a sticky one at
+// every call from then on. Returns nonzero when `call` fails.
+int surface(const char* call, CasebookGpuError* error, int* sticky = nullptr) {
+  if (g_state.poisoned) {
+    set_error(error, call, true);
+    if (sticky != nullptr) *sticky = 1;
+    return 1;
+  }
+  if (!g_state.pending) return 0;
+  g_state.pending = false;
+  set_error(error, call, g_state.pending_sticky);
+  if (g_state.pending_sticky) g_state.poisoned = true;
+  if (sticky != nullptr) *sticky = g_state.pending_sticky ? 1 : 0;
+  return 1;
+}
+
+int device_count(int* count, CasebookGpuError*) {
+  *count = 1;
+  return 0;
+}
+
+int describe(char* text, size_t capacity, CasebookGpuError*) {
+  std::snprintf(text, capacity, "simulated device (test programs only)");
+  return 0;
+}
+
+int set_device(int, CasebookGpuError* error) {
+  return surface("cudaSetDevice", error);
+}
+
+int device_malloc(void** pointer, size_t bytes, CasebookGpuError* error) {
+  if (surface("cudaMalloc", error) != 0) return 1;
+  *pointer = std::malloc(bytes == 0 ? 1 : bytes);
+  return 0;
+}
+
+int device_free(void* pointer, CasebookGpuError*) {
+  std::free(pointer);
+  return 0;
+}
+
+int copy(void* destination, const void* source, size_t bytes,
+         CasebookGpuError* error) {
+  if (surface("cudaMemcpy", error) != 0) return 1;
+  std::memcpy(destination, source, bytes);
+  return 0;
+}
+
+int synchronize(int* sticky, CasebookGpuError* error) {
+  *sticky = 0;
+  return surface("cudaDeviceSynchronize", error, sticky);
+}
+
+// A launch on a poisoned device fails like CUDA's: a device error status.
+template <typename Args>
+void launch(const Args* args, CasebookKernelStatus* status,
+            CasebookKernelStatus (*cpu)(const Args&)) {
+  CasebookGpuError error{};
+  if (surface("kernel launch", &error) != 0) {
+    status->code = CASEBOOK_STATUS_DEVICE_ERROR;
+    const std::string message =
+        std::string(error.name) + " (" + error.text + ")";
+    std::snprintf(status->message, sizeof(status->message), "%s",
+                  message.c_str());
+    return;
+  }
+  *status = cpu(*args);
+}
+
+void nll_loss(const CasebookNllLossArgs* args, CasebookKernelStatus* status) {
+  launch(args, status, &kernels::nll_loss_cpu);
+}
+void softmax(const CasebookSoftmaxArgs* args, CasebookKernelStatus* status) {
+  launch(args, status, &kernels::softmax_cpu);
+}
+void sum(const CasebookSumArgs* args, CasebookKernelStatus* status) {
+  launch(args, status, &kernels::sum_cpu);
+}
+void embedding(const CasebookEmbeddingArgs* args,
+               CasebookKernelStatus* status) {
+  launch(args, status, &kernels::embedding_cpu);
+}
+
+const CasebookKernelPluginV1 kTable = {
+    CASEBOOK_KERNEL_PLUGIN_ABI_VERSION,
+    sizeof(CasebookKernelPluginV1),
+    "cuda",
+    "simulated device, CPU references",
+    "",
+    &device_count,
+    &describe,
+    &set_device,
+    &device_malloc,
+    &device_free,
+    &copy,
+    &copy,
+    &synchronize,
+    &nll_loss,
+    &softmax,
+    &sum,
+    &embedding};
+
+const KernelPlugin& simulated_plugin() {
+  static const KernelPlugin plugin{Backend::kCuda, "(simulated device)",
+                                   nullptr, &kTable};
+  return plugin;
+}
+
+BackendRuntime open_simulated() {
+  BackendRuntime runtime;
+  runtime.backend = Backend::kCuda;
+  runtime.plugin = &simulated_plugin();
+  PartReadiness torch;
+  torch.state = Readiness::kAbsent;
+  torch.reason = "the simulated device has no LibTorch device";
+  PartReadiness kernels;
+  kernels.state = Readiness::kReady;
+  kernels.description = plugin_describe(simulated_plugin());
+  runtime.readiness =
+      combine_readiness(Backend::kCuda, std::move(torch), std::move(kernels));
+  return runtime;
+}
+
+[[noreturn]] void hang() {
+  while (true) pause();
+}
+
+std::vector<at::Tensor> step(const OpCall& call) {
+  const at::Tensor& input = call.input(0);
+  if (call.backend == Backend::kCpu) return {input.contiguous().clone()};
+  const std::string pid_log = call.arg_string("pid_log", "");
+  if (!pid_log.empty()) {
+    std::ofstream(pid_log, std::ios::app) << getpid() << "\n";
+  }
+  const KernelPlugin& plugin =
+      kernel_glue::require_plugin(call, "testing.simulated_step");
+  // Through the kernel glue, as the kernels.* ops go.
+  kernel_glue::DeviceTensor device(plugin, input.contiguous());
+  at::Tensor output = kernel_glue::copy_to_host(
+      plugin, device.data(), input.sizes().vec(), input.scalar_type());
+  const std::string then = call.arg_string("then", "pass");
+  if (then == "sticky" || then == "error") {
+    g_state.pending = true;
+    g_state.pending_sticky = then == "sticky";
+  } else if (then == "crash") {
+    raise(SIGSEGV);
+  } else if (then == "hang") {
+    const pid_t grandchild = fork();
+    if (grandchild == 0) hang();
+    std::ofstream(call.arg_string("pid_file", "")) << grandchild << "\n";
+    hang();
+  } else if (then != "pass") {
+    throw OpError(Family::kContract,
+                  "testing.simulated_step: `then` is pass, sticky, error, crash or "
+                  "hang; got `" + then + "`");
+  }
+  return {output};
+}
+
+}  // namespace
+
+void install() { replace_backend_for_tests(Backend::kCuda, &open_simulated); }
+
+void uninstall() { replace_backend_for_tests(Backend::kCuda, nullptr); }
+
+const CasebookKernelPluginV1& plugin_table() { return kTable; }
+
+void write_poisoning_set(const std::filesystem::path& folder, int count,
+                         const std::set<int>& poisoning) {
+  std::filesystem::create_directories(folder);
+  for (int i = 0; i < count; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "case_%03d.yaml", i);
+    const bool poisons = poisoning.count(i) > 0;
+    std::ofstream file(folder / name);
+    file << "casebook: 1\n"
+         << "summary: simulated step " << i << "\n"
+         << "op: testing.simulated_step\n"
+         << "backends: [cpu, cuda]\n"
+         << "args: {then: " << (poisons ? "sticky" : "pass") << "}\n"
+         << "inputs:\n  input: {dtype: float32, values: [1, 2, " << i
+         << "]}\n";
+    if (poisons) file << "expect:\n  cuda: {error: device_assert}\n";
+  }
+}
+
+const OpRegistry& registry() {
+  static const OpRegistry registry = [] {
+    OpRegistry r;
+    register_all(r);
+    OpDef def;
+    def.name = "testing.simulated_step";
+    def.inputs = {"input"};
+    def.args = {"then", "pid_file", "pid_log"};
+    def.placement = OpDef::Placement::kHost;
+    def.needs_kernel_plugin = true;
+    def.run = &step;
+    def.file = __FILE__;
+    def.line = __LINE__;
+    r.add(std::move(def));
+    return r;
+  }();
+  return registry;
+}
+
+}  // namespace casebook::simulated_device

@@ -1,0 +1,49 @@
+// A simulated GPU device for the test and bench programs only, never a user
+// backend: install() makes it the `cuda` backend of this process and of the
+// children it forks (through replace_backend_for_tests, which the casebook
+// executable never calls).
+//
+// It behaves like a CUDA device where the worker pool can tell: it runs in
+// GPU workers through the kernel-plugin table (device memory is host memory,
+// the kernels are their CPU references), and its errors are asynchronous: an
+// error a case causes surfaces at the next synchronize, or at the next call
+// if nobody synchronised, so a worker that skipped the synchronize after a
+// case would blame the next case. A sticky error poisons the process: every
+// later call fails with it.
+//
+// The op `testing.simulated_step` (registry()) drives it per case with the argument
+// `then`:
+//   pass    copies its input to the device and back (the default)
+//   sticky  leaves a sticky device assert pending (cudaErrorAssert)
+//   error   leaves a non-sticky out-of-memory error pending
+//   crash   the process dies of SIGSEGV
+//   hang    forks a grandchild that hangs, writes its pid to `pid_file`,
+//           then hangs itself
+// and appends the pid of the process it ran in to `pid_log` (when given), so
+// that a test can count the workers that ran its cases.
+#pragma once
+
+#include <filesystem>
+#include <set>
+
+#include "casebook/ops.h"
+#include "common/plugin_abi.h"
+
+namespace casebook::simulated_device {
+
+void install();
+void uninstall();
+
+// register_all() plus testing.simulated_step, built once.
+const OpRegistry& registry();
+
+// Writes `count` cases case_000.yaml ... into `folder`, on cpu and cuda: the
+// ones numbered in `poisoning` leave a sticky error and expect device_assert
+// on cuda, the others pass. Every one should PASS.
+void write_poisoning_set(const std::filesystem::path& folder, int count,
+                         const std::set<int>& poisoning);
+
+// The device's plugin table (what a worker's runtime holds).
+const CasebookKernelPluginV1& plugin_table();
+
+}  // namespace casebook::simulated_device
