@@ -6,7 +6,8 @@
 # nlohmann-json, OpenSSL headers) can be unpacked from Debian packages into
 # .gpu-deps/ first (see README.md, "On a GPU machine").
 #
-#   ci/gpu-lane.sh [OUTPUT_DIR]     JUnit files and logs go to OUTPUT_DIR
+#   ci/gpu-lane.sh [OUTPUT_DIR]     JUnit files, the Markdown summary
+#                                   (cases.md) and logs go to OUTPUT_DIR
 #
 # It cannot pass by accident: a failed configure or build stops it (with the
 # end of its log), the plugin must hold machine code for every requested
@@ -91,8 +92,12 @@ echo "== plugin architectures: $(grep -o 'sm_[0-9a-z]*' <<<"${elf}" | sort -u | 
 
 check ctest bash -c "cd build/cuda && ctest --output-on-failure \
   --output-junit '${PWD}/${out}/ctest.xml' --resource-spec-file ../../ci/gpus.json"
-check cases build/cuda/bin/casebook run cases --backend cpu,cuda --require cuda \
-  --junit "${out}/cases.xml"
+# CASEBOOK_SHARD=I/N: this runner's share of the cases (a CI matrix over
+# several GPU runners; ci/merge-results.sh joins their files).
+shard=()
+if [[ -n "${CASEBOOK_SHARD:-}" ]]; then shard=(--shard "${CASEBOOK_SHARD}"); fi
+check cases build/cuda/bin/casebook run cases --verbose --backend cpu,cuda --require cuda \
+  "${shard[@]}" --junit "${out}/cases.xml" --summary "${out}/cases.md"
 ran="$(grep -cE '^(PASS|FAIL|XFAIL|XPASS|ERROR|TIMEOUT) +[^ ]+ +cuda( |$)' \
   "${out}/cases.log" || true)"
 echo "== cuda verdicts that ran: ${ran}"

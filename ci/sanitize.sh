@@ -47,7 +47,7 @@ trap 'rm -f "${log}"' EXIT
 status=0
 PYTORCH_NO_CUDA_MEMORY_CACHING=1 "${sanitizer}" --tool memcheck \
   --target-processes all --error-exitcode 86 --print-limit 20 \
-  "${casebook}" run --backend cuda --require cuda --isolation strict "${cases[@]}" \
+  "${casebook}" run --verbose --backend cuda --require cuda --isolation strict "${cases[@]}" \
   2>&1 | tee "${log}" || status=$?
 
 # A child's memcheck errors do not always reach the parent's exit status:

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -312,6 +313,66 @@ TEST(Shards, GtestModeTakesGoogleTestsShardingVariables) {
   }
   EXPECT_EQ(passed, 3u);  // the three validate cases, each on one shard
   EXPECT_TRUE(fs::exists(status_file));
+}
+
+TEST(Shards, MergeResultsJoinsEveryShardsJunitAndSummary) {
+  TempFolder folder;
+  for (int shard = 0; shard < 2; ++shard) {
+    const fs::path dir = folder.path() / ("shard-" + std::to_string(shard));
+    fs::create_directories(dir);
+    const auto run = run_casebook(
+        "run cases/validate cases/cross_entropy --backend cpu -q --shard " +
+        std::to_string(shard) + "/2 --junit " + (dir / "cases.xml").string() +
+        " --summary " + (dir / "cases.md").string());
+    ASSERT_EQ(run.status, 0) << run.output;
+  }
+  const fs::path merged = folder.path() / "merged";
+  const auto merge =
+      run_shell(std::string(CASEBOOK_SOURCE_DIR) + "/ci/merge-results.sh " +
+                merged.string() + " " + (folder.path() / "shard-0").string() +
+                " " + (folder.path() / "shard-1").string());
+  ASSERT_EQ(merge.status, 0) << merge.output;
+  expect_valid_junit(merged / "cases.xml");
+  const std::string xml = read_file(merged / "cases.xml");
+  size_t testcases = 0;
+  for (size_t at = xml.find("<testcase "); at != std::string::npos;
+       at = xml.find("<testcase ", at + 1)) {
+    ++testcases;
+  }
+  EXPECT_EQ(testcases, 7u) << xml;  // 3 validate + 4 cross_entropy cases
+  const std::string md = read_file(merged / "cases.md");
+  EXPECT_TRUE(has_line(md, "^## shard-0$")) << md;
+  EXPECT_TRUE(has_line(md, "^## shard-1$")) << md;
+  // A shard that wrote nothing fails the merge.
+  fs::create_directories(folder.path() / "empty");
+  EXPECT_EQ(
+      run_shell(std::string(CASEBOOK_SOURCE_DIR) + "/ci/merge-results.sh " +
+                merged.string() + " " + (folder.path() / "empty").string())
+          .status,
+      1);
+}
+
+// The CI definitions in ci/ parse and call scripts the project has.
+TEST(CiDefinitions, ParseAndCallTheProjectsOwnScripts) {
+  for (const char* name : {"github-actions.yml", "gitlab-ci.yml"}) {
+    const fs::path file = fs::path(CASEBOOK_SOURCE_DIR) / "ci" / name;
+    YAML::Node root;
+    ASSERT_NO_THROW(root = YAML::LoadFile(file.string())) << file;
+    const std::string text = read_file(file);
+    size_t scripts = 0;
+    for (size_t at = text.find("ci/"); at != std::string::npos;
+         at = text.find("ci/", at + 1)) {
+      const size_t end = text.find(".sh", at);
+      if (end == std::string::npos) break;
+      const std::string script = text.substr(at, end + 3 - at);
+      if (script.find_first_of(" \n") != std::string::npos) continue;
+      ++scripts;
+      const fs::path path = fs::path(CASEBOOK_SOURCE_DIR) / script;
+      EXPECT_TRUE(fs::exists(path)) << name << " calls " << script;
+      EXPECT_EQ(access(path.c_str(), X_OK), 0) << script << " not executable";
+    }
+    EXPECT_GE(scripts, 3u) << name;
+  }
 }
 
 TEST(Check, EveryProblemOfEveryFileAndExitOne) {
