@@ -42,8 +42,10 @@ std::string make_output_folder() {
 }  // namespace
 
 Timing run_casebook(const CaseSet& set, Isolation isolation, int jobs,
-                    const std::vector<Backend>& backends, bool fork_server) {
+                    const std::vector<Backend>& backends, bool fork_server,
+                    const OpRegistry* registry) {
   RunOptions options;
+  options.registry = registry;
   options.cpu_fork_server = fork_server;
   options.backends = backends;
   options.isolation = isolation;
