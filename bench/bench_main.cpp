@@ -261,6 +261,15 @@ int bench_main(int argc, char** argv) {
     rows.push_back(measured.front());
   }
   print_rows(rows);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const double dispatcher = plan_ms_per_case(sets[i], nullptr, 7);
+    const double hand_written =
+        plan_ms_per_case(sets[i], &before_dispatcher, 7);
+    std::printf(
+        "plan (load_plan) N=%d: torch.softmax through the dispatcher %.3f "
+        "ms/case, hand-written (before issue 10) %.3f ms/case (median of 7)\n",
+        sizes[i], dispatcher, hand_written);
+  }
   if (!usual_note.empty()) std::printf("%s\n", usual_note.c_str());
   std::printf(
       "x (c): this strategy's per-case cost over the floor's; (d)/x: the usual "

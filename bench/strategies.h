@@ -36,6 +36,12 @@ Timing run_casebook(const CaseSet& set, Isolation isolation, int jobs,
                     bool fork_server = true,
                     const OpRegistry* registry = nullptr);
 
+// load_plan alone (read and check the case files, resolve each op), the
+// median of `repeats` runs, in ms per case: what resolving an op through the
+// dispatcher adds to a case before anything forks.
+double plan_ms_per_case(const CaseSet& set, const OpRegistry* registry,
+                        int repeats);
+
 // (c): the floor. The same work in this process with no isolation: load each
 // case, execute_request (inputs, op, output files on /dev/shm), map the
 // outputs and compare them (with themselves: the comparison's cost, as a GPU
