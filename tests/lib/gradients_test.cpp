@@ -5,6 +5,12 @@
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "casebook/loader.h"
+#include "process/execute.h"
 
 namespace casebook {
 namespace {
@@ -101,6 +107,47 @@ TEST(Gradients, FiniteDifferencesCatchAWrongGradient) {
   }
   const std::vector<at::Tensor> large{at::zeros({3000}, at::kFloat)};
   EXPECT_THROW(check_finite_differences(kase, wrong, large), InvalidCaseError);
+}
+
+}  // namespace
+}  // namespace casebook
+
+namespace casebook {
+namespace {
+
+// execute_request, as a child runs it: the report's outputs carry the
+// schema's return names and `grad.<input>`, in that order.
+TEST(Gradients, ReportedOutputsCarryReturnAndGradientNames) {
+  const LoadedCase loaded = load_case_text(R"(casebook: 1
+summary: topk with a gradient
+op: torch.topk
+args: {k: 2}
+inputs:
+  input: {dtype: float64, values: [3.0, 1.0, 2.0, 5.0]}
+grad: {wrt: [input]}
+)",
+                                           "cases/topk.yaml");
+  ASSERT_TRUE(loaded.ok());
+  const ResolvedOp resolved = resolve_op(*loaded.value, default_registry());
+  ASSERT_NE(resolved.def, nullptr);
+  CaseTable table;
+  table.cases.push_back(&*loaded.value);
+  table.ops.push_back(resolved.def);
+  char folder[] = "/tmp/casebook-grad-XXXXXX";
+  ASSERT_NE(mkdtemp(folder), nullptr);
+  RunRequest request;
+  request.output_dir = folder;
+  const ChildReport report =
+      execute_request(table, request, open_backend_runtime(Backend::kCpu));
+  ASSERT_EQ(report.status, ChildReport::Status::kOutputs) << report.message;
+  std::vector<std::string> names;
+  for (const TensorFile& file : report.outputs) names.push_back(file.name);
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"values", "indices", "grad.input"}));
+  ASSERT_EQ(report.outputs.size(), 3u);
+  EXPECT_TRUE(at::equal(map_tensor_file(report.outputs[2]),
+                        at::tensor({1.0, 0.0, 0.0, 1.0}, at::kDouble)));
+  std::filesystem::remove_all(folder);
 }
 
 }  // namespace
