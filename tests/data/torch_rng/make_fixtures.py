@@ -9,6 +9,9 @@ manifest.json and the .npy files beside it). Run with Debian's python3-torch
 
     /usr/bin/python3 tests/data/torch_rng/make_fixtures.py
 
+(or any Python 3.11 with PYTHONPATH=/usr/lib/python3/dist-packages, which
+imports the same Debian packages).
+
 The output is committed, so CI needs no Python.
 """
 import json
