@@ -6,11 +6,14 @@
 // of N cases (minutes for the process-per-case way), measured once side by
 // side with the others in the same run, and the result is a table of ratios
 // and memory readings, not a per-iteration timing loop.
+#include <ATen/ATen.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <thread>
 
+#include "casebook/ops.h"
 #include "gpu_section.h"
 #include "large_output.h"
 #include "machine_floor.h"
@@ -70,6 +73,26 @@ std::vector<Row> measure(const std::vector<Strategy>& strategies, int set_size,
     row.timing = std::move(runs[runs.size() / 2]);
   }
   return rows;
+}
+
+// Before issue 10: torch.softmax was a hand-written op, found by a registry
+// lookup; now it is aten::softmax, resolved through the dispatcher at plan
+// time. Row (f) runs the same cases with the old op, in the same run as (a).
+OpRegistry registry_before_dispatcher() {
+  OpRegistry registry;
+  register_all(registry);
+  OpDef def;
+  def.name = "torch.softmax";
+  def.inputs = {"input"};
+  def.args = {"dim", "dtype"};
+  def.run = [](const OpCall& call) {
+    return std::vector<at::Tensor>{
+        at::softmax(call.input(0), call.arg_int("dim", -1))};
+  };
+  def.file = __FILE__;
+  def.line = __LINE__;
+  registry.add(std::move(def));
+  return registry;
 }
 
 const Row* find(const std::vector<Row>& rows, char strategy, int set_size) {
@@ -182,6 +205,7 @@ int bench_main(int argc, char** argv) {
   // figures for each N come from the same process state; (c) runs LibTorch
   // in this process, so it comes after every run that forks.
   std::vector<Row> rows;
+  const OpRegistry before_dispatcher = registry_before_dispatcher();
   for (size_t i = 0; i < sizes.size(); ++i) {
     const CaseSet& set = sets[i];
     std::vector<Row> measured = measure(
@@ -192,6 +216,11 @@ int bench_main(int argc, char** argv) {
          {"(b) casebook pooled (CPU: = strict)",
           [&] {
             return run_casebook(set, Isolation::kPooled, jobs, {Backend::kCpu});
+          }},
+         {"(f) strict, torch.softmax hand-written (before issue 10)",
+          [&] {
+            return run_casebook(set, Isolation::kStrict, jobs, {Backend::kCpu},
+                                /*fork_server=*/true, &before_dispatcher);
           }},
          {"(e) strict, the runner forks (no fork server)",
           [&] {
@@ -239,6 +268,15 @@ int bench_main(int argc, char** argv) {
     rows.push_back(measured.front());
   }
   print_rows(rows);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const double dispatcher = plan_ms_per_case(sets[i], nullptr, 7);
+    const double hand_written =
+        plan_ms_per_case(sets[i], &before_dispatcher, 7);
+    std::printf(
+        "plan (load_plan) N=%d: torch.softmax through the dispatcher %.3f "
+        "ms/case, hand-written (before issue 10) %.3f ms/case (median of 7)\n",
+        sizes[i], dispatcher, hand_written);
+  }
   if (!usual_note.empty()) std::printf("%s\n", usual_note.c_str());
   std::printf(
       "x (c): this strategy's per-case cost over the floor's; (d)/x: the usual "

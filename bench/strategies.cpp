@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <set>
@@ -42,8 +43,10 @@ std::string make_output_folder() {
 }  // namespace
 
 Timing run_casebook(const CaseSet& set, Isolation isolation, int jobs,
-                    const std::vector<Backend>& backends, bool fork_server) {
+                    const std::vector<Backend>& backends, bool fork_server,
+                    const OpRegistry* registry) {
   RunOptions options;
+  options.registry = registry;
   options.cpu_fork_server = fork_server;
   options.backends = backends;
   options.isolation = isolation;
@@ -71,12 +74,28 @@ Timing run_casebook(const CaseSet& set, Isolation isolation, int jobs,
   return timing;
 }
 
+double plan_ms_per_case(const CaseSet& set, const OpRegistry* registry,
+                        int repeats) {
+  RunOptions options;
+  options.registry = registry;
+  std::vector<double> ms;
+  for (int i = 0; i < repeats; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    Plan plan = load_plan({set.folder}, options);
+    ms.push_back(1000.0 * seconds_since(start) /
+                 static_cast<double>(std::max<size_t>(1, plan.cases.size())));
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
 Timing run_in_process(const CaseSet& set) {
   Timing timing;
   auto start = std::chrono::steady_clock::now();
   std::vector<LoadedCase> loaded;
   loaded.reserve(set.files.size());  // the table points into it
   CaseTable table;
+  std::vector<std::shared_ptr<const OpDef>> generated;  // dispatcher ops
   for (const fs::path& file : set.files) {
     loaded.push_back(load_case_file(file));
     if (!loaded.back().ok()) {
@@ -84,7 +103,14 @@ Timing run_in_process(const CaseSet& set) {
       return timing;
     }
     table.cases.push_back(&*loaded.back().value);
-    table.ops.push_back(default_registry().find(loaded.back().value->op));
+    // The op as the runner resolves it (a dispatcher op for torch.softmax).
+    ResolvedOp resolved = resolve_op(*loaded.back().value, default_registry());
+    if (resolved.def == nullptr) {
+      timing.problem = resolved.problems.front();
+      return timing;
+    }
+    table.ops.push_back(resolved.def);
+    generated.push_back(std::move(resolved.generated));
   }
   const BackendRuntime runtime = open_backend_runtime(Backend::kCpu);
   const std::string folder = make_output_folder();

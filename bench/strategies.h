@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "casebook/backend.h"
+#include "casebook/ops.h"
 #include "casebook/runner.h"
 #include "synthetic_cases.h"
 
@@ -29,9 +30,17 @@ struct Timing {
 // with the counters of the execution.
 // `fork_server` false: the runner forks each CPU child itself, as before the
 // fork server (RunOptions::cpu_fork_server).
+// `registry` null: the default one (RunOptions::registry).
 Timing run_casebook(const CaseSet& set, Isolation isolation, int jobs,
                     const std::vector<Backend>& backends,
-                    bool fork_server = true);
+                    bool fork_server = true,
+                    const OpRegistry* registry = nullptr);
+
+// load_plan alone (read and check the case files, resolve each op), the
+// median of `repeats` runs, in ms per case: what resolving an op through the
+// dispatcher adds to a case before anything forks.
+double plan_ms_per_case(const CaseSet& set, const OpRegistry* registry,
+                        int repeats);
 
 // (c): the floor. The same work in this process with no isolation: load each
 // case, execute_request (inputs, op, output files on /dev/shm), map the

@@ -26,11 +26,11 @@ std::vector<Malformed> malformed_sections() {
       {"fill_two_generators",
        with_input("{dtype: float32, shape: [2], fill: {full: 1, arange: {}}}"),
        {f + "5:41: `inputs.x.fill`: expected exactly one generator of normal, "
-            "uniform, randint, arange, full; got `full`, `arange`"}},
+            "uniform, randint, arange, full, torch; got `full`, `arange`"}},
       {"fill_unknown_generator",
        with_input("{dtype: float32, shape: [2], fill: {gauss: 1}}"),
        {f + "5:42: `inputs.x.fill.gauss`: unknown key `gauss`; expected one "
-            "of normal, uniform, randint, arange, full"}},
+            "of normal, uniform, randint, arange, full, torch"}},
       {"fill_normal_negative_std",
        with_input(
            "{dtype: float32, shape: [2], fill: {normal: {mean: 0, std: -1}}}"),

@@ -42,7 +42,7 @@ std::vector<Malformed> malformed_files() {
        with_extra("zzzzzzzz: 1\n"),
        {f + "6:1: `zzzzzzzz`: unknown key `zzzzzzzz`; expected one of "
             "casebook, id, summary, op, args, inputs, backends, reference, "
-            "tolerance, expect, timeout, origin"}},
+            "tolerance, expect, timeout, origin, grad"}},
       {"duplicate_key",
        with_extra("op: torch.mul\n"),
        {f + "6:1: `op`: duplicate key `op`; first given at line 3"}},
@@ -60,8 +60,8 @@ std::vector<Malformed> malformed_files() {
        {f + "2:10: `summary`: expected one line; got 2 lines"}},
       {"op_prefix",
        "casebook: 1\nsummary: s\nop: cross_entropy\ninputs: {}\n",
-       {f + "3:5: `op`: expected `torch.<name>`, `kernels.<name>` or "
-            "`validate.<name>`; got `cross_entropy`"}},
+       {f + "3:5: `op`: expected `torch.<name>`, `aten::<name>[.<overload>]`, "
+            "`kernels.<name>` or `validate.<name>`; got `cross_entropy`"}},
       {"args_map_and_nested_list",
        with_extra(
            "args: {weight: {a: 1}, pad: [[1]], big: 9223372036854775808}\n"),

@@ -58,11 +58,15 @@ struct ArgValue {
 };
 
 // `fill`: a generator whose numbers are made on the CPU from `seed`.
+// kTorch: PyTorch's own call `torch_call` (randn, rand, randint, normal,
+// uniform, bernoulli, randperm) on LibTorch's CPU generator seeded with
+// `seed`, as after torch.manual_seed(seed) (tensors/torch_fill.cpp).
 struct Fill {
-  enum class Kind { kNormal, kUniform, kRandint, kArange, kFull };
+  enum class Kind { kNormal, kUniform, kRandint, kArange, kFull, kTorch };
   Kind kind = Kind::kFull;
-  double first = 0.0;   // mean, low, start, or the full value
+  double first = 0.0;   // mean, low, start, p, or the full value
   double second = 0.0;  // std, high (excluded for randint), step
+  std::string torch_call;  // kTorch
 };
 
 // `layout`: how the tensor sits in memory; its values never change.
@@ -101,6 +105,17 @@ struct TensorSpec {
   std::string file_tensor;
   std::string sha256;
   Layout layout;
+  SourceLocation where;
+};
+
+// `grad` (casebook's addition to format 1): a backward run after the
+// forward one, on every backend; each gradient is an output `grad.<input>`.
+struct GradSpec {
+  std::vector<std::string> wrt;  // input names (floating); default: all such
+  // `grad_outputs`: the gradient fed to an output, named by the output's
+  // name or index ("0"); an output not named is fed ones.
+  std::vector<TensorSpec> grad_outputs;
+  bool finite_differences = false;  // `check: finite_differences`
   SourceLocation where;
 };
 
@@ -150,6 +165,7 @@ struct Case {
   bool equal_nan = false;
   std::map<Backend, Expectation> expect;
   double timeout_seconds = 60.0;
+  std::optional<GradSpec> grad;  // `grad`
   Origin origin;
   std::filesystem::path file;
 

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -71,6 +72,14 @@ struct OpCall {
 
 using OpFunction = std::function<std::vector<at::Tensor>(const OpCall&)>;
 
+// An op's outputs with their names: a schema's return names, `name[i]` for
+// the elements of a list return, empty where only the index is known.
+struct NamedOutputs {
+  std::vector<at::Tensor> tensors;
+  std::vector<std::string> names;  // one per tensor
+};
+using NamedOpFunction = std::function<NamedOutputs(const OpCall&)>;
+
 struct OpDef {
   enum class Placement {
     kBackendDevice,  // inputs moved to the backend's LibTorch device
@@ -84,6 +93,9 @@ struct OpDef {
   // kHost ops that reach a GPU need the backend's kernel plugin.
   bool needs_kernel_plugin = false;
   OpFunction run;
+  // Ops that know their outputs' names (dispatcher ops): the same call as
+  // `run`, with the names. Empty for others.
+  NamedOpFunction run_named;
   // kernels.* ops: LibTorch's way to compute the same outputs on the CPU, the
   // reference of cases that say `reference: torch`. Empty for other ops.
   OpFunction torch_reference;
@@ -114,6 +126,19 @@ void register_kernel_ops(OpRegistry& registry);
 // returns the problems as "file:line:col: message" lines, empty when fine.
 std::vector<std::string> check_case_against_op(const Case& kase,
                                                const OpRegistry& registry);
+
+// The op a case runs: a registered op (torch.*, validate.*, kernels.*), else
+// any ATen operator the running LibTorch has (`torch.<name>`,
+// `aten::<name>[.<overload>]`), bound to the case's inputs and args by the
+// operator's schema (framework/src/ops/aten_op.cpp). `def` is null when
+// `problems` (as check_case_against_op gives them) is not empty; `generated`
+// owns `def` for a dispatcher op.
+struct ResolvedOp {
+  const OpDef* def = nullptr;
+  std::shared_ptr<const OpDef> generated;
+  std::vector<std::string> problems;
+};
+ResolvedOp resolve_op(const Case& kase, const OpRegistry& registry);
 
 // The registry with everything registered, built once per process.
 const OpRegistry& default_registry();

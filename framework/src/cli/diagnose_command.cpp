@@ -67,7 +67,9 @@ CaseVerdict run_variant(const LoadedCase& loaded, Case kase, Backend backend,
   PlannedCase planned;
   planned.loaded = loaded;
   planned.loaded.value = std::move(kase);
-  planned.op = default_registry().find(planned.value().op);
+  ResolvedOp resolved = resolve_op(planned.value(), default_registry());
+  planned.op = resolved.def;
+  planned.generated_op = std::move(resolved.generated);
   planned.reported = {backend};
   plan.cases.push_back(std::move(planned));
   RunOptions options;

@@ -167,6 +167,26 @@ int main_entry(int argc, char** argv) {
   report->add_option("-o,--output", report_output,
                      "write the report to this file (default: stdout)");
 
+  std::string ops_glob;
+  CLI::App* ops = app.add_subcommand(
+      "ops",
+      "list the operators a case can name: casebook's own torch ops and "
+      "every operator of the running LibTorch, with their schemas");
+  ops->add_option("glob", ops_glob,
+                  "a glob or a word on the name (softmax, torch.soft*, "
+                  "aten::*_)");
+  std::string new_op;
+  std::string new_name;
+  CLI::App* new_case = app.add_subcommand(
+      "new", "write a case skeleton from an operator's schema");
+  new_case->add_option("op", new_op, "torch.<name> or aten::<name>[.<overload>]")
+      ->required();
+  new_case
+      ->add_option("name", new_name,
+                   "the case id: writes cases/<name>.yaml (or a path ending "
+                   "in .yaml)")
+      ->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -183,6 +203,8 @@ int main_entry(int argc, char** argv) {
     return test_command(test_arguments, gtest_arguments);
   }
   if (*explain) return explain_command(family);
+  if (*ops) return ops_command(ops_glob);
+  if (*new_case) return new_command(new_op, new_name);
   if (*diagnose) return diagnose_command(diagnose_case, diagnose_backend);
   if (*report) {
     return report_command(report_case, report_backend, report_output);

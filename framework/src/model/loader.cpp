@@ -21,7 +21,8 @@ constexpr int kFormatVersion = 1;
 
 const std::vector<std::string> kTopKeys{
     "casebook", "id",        "summary",   "op",     "args",    "inputs",
-    "backends", "reference", "tolerance", "expect", "timeout", "origin"};
+    "backends", "reference", "tolerance", "expect", "timeout", "origin",
+    "grad"};
 
 void read_summary(Reader& reader, const Entry& entry, Case& out) {
   auto text = reader.read_string(entry, "summary");
@@ -50,15 +51,17 @@ void read_op(Reader& reader, const Entry& entry, Case& out) {
   out.op = *op;
   // `testing.` ops exist only in the harness's own test programs (an op that
   // crashes, aborts or hangs on purpose); the casebook executable has none.
-  for (const char* prefix : {"torch.", "kernels.", "validate.", "testing."}) {
+  // `aten::<name>[.<overload>]` names an ATen operator and its overload.
+  for (const char* prefix :
+       {"torch.", "aten::", "kernels.", "validate.", "testing."}) {
     const std::string_view text = *op;
     if (text.rfind(prefix, 0) == 0 && text.size() > std::strlen(prefix)) {
       return;
     }
   }
   reader.error(out.op_where, "op",
-               "expected `torch.<name>`, `kernels.<name>` or "
-               "`validate.<name>`; got " +
+               "expected `torch.<name>`, `aten::<name>[.<overload>]`, "
+               "`kernels.<name>` or `validate.<name>`; got " +
                    model::describe(entry.value));
 }
 
@@ -172,6 +175,7 @@ void read_case(Reader& reader, const YAML::Node& root, Case& out) {
   if (const Entry* expect = entry("expect")) {
     model::read_expect(reader, *expect, out);
   }
+  if (const Entry* grad = entry("grad")) model::read_grad(reader, *grad, out);
   if (const Entry* timeout = entry("timeout"))
     read_timeout(reader, *timeout, out);
   if (const Entry* origin = entry("origin")) {

@@ -45,5 +45,7 @@ void read_tolerance(Reader& reader, const Entry& entry, Case& out);
 // Needs case.op, case.backends and case.reference already read.
 void read_expect(Reader& reader, const Entry& entry, Case& out);
 Origin read_origin(Reader& reader, const Entry& entry);
+// `grad`; needs case.op and case.inputs already read.
+void read_grad(Reader& reader, const Entry& entry, Case& out);
 
 }  // namespace casebook::model

@@ -11,7 +11,19 @@ namespace casebook::model {
 namespace {
 
 const std::vector<std::string> kGenerators{"normal", "uniform", "randint",
-                                           "arange", "full"};
+                                           "arange", "full",    "torch"};
+
+// `torch`: PyTorch's own calls, drawn with LibTorch's CPU generator.
+const std::vector<std::string> kTorchCalls{
+    "randn", "rand", "randint", "normal", "uniform", "bernoulli", "randperm"};
+
+// A torch call's parameters, by name, in the order Fill keeps them.
+std::vector<std::string> torch_parameters(const std::string& call) {
+  if (call == "randint" || call == "uniform") return {"low", "high"};
+  if (call == "normal") return {"mean", "std"};
+  if (call == "bernoulli") return {"p"};
+  return {};
+}
 
 // Fill parameters are doubles: integers beyond 2^53 would not stay exact.
 constexpr int64_t kExactLimit = int64_t{1} << 53;
@@ -24,6 +36,7 @@ class FillReader {
     Fill fill;
     const std::string& name = generator.key;
     const bool integral = !is_floating(dtype_);
+    if (name == "torch") return read_torch(generator, path);
     if ((name == "normal" || name == "uniform") && integral) {
       reader_.error(generator.key_node, path,
                     "`" + name + "` makes floating values; got dtype " +
@@ -77,6 +90,107 @@ class FillReader {
   }
 
  private:
+  // `torch: randn`, or `torch: {normal: {mean: 0, std: 2}}`.
+  std::optional<Fill> read_torch(const Entry& generator,
+                                 const std::string& path) {
+    Fill fill;
+    fill.kind = Fill::Kind::kTorch;
+    const std::string what = "a PyTorch call: one of " + join(kTorchCalls) +
+                             ", or a map {call: {parameters}}";
+    std::optional<Entry> call;
+    if (generator.value.IsScalar()) {
+      const std::string name = generator.value.Scalar();
+      if (std::find(kTorchCalls.begin(), kTorchCalls.end(), name) ==
+          kTorchCalls.end()) {
+        reader_.error(reader_.where(generator), path,
+                      "expected " + what + "; got " +
+                          describe(generator.value));
+        return std::nullopt;
+      }
+      call = Entry{name, generator.value, YAML::Node()};
+    } else {
+      const auto calls = reader_.read_map(
+          generator.value, reader_.where(generator), path, kTorchCalls, what);
+      if (!calls) return std::nullopt;
+      if (calls->size() != 1) {
+        if (!calls->empty() || generator.value.size() == 0) {
+          reader_.error(reader_.where(generator), path,
+                        "expected exactly one call of " + join(kTorchCalls));
+        }
+        return std::nullopt;
+      }
+      call = calls->front();
+    }
+    fill.torch_call = call->key;
+    const std::string call_path = join_path(path, call->key);
+    const bool integral = !is_floating(dtype_);
+    if (integral && call->key != "randint" && call->key != "randperm") {
+      reader_.error(reader_.where(generator), call_path,
+                    "`" + call->key + "` makes floating values; got dtype " +
+                        std::string(dtype_name(dtype_)) +
+                        " (use randint or randperm)");
+      return std::nullopt;
+    }
+    const std::vector<std::string> keys = torch_parameters(call->key);
+    if (keys.empty()) {
+      if (!call->value.IsNull() && !(call->value.IsMap() &&
+                                     call->value.size() == 0) &&
+          !generator.value.IsScalar()) {
+        reader_.error(reader_.where(*call), call_path,
+                      "`" + call->key + "` takes no parameters; got " +
+                          describe(call->value));
+        return std::nullopt;
+      }
+      return fill;
+    }
+    const auto params =
+        reader_.read_map(call->value, reader_.where(*call), call_path, keys,
+                         "a map {" + join(keys) + "}");
+    if (!params) return std::nullopt;
+    const bool need_integers = call->key == "randint";
+    std::vector<double> values;
+    for (const std::string& key : keys) {
+      const Entry* entry = find_entry(*params, key);
+      if (entry == nullptr) {
+        reader_.error(reader_.where(*call), join_path(call_path, key),
+                      "required key missing");
+        return std::nullopt;
+      }
+      std::optional<double> value;
+      if (need_integers) {
+        value = number(entry->value, reader_.where(*entry),
+                       join_path(call_path, key), true, true,
+                       key == "high");
+      } else {
+        value = reader_.read_number(entry->value, reader_.where(*entry),
+                                    join_path(call_path, key));
+        if (value && !std::isfinite(*value)) {
+          return fail(*entry, join_path(call_path, key),
+                      "expected a finite number");
+        }
+      }
+      if (!value) return std::nullopt;
+      values.push_back(*value);
+    }
+    fill.first = values[0];
+    if (values.size() > 1) fill.second = values[1];
+    if (call->key == "bernoulli" && !(fill.first >= 0 && fill.first <= 1)) {
+      return fail(*find_entry(*params, "p"), join_path(call_path, "p"),
+                  "expected a probability in [0, 1]");
+    }
+    if (call->key == "normal" && fill.second < 0) {
+      return fail(*find_entry(*params, "std"), join_path(call_path, "std"),
+                  "expected a standard deviation >= 0");
+    }
+    if ((call->key == "randint" || call->key == "uniform") &&
+        !(fill.first < fill.second)) {
+      return fail(*find_entry(*params, "high"), join_path(call_path, "high"),
+                  "expected a value above low (" +
+                      find_entry(*params, "low")->value.Scalar() + ")");
+    }
+    return fill;
+  }
+
   std::optional<Fill> fail(const Entry& entry, const std::string& path,
                            const std::string& expected) {
     reader_.error(reader_.where(entry), path,
@@ -143,7 +257,8 @@ std::optional<Fill> read_fill(Reader& reader, const Entry& entry,
   const auto generators = reader.read_map(
       entry.value, reader.where(entry), path, kGenerators,
       "a generator: {normal: {mean, std}}, {uniform: {low, high}}, "
-      "{randint: {low, high}}, {arange: {start, step}} or {full: V}");
+      "{randint: {low, high}}, {arange: {start, step}}, {full: V} or "
+      "{torch: CALL}");
   if (!generators) return std::nullopt;
   if (generators->size() != 1) {
     if (reader.error_count() == errors_before) {

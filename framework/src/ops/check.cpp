@@ -27,14 +27,12 @@ std::string given_names(const Case& kase) {
 
 std::vector<std::string> check_case_against_op(const Case& kase,
                                                const OpRegistry& registry) {
+  return resolve_op(kase, registry).problems;
+}
+
+std::vector<std::string> check_registered_op(const Case& kase,
+                                             const OpDef* def) {
   std::vector<std::string> problems;
-  const OpDef* def = registry.find(kase.op);
-  if (def == nullptr) {
-    problems.push_back(
-        format_location(kase.op_where) + ": unknown op `" + kase.op +
-        "`; nearest known: " + join_names(registry.nearest(kase.op)));
-    return problems;
-  }
   const size_t required = def->inputs.size();
   const size_t most = required + def->optional_inputs.size();
   const size_t given = kase.inputs.size();

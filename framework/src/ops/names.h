@@ -18,4 +18,10 @@ std::vector<std::string> closest_names(const std::string& name,
 // "a, b, c"
 std::string join_names(const std::vector<std::string>& names);
 
+struct Case;
+struct OpDef;
+// check_case_against_op for a registered op: input count, argument names.
+std::vector<std::string> check_registered_op(const Case& kase,
+                                             const OpDef* def);
+
 }  // namespace casebook

@@ -1,5 +1,14 @@
-// torch.* ops: LibTorch operations with the arguments and defaults of their
-// Python documentation (torch.nn.functional.cross_entropy, torch.sum, ...).
+// torch.* ops written by hand: those whose Python API the operator's schema
+// cannot express, so that the dispatcher path (ops/aten_op.cpp), which runs
+// every other torch.<name>, would read a case differently from PyTorch:
+// - cross_entropy, nll_loss: `reduction: mean|sum|none` is a string in
+//   Python and an int in the schema; F.cross_entropy is
+//   aten::cross_entropy_loss, F.nll_loss is aten::nll_loss_nd.
+// - embedding: F.embedding normalises a negative padding_idx, checks its
+//   range and renormalises the weight for max_norm (refused here: the
+//   backends would not see the same input); aten::embedding does neither.
+// - sum: torch.sum(x, keepdim=True) without `dim` reduces every dim, which
+//   LibTorch 1.13's sum.dim_IntList (int[1] dim, not optional) cannot say.
 // Only ATen functions present in LibTorch 1.13 and 2.x are used.
 #include "casebook/ops.h"
 #include "ops/op_helpers.h"
@@ -25,17 +34,6 @@ std::vector<at::Tensor> nll_loss(const OpCall& call) {
                           call.arg_int("ignore_index", -100))};
 }
 
-std::vector<at::Tensor> softmax(const OpCall& call) {
-  return {at::softmax(call.input(0), required_int(call, "torch.softmax", "dim"),
-                      arg_scalar_type(call, "dtype"))};
-}
-
-std::vector<at::Tensor> log_softmax(const OpCall& call) {
-  return {at::log_softmax(call.input(0),
-                          required_int(call, "torch.log_softmax", "dim"),
-                          arg_scalar_type(call, "dtype"))};
-}
-
 // torch.nn.functional.embedding; padding_idx changes gradients only, but its
 // range is checked as PyTorch checks it.
 std::vector<at::Tensor> embedding(const OpCall& call) {
@@ -59,17 +57,6 @@ std::vector<at::Tensor> embedding(const OpCall& call) {
   return {at::embedding(weight, call.input(1), padding_idx)};
 }
 
-std::vector<at::Tensor> index_select(const OpCall& call) {
-  return {at::index_select(call.input(0),
-                           required_int(call, "torch.index_select", "dim"),
-                           call.input(1))};
-}
-
-std::vector<at::Tensor> gather(const OpCall& call) {
-  return {at::gather(call.input(0), required_int(call, "torch.gather", "dim"),
-                     call.input(1))};
-}
-
 // torch.sum(input, dim=None, keepdim=False, dtype=None); without `dim` it
 // reduces every dim.
 std::vector<at::Tensor> sum(const OpCall& call) {
@@ -86,18 +73,6 @@ std::vector<at::Tensor> sum(const OpCall& call) {
   return {at::sum(input, at::IntArrayRef(dims), keepdim, dtype)};
 }
 
-std::vector<at::Tensor> matmul(const OpCall& call) {
-  return {at::matmul(call.input(0), call.input(1))};
-}
-
-std::vector<at::Tensor> layer_norm(const OpCall& call) {
-  const std::vector<int64_t> normalized_shape =
-      required_int_list(call, "torch.layer_norm", "normalized_shape");
-  return {at::layer_norm(call.input(0), normalized_shape,
-                         optional_input(call, 1), optional_input(call, 2),
-                         call.arg_double("eps", 1e-5))};
-}
-
 }  // namespace
 
 void register_torch_ops(OpRegistry& registry) {
@@ -106,24 +81,11 @@ void register_torch_ops(OpRegistry& registry) {
       {"ignore_index", "reduction", "label_smoothing"}, cross_entropy));
   registry.add(make_op(CASEBOOK_OP_SITE, "torch.nll_loss", {"input", "target"},
                        {"weight"}, {"ignore_index", "reduction"}, nll_loss));
-  registry.add(make_op(CASEBOOK_OP_SITE, "torch.softmax", {"input"}, {},
-                       {"dim", "dtype"}, softmax));
-  registry.add(make_op(CASEBOOK_OP_SITE, "torch.log_softmax", {"input"}, {},
-                       {"dim", "dtype"}, log_softmax));
   registry.add(make_op(CASEBOOK_OP_SITE, "torch.embedding",
                        {"weight", "indices"}, {}, {"padding_idx", "max_norm"},
                        embedding));
-  registry.add(make_op(CASEBOOK_OP_SITE, "torch.index_select",
-                       {"input", "index"}, {}, {"dim"}, index_select));
-  registry.add(make_op(CASEBOOK_OP_SITE, "torch.gather", {"input", "index"}, {},
-                       {"dim"}, gather));
   registry.add(make_op(CASEBOOK_OP_SITE, "torch.sum", {"input"}, {},
                        {"dim", "keepdim", "dtype"}, sum));
-  registry.add(make_op(CASEBOOK_OP_SITE, "torch.matmul", {"input", "other"}, {},
-                       {}, matmul));
-  registry.add(make_op(CASEBOOK_OP_SITE, "torch.layer_norm", {"input"},
-                       {"weight", "bias"}, {"normalized_shape", "eps"},
-                       layer_norm));
 }
 
 }  // namespace casebook

@@ -13,6 +13,7 @@
 #include "casebook/diagnosis.h"
 #include "gpu/torch_gpu.h"
 #include "kernel_ops/kernel_plugin.h"
+#include "process/gradients.h"
 #include "process/subprocess.h"
 #include "tensors/materialise.h"
 
@@ -75,19 +76,30 @@ void run_op(const Case& kase, const OpDef& op, const RunRequest& request,
             ChildReport* report) {
   try {
     std::vector<at::Tensor> inputs = make_inputs(kase, op, request, device);
+    require_gradients(kase, &inputs);
     OpCall call{inputs, kase.args, request.backend, device, runtime.plugin};
     auto start = std::chrono::steady_clock::now();
-    std::vector<at::Tensor> outputs = request.kind == JobKind::kReferenceTorch
-                                          ? op.torch_reference(call)
-                                          : op.run(call);
+    NamedOutputs outputs;
+    if (request.kind == JobKind::kReferenceTorch) {
+      outputs.tensors = op.torch_reference(call);
+    } else if (op.run_named) {
+      outputs = op.run_named(call);
+    } else {
+      outputs.tensors = op.run(call);
+    }
+    append_gradients(kase, inputs, device, &outputs);
+    if (request.backend == Backend::kCpu && request.kind == JobKind::kRun) {
+      check_finite_differences(kase, op, inputs);
+    }
     report->seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
     report->status = ChildReport::Status::kOutputs;
-    for (size_t i = 0; i < outputs.size(); ++i) {
+    for (size_t i = 0; i < outputs.tensors.size(); ++i) {
       std::string path =
           request.output_dir + "/output" + std::to_string(i) + ".bin";
-      report->outputs.push_back(write_tensor_file(outputs[i], path));
+      report->outputs.push_back(write_tensor_file(outputs.tensors[i], path));
+      if (i < outputs.names.size()) report->outputs.back().name = outputs.names[i];
     }
   } catch (const OpError& error) {
     record_error(report, error.family(), error.what(), "casebook::OpError");

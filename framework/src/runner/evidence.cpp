@@ -54,6 +54,9 @@ std::string fill_text(const Fill& fill) {
              number(fill.second) + ")";
     case Fill::Kind::kFull:
       return "full(" + number(fill.first) + ")";
+    case Fill::Kind::kTorch:
+      return "torch." + fill.torch_call + "(" + number(fill.first) + ", " +
+             number(fill.second) + ") after torch.manual_seed";
   }
   return "?";
 }

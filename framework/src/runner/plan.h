@@ -3,6 +3,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,7 @@ struct Job {
 struct PlannedCase {
   LoadedCase loaded;
   const OpDef* op = nullptr;
+  std::shared_ptr<const OpDef> generated_op;  // owns `op` for ATen ops
   std::vector<std::string> plan_errors;  // unknown op, bad arguments
   size_t table_index = 0;                // into CaseTable, when runnable
   std::vector<Backend> reported;         // backends that get a verdict

@@ -74,11 +74,12 @@ Plan load_plan(const std::vector<fs::path>& paths, const RunOptions& options) {
                                     "; give one of them another `id`");
     }
     if (planned.loaded.ok()) {
-      for (std::string& error :
-           check_case_against_op(planned.value(), registry)) {
+      ResolvedOp resolved = resolve_op(planned.value(), registry);
+      for (std::string& error : resolved.problems) {
         planned.plan_errors.push_back(std::move(error));
       }
-      planned.op = registry.find(planned.value().op);
+      planned.op = resolved.def;
+      planned.generated_op = std::move(resolved.generated);
       for (Backend backend : options.backends) {
         if (planned.value().runs_on(backend))
           planned.reported.push_back(backend);

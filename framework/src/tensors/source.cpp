@@ -115,6 +115,9 @@ at::Tensor values_tensor(const TensorSpec& spec) {
 
 at::Tensor fill_tensor(const Fill& fill, uint64_t seed,
                        const std::vector<int64_t>& shape, at::ScalarType type) {
+  if (fill.kind == Fill::Kind::kTorch) {
+    return torch_fill_tensor(fill, seed, shape, type);
+  }
   const int64_t numel = numel_of(shape);
   const bool integral = !at::isFloatingType(type);
   at::Generator generator = at::detail::createCPUGenerator(seed);
@@ -171,6 +174,8 @@ at::Tensor fill_tensor(const Fill& fill, uint64_t seed,
       }
       return from_ints(std::move(ints), shape, type);
     }
+    case Fill::Kind::kTorch:
+      break;  // drawn above
     case Fill::Kind::kArange:
     case Fill::Kind::kFull: {
       const bool arange = fill.kind == Fill::Kind::kArange;

@@ -21,4 +21,11 @@ at::Tensor values_tensor(const TensorSpec& spec);
 at::Tensor fill_tensor(const Fill& fill, uint64_t seed,
                        const std::vector<int64_t>& shape, at::ScalarType type);
 
+// `fill: {torch: ...}`: LibTorch's own CPU call on a CPU generator seeded
+// with `seed`: the numbers PyTorch gives after torch.manual_seed(seed)
+// (tensors/torch_fill.cpp). Throws std::invalid_argument for a bad shape.
+at::Tensor torch_fill_tensor(const Fill& fill, uint64_t seed,
+                             const std::vector<int64_t>& shape,
+                             at::ScalarType type);
+
 }  // namespace casebook

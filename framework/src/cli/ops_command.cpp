@@ -1,0 +1,259 @@
+// `casebook ops [GLOB]` and `casebook new OP NAME`: finding an operator in
+// the running LibTorch and starting a case from its schema.
+#include <fnmatch.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "casebook/ops.h"
+#include "cli/commands.h"
+#include "ops/aten_schema.h"
+
+namespace casebook {
+namespace {
+
+bool matches(const std::string& glob, const std::string& name) {
+  if (glob.empty()) return true;
+  const std::string plain =
+      name.rfind("aten::", 0) == 0 ? name.substr(6) : name;
+  for (const std::string& subject : {name, plain, "torch." + plain}) {
+    if (fnmatch(glob.c_str(), subject.c_str(), 0) == 0) return true;
+  }
+  return glob.find_first_of("*?[") == std::string::npos &&
+         plain.find(glob) != std::string::npos;
+}
+
+std::string type_of(const c10::Argument& argument) {
+  return argument.real_type()->str();
+}
+
+// As the schema prints it: `int[2]`, not `int[]`.
+std::string shown_type(const c10::Argument& argument) {
+  std::string type = type_of(argument);
+  const size_t list = type.find("[]");
+  if (argument.N() && list != std::string::npos) {
+    type.insert(list + 1, std::to_string(*argument.N()));
+  }
+  return type;
+}
+
+bool optional_type(const std::string& type) {
+  return !type.empty() && type.back() == '?';
+}
+
+// A schema default as YAML; `reduction` as Python spells it.
+std::string yaml_of(const c10::Argument& argument, const c10::IValue& value) {
+  if (value.isNone()) return "null";
+  if (value.isBool()) return value.toBool() ? "true" : "false";
+  if (value.isInt()) {
+    if (argument.name() == "reduction" && type_of(argument) == "int") {
+      const int64_t reduction = value.toInt();
+      if (reduction == 0) return "none";
+      if (reduction == 1) return "mean";
+      if (reduction == 2) return "sum";
+    }
+    const std::string type = type_of(argument);
+    if (type.rfind("ScalarType", 0) == 0) {
+      return "TODO  # a dtype";
+    }
+    return std::to_string(value.toInt());
+  }
+  if (value.isDouble()) {
+    std::ostringstream out;
+    out << value.toDouble();
+    std::string text = out.str();
+    if (text.find_first_of(".en") == std::string::npos) text += ".0";
+    return text;
+  }
+  if (value.isString()) return "\"" + value.toStringRef() + "\"";
+  if (value.isIntList()) {
+    std::string text = "[";
+    const auto list = value.toIntVector();
+    for (size_t i = 0; i < list.size(); ++i) {
+      text += (i ? ", " : "") + std::to_string(list[i]);
+    }
+    return text + "]";
+  }
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+// An int[N] default of one value (`stride=1`) written as the list it means.
+std::string default_text(const c10::Argument& argument) {
+  const c10::IValue& value = *argument.default_value();
+  if (argument.N() && value.isInt()) {
+    std::string text = "[";
+    for (int32_t i = 0; i < *argument.N(); ++i) {
+      text += (i ? ", " : "") + std::to_string(value.toInt());
+    }
+    return text + "]";
+  }
+  return yaml_of(argument, value);
+}
+
+std::string tensor_line(const std::string& name, const std::string& type) {
+  const bool floating_guess = name != "index" && name != "indices" &&
+                              name != "target" && name != "offsets";
+  return "  " + name + ": {shape: [TODO], dtype: " +
+         (floating_guess
+              ? "float32, fill: {normal: {mean: 0, std: 1}}, seed: 0}"
+              : "int64, values: [TODO]}") +
+         "  # " + type;
+}
+
+}  // namespace
+
+int ops_command(const std::string& glob) {
+  size_t shown = 0;
+  for (const std::string& name : default_registry().names()) {
+    if (name.rfind("torch.", 0) != 0 || !matches(glob, name)) continue;
+    const OpDef* def = default_registry().find(name);
+    std::string inputs;
+    for (const std::string& input : def->inputs) {
+      inputs += (inputs.empty() ? "" : ", ") + input;
+    }
+    for (const std::string& input : def->optional_inputs) {
+      inputs += "[, " + input + "]";
+    }
+    std::string args;
+    for (const std::string& arg : def->args) {
+      args += (args.empty() ? "" : ", ") + arg;
+    }
+    std::cout << name << "(" << inputs << (args.empty() ? "" : "; ") << args
+              << ")  casebook's own, with Python's arguments\n";
+    ++shown;
+  }
+  for (const std::string& name : aten::all_operator_names()) {
+    if (!matches(glob, name)) continue;
+    for (const c10::OperatorHandle& handle : aten::overloads_of(name)) {
+      std::cout << aten::schema_text(handle.schema()) << "\n";
+    }
+    ++shown;
+  }
+  if (shown == 0) {
+    std::cerr << "no operator of LibTorch " << aten::libtorch_version()
+              << " matches `" << glob << "`\n";
+    return 1;
+  }
+  return 0;
+}
+
+std::string case_skeleton(const std::string& op, std::string* error) {
+  std::optional<std::string> overload;
+  const std::string name = aten::operator_name(op, &overload);
+  std::vector<c10::OperatorHandle> handles;
+  if (!name.empty()) {
+    if (overload) {
+      if (auto handle =
+              c10::Dispatcher::singleton().findSchema({name, *overload})) {
+        handles.push_back(*handle);
+      }
+    } else {
+      handles = aten::overloads_of(name);
+    }
+  }
+  if (handles.empty()) {
+    *error = "LibTorch " + aten::libtorch_version() + " has no operator for `" +
+             op +
+             "` (write torch.<name> or aten::<name>[.<overload>]; "
+             "`casebook ops GLOB` lists them)";
+    return "";
+  }
+  // The skeleton follows the first overload a case would usually mean: not
+  // a named-tensor (Dimname) one, not an out= variant.
+  size_t chosen = 0;
+  for (size_t i = 0; i < handles.size(); ++i) {
+    const std::string& overload_name = handles[i].schema().overload_name();
+    bool out = false;
+    for (const c10::Argument& argument : handles[i].schema().arguments()) {
+      out |= argument.is_out();
+    }
+    if (overload_name.find("imname") == std::string::npos && !out) {
+      chosen = i;
+      break;
+    }
+  }
+  std::swap(handles[0], handles[chosen]);
+  const c10::FunctionSchema& schema = handles.front().schema();
+  std::ostringstream text;
+  text << "casebook: 1\n"
+       << "summary: TODO (one line, what the case guards)\n"
+       << "# " << aten::schema_text(schema) << "\n";
+  if (handles.size() > 1) {
+    text << "# other overloads, chosen by the arguments given:\n";
+    for (size_t i = 1; i < handles.size(); ++i) {
+      text << "#   " << aten::schema_text(handles[i].schema()) << "\n";
+    }
+  }
+  text << "op: " << (overload ? op : "torch." + name.substr(6)) << "\n";
+  std::ostringstream args;
+  std::ostringstream inputs;
+  for (const c10::Argument& argument : schema.arguments()) {
+    const std::string type = type_of(argument);
+    const std::string base =
+        optional_type(type) ? type.substr(0, type.size() - 1) : type;
+    const std::string input_name =
+        argument.name() == "self" ? "input" : argument.name();
+    if (base == "Tensor") {
+      const bool needed = !optional_type(type) && !argument.default_value();
+      inputs << (needed ? "" : "  # optional:\n  # ")
+             << tensor_line(input_name, type).substr(needed ? 0 : 2) << "\n";
+    } else if (base == "Tensor[]" || base == "Tensor?[]") {
+      inputs << tensor_line(argument.name() + "[0]", type) << "\n"
+             << "  # " << argument.name() << "[1]: ... one input per element\n";
+    } else if (base == "Device" || base == "Generator" || base == "Layout" ||
+               argument.name() == "pin_memory") {
+      args << "  # " << argument.name()
+           << ": the backend's own (not read from the case)\n";
+    } else if (argument.default_value()) {
+      args << "  " << argument.name() << ": " << default_text(argument)
+           << "  # " << shown_type(argument) << "\n";
+    } else if (optional_type(type)) {
+      args << "  " << argument.name() << ": null  # " << type << "\n";
+    } else {
+      args << "  " << argument.name() << ": TODO  # " << shown_type(argument)
+           << ", required\n";
+    }
+  }
+  if (!args.str().empty()) text << "args:\n" << args.str();
+  text << "inputs:\n" << inputs.str();
+  text << "# grad: {wrt: [input], check: finite_differences}\n";
+  return text.str();
+}
+
+int new_command(const std::string& op, const std::string& name) {
+  std::string error;
+  const std::string skeleton = case_skeleton(op, &error);
+  if (skeleton.empty()) {
+    std::cerr << "casebook new: " << error << "\n";
+    return kExitUsage;
+  }
+  std::filesystem::path file = name;
+  if (file.extension() != ".yaml" && file.extension() != ".yml") {
+    file = std::filesystem::path("cases") / (name + ".yaml");
+  }
+  if (std::filesystem::exists(file)) {
+    std::cerr << "casebook new: " << file.string()
+              << " exists; not overwritten\n";
+    return kExitUsage;
+  }
+  std::error_code ignored;
+  if (file.has_parent_path()) {
+    std::filesystem::create_directories(file.parent_path(), ignored);
+  }
+  std::ofstream out(file);
+  out << skeleton;
+  if (!out) {
+    std::cerr << "casebook new: cannot write " << file.string() << "\n";
+    return kExitUsage;
+  }
+  std::cout << "wrote " << file.string()
+            << ": replace each TODO, then `casebook run " << file.string()
+            << "`\n";
+  return 0;
+}
+
+}  // namespace casebook

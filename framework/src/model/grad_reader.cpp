@@ -1,0 +1,131 @@
+// `grad`: a backward run after the forward one (casebook's addition to
+// format 1, issue 10). Needs case.op and case.inputs already read.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "model/sections.h"
+
+namespace casebook::model {
+namespace {
+
+const std::vector<std::string> kGradKeys{"wrt", "grad_outputs", "check"};
+
+std::vector<std::string> input_names(const Case& out) {
+  std::vector<std::string> names;
+  for (const TensorSpec& spec : out.inputs) names.push_back(spec.name);
+  return names;
+}
+
+const TensorSpec* find_input(const Case& out, const std::string& name) {
+  for (const TensorSpec& spec : out.inputs) {
+    if (spec.name == name) return &spec;
+  }
+  return nullptr;
+}
+
+void read_wrt(Reader& reader, const Entry& entry, Case& out, GradSpec& grad) {
+  const std::string path = "grad.wrt";
+  std::vector<YAML::Node> items;
+  if (entry.value.IsSequence()) {
+    for (const YAML::Node& item : entry.value) items.push_back(item);
+  } else {
+    items.push_back(entry.value);
+  }
+  if (items.empty()) {
+    reader.error(reader.where(entry), path,
+                 "expected the names of inputs to differentiate; got an "
+                 "empty list");
+    return;
+  }
+  for (size_t i = 0; i < items.size(); ++i) {
+    const YAML::Node& item = items[i];
+    const std::string item_path =
+        entry.value.IsSequence() ? path + "[" + std::to_string(i) + "]" : path;
+    const Scalar scalar = resolve_scalar(item);
+    if (!item.IsScalar() || scalar.kind != Scalar::Kind::kString) {
+      reader.error(item, item_path,
+                   "expected an input name; got " + describe(item));
+      continue;
+    }
+    const TensorSpec* input = find_input(out, scalar.text);
+    if (input == nullptr) {
+      const std::vector<std::string> names = input_names(out);
+      reader.error(item, item_path,
+                   "no input named `" + scalar.text + "`" +
+                       (names.empty() ? std::string()
+                                      : "; the inputs are " + join(names)));
+      continue;
+    }
+    if (!is_floating(input->dtype)) {
+      reader.error(item, item_path,
+                   "`" + scalar.text + "` is " +
+                       std::string(dtype_name(input->dtype)) +
+                       ": only floating inputs have gradients");
+      continue;
+    }
+    if (std::find(grad.wrt.begin(), grad.wrt.end(), scalar.text) !=
+        grad.wrt.end()) {
+      reader.error(item, item_path, "`" + scalar.text + "` is listed twice");
+      continue;
+    }
+    grad.wrt.push_back(scalar.text);
+  }
+}
+
+}  // namespace
+
+void read_grad(Reader& reader, const Entry& entry, Case& out) {
+  const auto map =
+      reader.read_map(entry.value, reader.where(entry), "grad", kGradKeys,
+                      "a map with wrt, grad_outputs, check");
+  if (!map) return;
+  GradSpec grad;
+  grad.where = reader.where(entry);
+  if (out.op.rfind("torch.", 0) != 0 && out.op.rfind("aten::", 0) != 0) {
+    reader.error(reader.where(entry), "grad",
+                 "gradients are for torch.* and aten:: ops (LibTorch's "
+                 "autograd); got op `" +
+                     out.op + "`");
+    return;
+  }
+  if (const Entry* wrt = find_entry(*map, "wrt")) {
+    read_wrt(reader, *wrt, out, grad);
+  } else {
+    // Every floating input, as torch.autograd.gradcheck takes them.
+    for (const TensorSpec& spec : out.inputs) {
+      if (is_floating(spec.dtype)) grad.wrt.push_back(spec.name);
+    }
+    if (grad.wrt.empty() && !out.inputs.empty()) {
+      reader.error(reader.where(entry), "grad.wrt",
+                   "required key missing: no input is floating, so none has "
+                   "a gradient");
+    }
+  }
+  if (const Entry* outputs = find_entry(*map, "grad_outputs")) {
+    const auto tensors = reader.read_map(
+        outputs->value, reader.where(*outputs), "grad.grad_outputs", {},
+        "a map of output names (or indices) to tensors");
+    if (tensors) {
+      for (const Entry& tensor : *tensors) {
+        auto spec =
+            read_tensor(reader, tensor,
+                        join_path("grad.grad_outputs", tensor.key), out.file);
+        if (spec) grad.grad_outputs.push_back(std::move(*spec));
+      }
+    }
+  }
+  if (const Entry* check = find_entry(*map, "check")) {
+    const Scalar scalar = resolve_scalar(check->value);
+    if (check->value.IsScalar() && scalar.text == "finite_differences") {
+      grad.finite_differences = true;
+    } else {
+      reader.error(
+          reader.where(*check), "grad.check",
+          "expected finite_differences; got " + describe(check->value));
+    }
+  }
+  out.grad = std::move(grad);
+}
+
+}  // namespace casebook::model

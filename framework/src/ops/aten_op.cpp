@@ -1,0 +1,220 @@
+// resolve_op: the one place that says which op a case runs. A registered op
+// wins; any other `torch.<name>` or `aten::<name>[.<overload>]` is looked up
+// in the running LibTorch's dispatcher and bound to the case by its schema,
+// choosing the overload as PyTorch's Python front end does: the default
+// overload first, then the others, the first that accepts every input and
+// argument the case gives, by name and by type.
+#include <ATen/ATen.h>
+
+#include "casebook/ops.h"
+#include "ops/aten_schema.h"
+#include "ops/names.h"
+
+namespace casebook {
+namespace {
+
+at::Tensor scalar_tensor(const c10::IValue& value) {
+  if (value.isBool()) return at::scalar_tensor(value.toBool(), at::kBool);
+  if (value.isInt()) return at::scalar_tensor(value.toInt(), at::kLong);
+  return at::scalar_tensor(value.toDouble(), at::kDouble);
+}
+
+// A return's name: the schema's, else the argument it writes (`out`, `self`
+// of an in-place variant), else empty.
+std::string return_name(const c10::FunctionSchema& schema, size_t index) {
+  const c10::Argument& value = schema.returns()[index];
+  if (!value.name().empty()) return value.name();
+  const c10::AliasInfo* alias = value.alias_info();
+  if (alias == nullptr || !alias->isWrite()) return "";
+  for (const c10::Argument& argument : schema.arguments()) {
+    const c10::AliasInfo* written = argument.alias_info();
+    if (written != nullptr && written->isWrite() &&
+        written->beforeSets() == alias->beforeSets()) {
+      return argument.name();
+    }
+  }
+  return "";
+}
+
+NamedOutputs collect_outputs(const c10::FunctionSchema& schema,
+                             const std::vector<c10::IValue>& stack) {
+  NamedOutputs outputs;
+  auto add = [&](const at::Tensor& tensor, std::string name) {
+    if (!tensor.defined()) return;
+    outputs.tensors.push_back(tensor);
+    outputs.names.push_back(std::move(name));
+  };
+  for (size_t i = 0; i < stack.size(); ++i) {
+    const c10::IValue& value = stack[i];
+    const std::string name = return_name(schema, i);
+    if (value.isTensor()) {
+      add(value.toTensor(), name);
+    } else if (value.isTensorList()) {
+      const std::vector<at::Tensor> list = value.toTensorVector();
+      for (size_t k = 0; k < list.size(); ++k) {
+        add(list[k], name.empty() ? "" : name + "[" + std::to_string(k) + "]");
+      }
+    } else if (value.isBool() || value.isInt() || value.isDouble()) {
+      add(scalar_tensor(value), name);
+    } else if (!value.isNone()) {
+      throw InvalidCaseError("`" + aten::schema_text(schema) + "` returned a " +
+                             value.tagKind() + " as its return #" +
+                             std::to_string(i) +
+                             ", which casebook cannot compare");
+    }
+  }
+  return outputs;
+}
+
+// An in-place or out= variant must return the very tensor it wrote: the
+// check of part 2 of issue 10 ("checks it was written in place").
+void check_written_in_place(const aten::Binding& binding,
+                            const std::vector<at::Tensor>& inputs,
+                            const NamedOutputs& outputs) {
+  const c10::FunctionSchema& schema = binding.op.schema();
+  for (size_t i = 0; i < binding.sources.size(); ++i) {
+    const c10::Argument& argument = schema.arguments()[i];
+    const c10::AliasInfo* alias = argument.alias_info();
+    if (alias == nullptr || !alias->isWrite() ||
+        binding.sources[i].kind != aten::ArgumentSource::Kind::kInput) {
+      continue;
+    }
+    const at::Tensor& written = inputs.at(binding.sources[i].inputs[0]);
+    bool returned = schema.returns().empty();
+    for (const at::Tensor& output : outputs.tensors) {
+      returned |= output.unsafeGetTensorImpl() == written.unsafeGetTensorImpl();
+    }
+    if (!returned) {
+      throw OpError(Family::kMismatch,
+                    "`" + argument.name() + "` was not written in place: `" +
+                        aten::schema_text(schema) +
+                        "` returned another tensor than the one it was given");
+    }
+  }
+}
+
+std::shared_ptr<OpDef> make_dispatcher_op(const Case& kase,
+                                          aten::Binding binding) {
+  auto def = std::make_shared<OpDef>();
+  def->name = kase.op;
+  for (const TensorSpec& spec : kase.inputs) def->inputs.push_back(spec.name);
+  for (const auto& [name, value] : kase.args) def->args.push_back(name);
+  def->placement = OpDef::Placement::kBackendDevice;
+  def->file = __FILE__;
+  def->line = __LINE__;
+  def->run_named = [binding = std::move(binding)](const OpCall& call) {
+    const std::vector<c10::IValue> stack =
+        aten::call(binding, call.inputs, call.args, call.device);
+    NamedOutputs outputs = collect_outputs(binding.op.schema(), stack);
+    check_written_in_place(binding, call.inputs, outputs);
+    return outputs;
+  };
+  def->run = [run_named = def->run_named](const OpCall& call) {
+    return run_named(call).tensors;
+  };
+  return def;
+}
+
+std::vector<std::string> nearest_operators(const std::string& name,
+                                           const OpRegistry& registry) {
+  std::vector<std::string> candidates = registry.names();
+  for (const std::string& full : aten::all_operator_names()) {
+    if (full.rfind("aten::", 0) == 0) {
+      candidates.push_back("torch." + full.substr(6));
+    }
+  }
+  std::string plain = name;
+  if (plain.rfind("aten::", 0) == 0) {
+    plain = "torch." + plain.substr(6, plain.find('.') == std::string::npos
+                                           ? std::string::npos
+                                           : plain.find('.') - 6);
+  }
+  return closest_names(plain, candidates, 3);
+}
+
+SourceLocation location_of(const Case& kase, const std::string& culprit) {
+  if (culprit.empty()) return kase.op_where;
+  const auto arg = kase.args.find(culprit);
+  if (arg != kase.args.end()) return arg->second.where;
+  for (const TensorSpec& spec : kase.inputs) {
+    if (spec.name == culprit) return spec.where;
+  }
+  return kase.op_where;
+}
+
+}  // namespace
+
+ResolvedOp resolve_op(const Case& kase, const OpRegistry& registry) {
+  ResolvedOp resolved;
+  if (const OpDef* def = registry.find(kase.op)) {
+    resolved.problems = check_registered_op(kase, def);
+    if (resolved.problems.empty()) resolved.def = def;
+    return resolved;
+  }
+  const std::string at = format_location(kase.op_where) + ": ";
+  std::optional<std::string> overload;
+  const std::string name = aten::operator_name(kase.op, &overload);
+  std::vector<c10::OperatorHandle> candidates;
+  if (!name.empty()) {
+    if (overload) {
+      if (auto handle =
+              c10::Dispatcher::singleton().findSchema({name, *overload})) {
+        candidates.push_back(*handle);
+      }
+    } else {
+      candidates = aten::overloads_of(name);
+    }
+  }
+  if (candidates.empty()) {
+    std::string message = at + "unknown op `" + kase.op + "`";
+    if (!name.empty()) {
+      message += ": LibTorch " + aten::libtorch_version() +
+                 " (the one that ran) has no operator `" + name +
+                 (overload ? "." + *overload : std::string()) + "`";
+      if (overload && !aten::overloads_of(name).empty()) {
+        message += "; its overloads:";
+        for (const auto& handle : aten::overloads_of(name)) {
+          message += "\n    " + aten::schema_text(handle.schema());
+        }
+        resolved.problems.push_back(message);
+        return resolved;
+      }
+    }
+    message +=
+        "; nearest known: " + join_names(nearest_operators(kase.op, registry));
+    resolved.problems.push_back(message);
+    return resolved;
+  }
+  std::vector<std::string> input_names;
+  for (const TensorSpec& spec : kase.inputs) input_names.push_back(spec.name);
+  std::string first_culprit;
+  std::vector<std::string> reasons;
+  for (const c10::OperatorHandle& candidate : candidates) {
+    std::string why;
+    std::string culprit;
+    if (auto binding =
+            aten::bind(candidate, input_names, kase.args, &why, &culprit)) {
+      auto def = make_dispatcher_op(kase, std::move(*binding));
+      resolved.def = def.get();
+      resolved.generated = std::move(def);
+      return resolved;
+    }
+    if (reasons.empty()) first_culprit = culprit;
+    reasons.push_back("    " + aten::schema_text(candidate.schema()) +
+                      "\n      " + why);
+  }
+  std::string message = format_location(location_of(kase, first_culprit)) +
+                        ": `" + kase.op + "`: ";
+  if (reasons.size() == 1) {
+    message += "the schema does not accept the case:\n" + reasons.front();
+  } else {
+    message +=
+        "no overload accepts the case's inputs and args (tried in "
+        "this order):";
+    for (const std::string& reason : reasons) message += "\n" + reason;
+  }
+  resolved.problems.push_back(message);
+  return resolved;
+}
+
+}  // namespace casebook

@@ -1,0 +1,85 @@
+// Any ATen operator through c10::Dispatcher: finding an operator's overloads,
+// binding a case's inputs and `args` to a schema by argument name, and
+// turning the case's YAML values into the IValues a boxed call takes.
+//
+// The schema is the only source of truth: names, types and defaults come
+// from the running LibTorch (1.13 on the CPU machine, 2.x on GPU machines),
+// never from a table of casebook's own. Looking a schema up touches no device.
+#pragma once
+
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "casebook/case.h"
+
+namespace casebook::aten {
+
+// "1.13.0": the LibTorch this process runs.
+std::string libtorch_version();
+
+// "aten::softmax" for `torch.softmax`, `aten::softmax` and
+// `aten::softmax.int`; the overload after the dot goes to `overload`
+// (nullopt: none named). Empty for other op names.
+std::string operator_name(const std::string& case_op,
+                          std::optional<std::string>* overload);
+
+// Every overload of `name` ("aten::softmax"): the default overload (empty
+// overload name) first, then the others by overload name, out= variants
+// last, as PyTorch's Python front end tries them.
+std::vector<c10::OperatorHandle> overloads_of(const std::string& name);
+
+// Every operator name with a schema ("aten::add"), sorted, each once.
+const std::vector<std::string>& all_operator_names();
+
+// "aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"
+std::string schema_text(const c10::FunctionSchema& schema);
+
+// Where one schema argument's value comes from in a call.
+struct ArgumentSource {
+  enum class Kind {
+    kInput,      // a tensor input of the case: inputs[0]
+    kInputList,  // Tensor[] / Tensor?[]: inputs named `arg[0]`, `arg[1]`...
+    kArg,        // `args.<name>`, converted by the schema's type
+    kDefault,    // the schema's default value
+    kNone,       // an optional argument the case does not give
+    kDevice,     // a Device the case does not give: the backend's device
+  };
+  Kind kind = Kind::kDefault;
+  std::vector<size_t> inputs;  // kInput (one), kInputList (in order)
+  std::string arg;             // kArg: the key in the case's `args`
+};
+
+// A case bound to one overload: how to build each argument of its schema.
+struct Binding {
+  c10::OperatorHandle op;
+  std::vector<ArgumentSource> sources;  // one per schema argument
+};
+
+// Binds a case's input names and args to `op`'s schema. nullopt, with the
+// reason in `why`, when the schema does not accept every input and argument
+// by name and type, or misses a required one; `culprit` (may be null) then
+// names the input or argument at fault (empty: a missing one).
+std::optional<Binding> bind(const c10::OperatorHandle& op,
+                            const std::vector<std::string>& input_names,
+                            const std::map<std::string, ArgValue>& args,
+                            std::string* why, std::string* culprit = nullptr);
+
+// A case value as the IValue of a schema argument; nullopt with the expected
+// form in `why` when it does not fit the argument's type (or the type is one
+// casebook cannot build from YAML: `why` names it).
+std::optional<c10::IValue> to_ivalue(const c10::Argument& argument,
+                                     const ArgValue& value, std::string* why);
+
+// Runs `binding` on `inputs` (the case's tensors, in the case's order) and
+// `args`; the stack the operator returns, one IValue per schema return.
+// Errors in a value are InvalidCaseError naming where it was written.
+std::vector<c10::IValue> call(const Binding& binding,
+                              const std::vector<at::Tensor>& inputs,
+                              const std::map<std::string, ArgValue>& args,
+                              c10::Device device);
+
+}  // namespace casebook::aten

@@ -1,0 +1,207 @@
+#include "process/gradients.h"
+
+#include <ATen/ATen.h>
+#include <torch/csrc/autograd/autograd.h>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+
+#include "tensors/materialise.h"
+
+namespace casebook {
+namespace {
+
+constexpr int64_t kMostPerturbedElements = 2000;
+
+size_t input_index(const Case& kase, const std::string& name) {
+  for (size_t i = 0; i < kase.inputs.size(); ++i) {
+    if (kase.inputs[i].name == name) return i;
+  }
+  throw InvalidCaseError(format_location(kase.grad->where) +
+                         ": `grad.wrt`: no input named `" + name + "`");
+}
+
+// The gradient fed to output `index` (named `name`): the case's, else ones.
+at::Tensor grad_output_for(const Case& kase, size_t index,
+                           const std::string& name, const at::Tensor& output,
+                           c10::Device device) {
+  for (const TensorSpec& spec : kase.grad->grad_outputs) {
+    if (spec.name != std::to_string(index) &&
+        (name.empty() || spec.name != name)) {
+      continue;
+    }
+    MaterialisedTensor made = materialise(spec);
+    at::Tensor tensor = device.is_cpu() ? made.view : place_on(made, device);
+    if (tensor.sizes() != output.sizes()) {
+      std::ostringstream message;
+      message << format_location(spec.where) << ": `grad.grad_outputs."
+              << spec.name << "`: shape " << tensor.sizes()
+              << " differs from the output's " << output.sizes();
+      throw InvalidCaseError(message.str());
+    }
+    return tensor.to(output.scalar_type());
+  }
+  return at::ones_like(output);
+}
+
+// The differentiable outputs and what to feed each.
+void backward_pairs(const Case& kase, const NamedOutputs& outputs,
+                    c10::Device device, std::vector<at::Tensor>* roots,
+                    std::vector<at::Tensor>* feeds) {
+  for (size_t i = 0; i < outputs.tensors.size(); ++i) {
+    const at::Tensor& output = outputs.tensors[i];
+    if (!output.requires_grad()) continue;
+    const std::string name = i < outputs.names.size() ? outputs.names[i] : "";
+    roots->push_back(output);
+    feeds->push_back(grad_output_for(kase, i, name, output, device));
+  }
+  if (roots->empty()) {
+    throw InvalidCaseError(format_location(kase.grad->where) +
+                           ": `grad`: no output of `" + kase.op +
+                           "` depends on the inputs in `grad.wrt`, so there "
+                           "is nothing to differentiate");
+  }
+}
+
+std::vector<at::Tensor> gradients(const std::vector<at::Tensor>& roots,
+                                  const std::vector<at::Tensor>& feeds,
+                                  const std::vector<at::Tensor>& leaves) {
+  std::vector<at::Tensor> grads =
+      torch::autograd::grad(roots, leaves, feeds, /*retain_graph=*/false,
+                            /*create_graph=*/false, /*allow_unused=*/true);
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (!grads[i].defined()) grads[i] = at::zeros_like(leaves[i]);
+  }
+  return grads;
+}
+
+}  // namespace
+
+void require_gradients(const Case& kase, std::vector<at::Tensor>* inputs) {
+  if (!kase.grad) return;
+  for (const std::string& name : kase.grad->wrt) {
+    at::Tensor& input = inputs->at(input_index(kase, name));
+    input = input.detach().requires_grad_(true);
+  }
+}
+
+void append_gradients(const Case& kase, const std::vector<at::Tensor>& inputs,
+                      c10::Device device, NamedOutputs* outputs) {
+  if (!kase.grad) return;
+  std::vector<at::Tensor> roots;
+  std::vector<at::Tensor> feeds;
+  backward_pairs(kase, *outputs, device, &roots, &feeds);
+  std::vector<at::Tensor> leaves;
+  for (const std::string& name : kase.grad->wrt) {
+    leaves.push_back(inputs.at(input_index(kase, name)));
+  }
+  const std::vector<at::Tensor> grads = gradients(roots, feeds, leaves);
+  outputs->names.resize(outputs->tensors.size());
+  for (size_t i = 0; i < grads.size(); ++i) {
+    outputs->tensors.push_back(grads[i]);
+    outputs->names.push_back("grad." + kase.grad->wrt[i]);
+  }
+  // The forward outputs are compared as values, not as graph nodes.
+  for (at::Tensor& tensor : outputs->tensors) tensor = tensor.detach();
+}
+
+void check_finite_differences(const Case& kase, const OpDef& op,
+                              const std::vector<at::Tensor>& inputs) {
+  if (!kase.grad || !kase.grad->finite_differences) return;
+  int64_t elements = 0;
+  for (const std::string& name : kase.grad->wrt) {
+    elements += inputs.at(input_index(kase, name)).numel();
+  }
+  if (elements > kMostPerturbedElements) {
+    throw InvalidCaseError(
+        format_location(kase.grad->where) +
+        ": `grad.check: finite_differences` perturbs every element of "
+        "`grad.wrt` twice: " +
+        std::to_string(elements) + " elements, more than " +
+        std::to_string(kMostPerturbedElements) + "; make the case smaller");
+  }
+  // float64 copies, contiguous, off the graph of the run itself.
+  std::vector<at::Tensor> wide;
+  for (const at::Tensor& input : inputs) {
+    at::Tensor copy = input.detach().clone(at::MemoryFormat::Contiguous);
+    wide.push_back(at::isFloatingType(copy.scalar_type()) ? copy.to(at::kDouble)
+                                                          : copy);
+  }
+  auto run = [&](const std::vector<at::Tensor>& tensors) {
+    OpCall call{tensors, kase.args, Backend::kCpu, c10::Device(c10::kCPU),
+                nullptr};
+    NamedOutputs outputs;
+    if (op.run_named) {
+      outputs = op.run_named(call);
+    } else {
+      outputs.tensors = op.run(call);
+      outputs.names.resize(outputs.tensors.size());
+    }
+    return outputs;
+  };
+  // Analytic, with the same grad_outputs (as float64).
+  std::vector<at::Tensor> leaves;
+  std::vector<size_t> positions;
+  for (const std::string& name : kase.grad->wrt) {
+    const size_t index = input_index(kase, name);
+    wide[index] = wide[index].requires_grad_(true);
+    leaves.push_back(wide[index]);
+    positions.push_back(index);
+  }
+  NamedOutputs outputs = run(wide);
+  std::vector<at::Tensor> roots;
+  std::vector<at::Tensor> feeds;
+  backward_pairs(kase, outputs, c10::Device(c10::kCPU), &roots, &feeds);
+  const std::vector<at::Tensor> analytic = gradients(roots, feeds, leaves);
+  // Numerical: d/dx sum_k <output_k(x), feed_k>, by central differences.
+  std::vector<at::Tensor> plain;
+  for (const at::Tensor& tensor : wide) plain.push_back(tensor.detach());
+  std::vector<bool> fed(outputs.tensors.size(), false);
+  for (size_t i = 0; i < outputs.tensors.size(); ++i) {
+    fed[i] = outputs.tensors[i].requires_grad();
+  }
+  auto objective = [&]() {
+    NamedOutputs again = run(plain);
+    double total = 0;
+    size_t feed = 0;
+    for (size_t i = 0; i < again.tensors.size() && i < fed.size(); ++i) {
+      if (!fed[i]) continue;
+      total += (again.tensors[i].to(at::kDouble) * feeds[feed++])
+                   .sum()
+                   .item<double>();
+    }
+    return total;
+  };
+  constexpr double kEps = 1e-6;
+  constexpr double kRtol = 1e-3;
+  constexpr double kAtol = 1e-5;
+  for (size_t w = 0; w < positions.size(); ++w) {
+    at::Tensor x = plain[positions[w]];
+    double* data = x.data_ptr<double>();
+    const at::Tensor expected = analytic[w].contiguous().to(at::kDouble);
+    const double* analytic_data = expected.data_ptr<double>();
+    for (int64_t j = 0; j < x.numel(); ++j) {
+      const double saved = data[j];
+      data[j] = saved + kEps;
+      const double above = objective();
+      data[j] = saved - kEps;
+      const double below = objective();
+      data[j] = saved;
+      const double numerical = (above - below) / (2 * kEps);
+      const double difference = std::fabs(analytic_data[j] - numerical);
+      if (!(difference <= kAtol + kRtol * std::fabs(numerical))) {
+        std::ostringstream message;
+        message << "grad." << kase.grad->wrt[w]
+                << ": the analytic gradient disagrees with finite differences "
+                   "at flat index "
+                << j << ": analytic " << analytic_data[j] << ", numerical "
+                << numerical << " (float64 on the CPU, eps " << kEps
+                << ", rtol " << kRtol << ", atol " << kAtol << ")";
+        throw OpError(Family::kMismatch, message.str());
+      }
+    }
+  }
+}
+
+}  // namespace casebook

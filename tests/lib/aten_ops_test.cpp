@@ -1,0 +1,233 @@
+// Any ATen operator through the dispatcher (ops/aten_op.cpp): binding by
+// schema argument name, Python's overload choice, the errors, named outputs,
+// in-place and out= variants. Results are checked against the same ATen
+// function called directly.
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <gtest/gtest.h>
+#include <torch/version.h>
+
+#include "casebook/ops.h"
+
+namespace casebook {
+namespace {
+
+ArgValue arg_at(int line) {
+  ArgValue arg;
+  arg.where = {"cases/a.yaml", line, 9};
+  return arg;
+}
+ArgValue int_arg(int64_t value, int line = 4) {
+  ArgValue arg = arg_at(line);
+  arg.kind = ArgValue::Kind::kInt;
+  arg.int_value = value;
+  return arg;
+}
+ArgValue string_arg(const std::string& value, int line = 4) {
+  ArgValue arg = arg_at(line);
+  arg.kind = ArgValue::Kind::kString;
+  arg.string_value = value;
+  return arg;
+}
+ArgValue list_arg(const std::vector<int64_t>& values, int line = 4) {
+  ArgValue arg = arg_at(line);
+  arg.kind = ArgValue::Kind::kList;
+  for (int64_t value : values) arg.list.push_back(int_arg(value, line));
+  return arg;
+}
+
+using Args = std::map<std::string, ArgValue>;
+using Named = std::vector<std::pair<std::string, at::Tensor>>;
+
+Case case_of(const std::string& op, const Named& inputs, const Args& args) {
+  Case kase;
+  kase.op = op;
+  kase.op_where = {"cases/a.yaml", 3, 5};
+  kase.args = args;
+  int line = 10;
+  for (const auto& [name, tensor] : inputs) {
+    TensorSpec spec;
+    spec.name = name;
+    spec.where = {"cases/a.yaml", line++, 3};
+    kase.inputs.push_back(spec);
+  }
+  return kase;
+}
+
+std::string problem_of(const std::string& op, const Named& inputs,
+                       const Args& args = {}) {
+  const ResolvedOp resolved =
+      resolve_op(case_of(op, inputs, args), default_registry());
+  EXPECT_EQ(resolved.def, nullptr) << op;
+  return resolved.problems.empty() ? "(no problem)" : resolved.problems[0];
+}
+
+NamedOutputs run(const std::string& op, const Named& inputs,
+                 const Args& args = {}) {
+  const ResolvedOp resolved =
+      resolve_op(case_of(op, inputs, args), default_registry());
+  if (resolved.def == nullptr) {
+    ADD_FAILURE() << resolved.problems.at(0);
+    return {};
+  }
+  EXPECT_TRUE(resolved.def->run_named) << op;
+  std::vector<at::Tensor> tensors;
+  for (const auto& [name, tensor] : inputs) tensors.push_back(tensor);
+  const OpCall call{tensors, args, Backend::kCpu, c10::Device(c10::kCPU),
+                    nullptr};
+  return resolved.def->run_named(call);
+}
+
+at::Tensor seeded(std::vector<int64_t> shape, uint64_t seed) {
+  at::Generator generator = at::detail::createCPUGenerator(seed);
+  return at::randn(shape, generator, at::kFloat);
+}
+
+TEST(AtenOps, OverloadChosenByArgumentTypeAsPythonDoes) {
+  const at::Tensor input = seeded({1, 2, 5, 5}, 1);
+  const at::Tensor weight = seeded({3, 2, 3, 3}, 2);
+  // `padding: [1, 1]` is an int[2]: the default overload, not the str
+  // padding of conv2d.padding.
+  const NamedOutputs listed =
+      run("torch.conv2d", {{"input", input}, {"weight", weight}},
+          {{"padding", list_arg({1, 1})}});
+  ASSERT_EQ(listed.tensors.size(), 1u);
+  EXPECT_TRUE(at::allclose(listed.tensors[0],
+                           at::conv2d(input, weight, {}, 1, {1, 1})));
+  const NamedOutputs same =
+      run("torch.conv2d", {{"input", input}, {"weight", weight}},
+          {{"padding", string_arg("same")}});
+  EXPECT_TRUE(
+      at::allclose(same.tensors[0], at::conv2d(input, weight, {}, 1, "same")));
+  // `padding: 1` fills int[2] as Python does.
+  EXPECT_TRUE(
+      at::allclose(run("torch.conv2d", {{"input", input}, {"weight", weight}},
+                       {{"padding", int_arg(1)}})
+                       .tensors[0],
+                   listed.tensors[0]));
+  // A number for `other` is add.Scalar; a tensor is add.Tensor.
+  const at::Tensor x = seeded({4}, 3);
+  EXPECT_TRUE(at::allclose(
+      run("torch.add", {{"input", x}}, {{"other", int_arg(2)}}).tensors[0],
+      x + 2));
+  EXPECT_TRUE(at::allclose(
+      run("aten::add.Tensor", {{"self", x}, {"other", x}}, {}).tensors[0],
+      x * 2));
+}
+
+TEST(AtenOps, TensorListsDefaultsDevicesAndScalarTypes) {
+  const at::Tensor a = seeded({2, 3}, 4);
+  const at::Tensor b = seeded({1, 3}, 5);
+  const NamedOutputs cat =
+      run("torch.cat", {{"tensors[0]", a}, {"tensors[1]", b}});
+  EXPECT_TRUE(at::equal(cat.tensors[0], at::cat({a, b})));
+  // A factory op gets the backend's device and the schema's defaults.
+  const at::Tensor range =
+      run("torch.arange", {}, {{"end", int_arg(5)}}).tensors[0];
+  EXPECT_TRUE(at::equal(range, at::arange(5)));
+  EXPECT_EQ(run("torch.arange", {},
+                {{"end", int_arg(5)}, {"dtype", string_arg("float64")}})
+                .tensors[0]
+                .scalar_type(),
+            at::kDouble);
+}
+
+TEST(AtenOps, OutputsNamedBySchemaReturnNames) {
+  const at::Tensor input = seeded({3, 5}, 6);
+  const NamedOutputs top =
+      run("torch.topk", {{"input", input}}, {{"k", int_arg(2)}});
+  ASSERT_EQ(top.tensors.size(), 2u);
+  EXPECT_EQ(top.names, (std::vector<std::string>{"values", "indices"}));
+  const auto expected = at::topk(input, 2);
+  EXPECT_TRUE(at::equal(top.tensors[0], std::get<0>(expected)));
+  EXPECT_TRUE(at::equal(top.tensors[1], std::get<1>(expected)));
+  // A list return: one output per element, `name[i]` where named.
+  const NamedOutputs parts =
+      run("torch.unbind", {{"input", input}}, {{"dim", int_arg(0)}});
+  EXPECT_EQ(parts.tensors.size(), 3u);
+}
+
+TEST(AtenOps, InPlaceAndOutVariantsReturnTheTensorTheyWrote) {
+  const at::Tensor x = seeded({4}, 7);
+  const at::Tensor y = seeded({4}, 8);
+  const at::Tensor self = x.clone();
+  const NamedOutputs in_place =
+      run("torch.add_", {{"self", self}, {"other", y}});
+  ASSERT_EQ(in_place.tensors.size(), 1u);
+  EXPECT_EQ(in_place.names[0], "self");
+  EXPECT_EQ(in_place.tensors[0].unsafeGetTensorImpl(),
+            self.unsafeGetTensorImpl());
+  EXPECT_TRUE(at::allclose(self, x + y));
+  // `out` is not an argument of add.Tensor: Python's choice is add.out.
+  const at::Tensor out = at::zeros({4});
+  const NamedOutputs written =
+      run("torch.add", {{"input", x}, {"other", y}, {"out", out}},
+          {{"alpha", int_arg(3)}});
+  ASSERT_EQ(written.tensors.size(), 1u);
+  EXPECT_EQ(written.names[0], "out");
+  EXPECT_EQ(written.tensors[0].unsafeGetTensorImpl(),
+            out.unsafeGetTensorImpl());
+  EXPECT_TRUE(at::allclose(out, x + 3 * y));
+}
+
+TEST(AtenOps, ErrorsNameTheLocationTheSchemaAndTheNearestName) {
+  const at::Tensor x = seeded({2, 2}, 9);
+  // Unknown op: the LibTorch that ran, the nearest names.
+  EXPECT_EQ(problem_of("torch.scatter_addd", {{"input", x}}),
+            "cases/a.yaml:3:5: unknown op `torch.scatter_addd`: "
+            "LibTorch " TORCH_VERSION
+            " (the one that ran) has no operator `aten::scatter_addd`; "
+            "nearest known: torch.scatter_add, torch.scatter_add_, "
+            "torch.scatter_");
+  // An overload that does not exist lists the ones that do.
+  const std::string overload = problem_of("aten::softmax.nope", {{"self", x}});
+  EXPECT_NE(overload.find("has no operator `aten::softmax.nope`; its "
+                          "overloads:\n    aten::softmax.Dimname(Tensor self, "
+                          "str dim, *, ScalarType? dtype=None) -> Tensor\n    "
+                          "aten::softmax.int(Tensor self, int dim, "
+                          "ScalarType? dtype=None) -> Tensor"),
+            std::string::npos)
+      << overload;
+  // A misspelt argument: at its location, with the nearest name and schema.
+  const std::string misspelt =
+      problem_of("aten::softmax.int", {{"self", x}},
+                 {{"dim", int_arg(1)}, {"dtpye", string_arg("float32", 5)}});
+  EXPECT_EQ(misspelt,
+            "cases/a.yaml:5:9: `aten::softmax.int`: the schema does not "
+            "accept the case:\n    aten::softmax.int(Tensor self, int dim, "
+            "ScalarType? dtype=None) -> Tensor\n      no argument named "
+            "`dtpye` (in `args`); nearest: `dtype`");
+  // A wrong type, and a missing required argument.
+  EXPECT_NE(problem_of("aten::softmax.int", {{"self", x}},
+                       {{"dim", string_arg("one")}})
+                .find("`args.dim`: expected an integer (int), got `one`"),
+            std::string::npos);
+  EXPECT_NE(
+      problem_of("torch.index_select", {{"input", x}}, {{"dim", int_arg(0)}})
+          .find("the required input `index` (Tensor) is missing"),
+      std::string::npos);
+  // A tensor under args, a number under inputs.
+  EXPECT_NE(problem_of("aten::softmax.int", {{"self", x}, {"dim", x}})
+                .find("`dim` is a int, not a tensor: give it under `args`"),
+            std::string::npos);
+  // A schema type casebook cannot build from YAML is refused by its name
+  // (a Dimname list is a `str[]` to the schema).
+  const std::string dimname =
+      problem_of("aten::sum.dim_DimnameList", {{"self", x}},
+                 {{"dim", string_arg("rows")}});
+  EXPECT_NE(dimname.find("casebook cannot build the schema type `str[]`"),
+            std::string::npos)
+      << dimname;
+}
+
+TEST(AtenOps, RegisteredOpsWinAndTheLoaderSpellingsResolve) {
+  const Case kase =
+      case_of("torch.cross_entropy",
+              {{"input", at::Tensor()}, {"target", at::Tensor()}}, {});
+  const ResolvedOp resolved = resolve_op(kase, default_registry());
+  EXPECT_EQ(resolved.def, default_registry().find("torch.cross_entropy"));
+  EXPECT_EQ(resolved.generated, nullptr);
+}
+
+}  // namespace
+}  // namespace casebook
