@@ -219,9 +219,10 @@ TEST(BackendCli, AbsentIsSkipWithTheReasonOnceRequiredIsAnError) {
 
 TEST(BackendCli, GtestModeSkipsWhenItsBackendIsAbsentAndFailsWhenRequired) {
   if (device_node_present(Backend::kCuda)) GTEST_SKIP() << "a CUDA host";
-  auto absent = run_casebook("test --backend cuda cases/validate");
+  auto absent = run_casebook("test --backend cuda cases/kernels/sum");
   EXPECT_EQ(absent.status, 77) << absent.output;
-  auto required = run_casebook("test --backend cuda --require cuda cases/validate");
+  auto required =
+      run_casebook("test --backend cuda --require cuda cases/kernels/sum");
   EXPECT_EQ(required.status, 1) << required.output;
   auto cpu = run_casebook("test --backend cpu cases/validate");
   EXPECT_EQ(cpu.status, 0) << cpu.output;

@@ -93,11 +93,12 @@ void print_verdict_line(std::ostream& out, const CaseVerdict& verdict,
   }
   out << "\n";
   if (with_details && !verdict_is_success(verdict.verdict)) {
+    // The rerun first: what to paste, before what to read.
+    out << "        rerun: " << verdict.rerun_command << "\n";
     if (!verdict.details.empty()) out << indent(verdict.details, "        ");
     for (const std::string& later : verdict.consequences) {
       out << "        possible consequence (not a cause): " << later << "\n";
     }
-    out << "        rerun: " << verdict.rerun_command << "\n";
   }
 }
 
@@ -139,8 +140,8 @@ void write_junit(const std::filesystem::path& file, const RunSummary& summary,
       << summary.verdicts.size() << "\" failures=\""
       << count(Verdict::kFail) + count(Verdict::kXpass) +
              count(Verdict::kTimeout)
-      << "\" errors=\"" << count(Verdict::kError) << "\" skipped=\""
-      << count(Verdict::kSkip) + count(Verdict::kNotRun)
+      << "\" errors=\"" << count(Verdict::kError) + count(Verdict::kNotRun)
+      << "\" skipped=\"" << count(Verdict::kSkip)
       << "\">\n<properties>\n";
   for (const auto& [key, value] : environment) {
     out << "  <property name=\"" << xml_escape(key) << "\" value=\""
@@ -158,11 +159,11 @@ void write_junit(const std::filesystem::path& file, const RunSummary& summary,
     if (v.family != Family::kNone)
       label += " " + std::string(family_name(v.family));
     const std::string message = xml_escape(label + ": " + v.message);
-    std::string body = v.details;
+    std::string body = "rerun: " + v.rerun_command;
+    if (!v.details.empty()) body += "\n" + v.details;
     for (const std::string& later : v.consequences) {
       body += "\npossible consequence (not a cause): " + later;
     }
-    body += "\nrerun: " + v.rerun_command;
     switch (v.verdict) {
       case Verdict::kFail:
       case Verdict::kXpass:
@@ -172,11 +173,17 @@ void write_junit(const std::filesystem::path& file, const RunSummary& summary,
             << "</failure>\n";
         break;
       case Verdict::kError:
-        out << "  <error type=\"invalid_case\" message=\"" << message << "\">"
-            << xml_escape(body) << "</error>\n";
+      case Verdict::kNotRun:
+        // NOT RUN is an error: a run that was asked for and never happened
+        // must not read as a skip.
+        out << "  <error type=\""
+            << (v.verdict == Verdict::kNotRun
+                    ? std::string("not_run")
+                    : std::string(family_name(v.family)))
+            << "\" message=\"" << message << "\">" << xml_escape(body)
+            << "</error>\n";
         break;
       case Verdict::kSkip:
-      case Verdict::kNotRun:
         out << "  <skipped message=\"" << message << "\"/>\n";
         break;
       case Verdict::kXfail:
