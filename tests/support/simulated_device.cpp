@@ -24,6 +24,7 @@ struct DeviceState {
   bool pending_sticky = false;
 };
 DeviceState g_state;
+int g_live_allocations = 0;
 
 void set_error(CasebookGpuError* error, const char* call, bool sticky) {
   error->code = sticky ? 710 : 2;
@@ -68,10 +69,12 @@ int set_device(int, CasebookGpuError* error) {
 int device_malloc(void** pointer, size_t bytes, CasebookGpuError* error) {
   if (surface("cudaMalloc", error) != 0) return 1;
   *pointer = std::malloc(bytes == 0 ? 1 : bytes);
+  ++g_live_allocations;
   return 0;
 }
 
 int device_free(void* pointer, CasebookGpuError*) {
+  if (pointer != nullptr) --g_live_allocations;
   std::free(pointer);
   return 0;
 }
@@ -200,7 +203,9 @@ void install() { replace_backend_for_tests(Backend::kCuda, &open_simulated); }
 
 void uninstall() { replace_backend_for_tests(Backend::kCuda, nullptr); }
 
-const CasebookKernelPluginV1& plugin_table() { return kTable; }
+const KernelPlugin& plugin() { return simulated_plugin(); }
+
+int live_allocations() { return g_live_allocations; }
 
 void write_poisoning_set(const std::filesystem::path& folder, int count,
                          const std::set<int>& poisoning) {

@@ -29,6 +29,10 @@
 #include "casebook/ops.h"
 #include "common/plugin_abi.h"
 
+namespace casebook {
+struct KernelPlugin;
+}
+
 namespace casebook::simulated_device {
 
 void install();
@@ -43,7 +47,10 @@ const OpRegistry& registry();
 void write_poisoning_set(const std::filesystem::path& folder, int count,
                          const std::set<int>& poisoning);
 
-// The device's plugin table (what a worker's runtime holds).
-const CasebookKernelPluginV1& plugin_table();
+// The device's plugin, as a worker's runtime holds it.
+const KernelPlugin& plugin();
+
+// Device buffers allocated and not yet freed in this process.
+int live_allocations();
 
 }  // namespace casebook::simulated_device
