@@ -184,9 +184,9 @@ TEST(BackendProbe, AProbeThatCrashesIsBroken) {
 // `VAR=value casebook <arguments>` from the repository root.
 testing_support::CommandResult run_with_env(const std::string& assignment,
                                             const std::string& arguments) {
-  return testing_support::run_shell(
-      "cd '" + std::string(CASEBOOK_SOURCE_DIR) + "' && " + assignment + " '" +
-      CASEBOOK_EXECUTABLE + "' " + arguments);
+  return testing_support::run_shell("cd '" + std::string(CASEBOOK_SOURCE_DIR) +
+                                    "' && " + assignment + " '" +
+                                    CASEBOOK_EXECUTABLE + "' " + arguments);
 }
 
 // The real executable: exit status, lines, and ctest's skip code.
@@ -200,7 +200,8 @@ TEST(BackendCli, AbsentIsSkipWithTheReasonOnceRequiredIsAnError) {
   EXPECT_TRUE(has_line(plain.output, "^SKIP \\d+ run\\(s\\) on cuda, absent: "))
       << plain.output;
 
-  auto required = run_casebook("run --backend cpu,cuda --require cuda " + cases);
+  auto required =
+      run_casebook("run --backend cpu,cuda --require cuda " + cases);
   EXPECT_EQ(required.status, 1) << required.output;
   EXPECT_TRUE(has_line(required.output,
                        "^ERROR +\\S+ +cuda +op_unavailable: cuda cannot run: "

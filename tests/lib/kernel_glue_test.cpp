@@ -19,11 +19,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<at::Tensor> run_op(const std::string& name,
-                               const std::vector<at::Tensor>& inputs,
-                               Backend backend,
-                               const std::map<std::string, ArgValue>& args =
-                                   {}) {
+std::vector<at::Tensor> run_op(
+    const std::string& name, const std::vector<at::Tensor>& inputs,
+    Backend backend, const std::map<std::string, ArgValue>& args = {}) {
   const OpDef* op = simulated_device::registry().find(name);
   const KernelPlugin* plugin =
       is_gpu(backend) ? &simulated_device::plugin() : nullptr;
@@ -43,7 +41,8 @@ TEST(KernelGlue, TheDevicePathKeepsOffsetsAndStridesAndFreesEverything) {
   EXPECT_FLOAT_EQ(on_device.item<float>(), on_cpu.item<float>());
 
   const at::Tensor logits = at::randn({4, 6}).t().contiguous().t();
-  const at::Tensor soft = run_op("kernels.softmax", {logits}, Backend::kCuda)[0];
+  const at::Tensor soft =
+      run_op("kernels.softmax", {logits}, Backend::kCuda)[0];
   EXPECT_TRUE(at::allclose(soft, at::softmax(logits, -1), 1e-5, 1e-6));
   EXPECT_EQ(simulated_device::live_allocations(), before);
 
@@ -79,8 +78,8 @@ TEST(KernelGlue, EveryKernelCaseGetsTheSameVerdictOnTheSimulatedDevice) {
   options.backends = {Backend::kCpu, Backend::kCuda};
   options.registry = &simulated_device::registry();
   options.evidence_root.clear();
-  RunSummary summary = run_cases(
-      {fs::path(CASEBOOK_SOURCE_DIR) / "cases" / "kernels"}, options);
+  RunSummary summary =
+      run_cases({fs::path(CASEBOOK_SOURCE_DIR) / "cases" / "kernels"}, options);
   simulated_device::uninstall();
   std::map<std::string, Verdict> cpu;
   int cuda_runs = 0;

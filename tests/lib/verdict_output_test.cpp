@@ -19,8 +19,8 @@ namespace fs = std::filesystem;
 TEST(VerdictOutput, HostOpsAreReportedOnceAsCpu) {
   RunOptions options;
   options.backends = {Backend::kCpu, Backend::kCuda, Backend::kHip};
-  Plan plan =
-      load_plan({fs::path(CASEBOOK_SOURCE_DIR) / "cases" / "validate"}, options);
+  Plan plan = load_plan({fs::path(CASEBOOK_SOURCE_DIR) / "cases" / "validate"},
+                        options);
   ASSERT_FALSE(plan.cases.empty());
   for (const PlannedCase& planned : plan.cases) {
     EXPECT_EQ(planned.reported, std::vector<Backend>{Backend::kCpu})
@@ -28,8 +28,8 @@ TEST(VerdictOutput, HostOpsAreReportedOnceAsCpu) {
   }
   // Without cpu in the run: none (a cuda lane does not pass on them).
   options.backends = {Backend::kCuda};
-  Plan cuda_only =
-      load_plan({fs::path(CASEBOOK_SOURCE_DIR) / "cases" / "validate"}, options);
+  Plan cuda_only = load_plan(
+      {fs::path(CASEBOOK_SOURCE_DIR) / "cases" / "validate"}, options);
   for (const PlannedCase& planned : cuda_only.cases) {
     EXPECT_TRUE(planned.reported.empty()) << planned.loaded.id;
   }
@@ -84,8 +84,7 @@ TEST(VerdictOutput, TheRerunLineComesFirstInAFailureBlock) {
   std::string first, second;
   std::getline(lines, first);
   std::getline(lines, second);
-  EXPECT_EQ(second,
-            "        rerun: casebook run cases/a/b.yaml --backend cpu");
+  EXPECT_EQ(second, "        rerun: casebook run cases/a/b.yaml --backend cpu");
 }
 
 TEST(VerdictOutput, TheRerunLineNamesTheDeviceAndPluginVariablesThatAreSet) {

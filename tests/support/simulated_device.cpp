@@ -121,24 +121,23 @@ void embedding(const CasebookEmbeddingArgs* args,
   launch(args, status, &kernels::embedding_cpu);
 }
 
-const CasebookKernelPluginV1 kTable = {
-    CASEBOOK_KERNEL_PLUGIN_ABI_VERSION,
-    sizeof(CasebookKernelPluginV1),
-    "cuda",
-    "simulated device, CPU references",
-    "",
-    &device_count,
-    &describe,
-    &set_device,
-    &device_malloc,
-    &device_free,
-    &copy,
-    &copy,
-    &synchronize,
-    &nll_loss,
-    &softmax,
-    &sum,
-    &embedding};
+const CasebookKernelPluginV1 kTable = {CASEBOOK_KERNEL_PLUGIN_ABI_VERSION,
+                                       sizeof(CasebookKernelPluginV1),
+                                       "cuda",
+                                       "simulated device, CPU references",
+                                       "",
+                                       &device_count,
+                                       &describe,
+                                       &set_device,
+                                       &device_malloc,
+                                       &device_free,
+                                       &copy,
+                                       &copy,
+                                       &synchronize,
+                                       &nll_loss,
+                                       &softmax,
+                                       &sum,
+                                       &embedding};
 
 const KernelPlugin& simulated_plugin() {
   static const KernelPlugin plugin{Backend::kCuda, "(simulated device)",
@@ -190,9 +189,11 @@ std::vector<at::Tensor> step(const OpCall& call) {
     std::ofstream(call.arg_string("pid_file", "")) << grandchild << "\n";
     hang();
   } else if (then != "pass") {
-    throw OpError(Family::kContract,
-                  "testing.simulated_step: `then` is pass, sticky, error, crash or "
-                  "hang; got `" + then + "`");
+    throw OpError(
+        Family::kContract,
+        "testing.simulated_step: `then` is pass, sticky, error, crash or "
+        "hang; got `" +
+            then + "`");
   }
   return {output};
 }
@@ -220,8 +221,7 @@ void write_poisoning_set(const std::filesystem::path& folder, int count,
          << "op: testing.simulated_step\n"
          << "backends: [cpu, cuda]\n"
          << "args: {then: " << (poisons ? "sticky" : "pass") << "}\n"
-         << "inputs:\n  input: {dtype: float32, values: [1, 2, " << i
-         << "]}\n";
+         << "inputs:\n  input: {dtype: float32, values: [1, 2, " << i << "]}\n";
     if (poisons) file << "expect:\n  cuda: {error: device_assert}\n";
   }
 }

@@ -11,8 +11,8 @@
 // case would blame the next case. A sticky error poisons the process: every
 // later call fails with it.
 //
-// The op `testing.simulated_step` (registry()) drives it per case with the argument
-// `then`:
+// The op `testing.simulated_step` (registry()) drives it per case with the
+// argument `then`:
 //   pass    copies its input to the device and back (the default)
 //   sticky  leaves a sticky device assert pending (cudaErrorAssert)
 //   error   leaves a non-sticky out-of-memory error pending

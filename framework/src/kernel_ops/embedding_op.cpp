@@ -46,8 +46,8 @@ std::vector<at::Tensor> run_embedding(const OpCall& call, EmbeddingCpu cpu) {
     return status;
   };
   return {launch_kernel(call, kOp, {weight, indices}, sizes,
-                        weight.scalar_type(), CASEBOOK_EMBEDDING_WORKSPACE_BYTES,
-                        launch)};
+                        weight.scalar_type(),
+                        CASEBOOK_EMBEDDING_WORKSPACE_BYTES, launch)};
 }
 
 }  // namespace

@@ -189,8 +189,8 @@ at::Tensor launch_kernel(const OpCall& call, const std::string& op,
   }
   int64_t elements = 1;
   for (int64_t size : output_sizes) elements *= size;
-  DeviceBuffer output(plugin, static_cast<size_t>(elements) *
-                                  c10::elementSize(output_type));
+  DeviceBuffer output(
+      plugin, static_cast<size_t>(elements) * c10::elementSize(output_type));
   std::unique_ptr<DeviceBuffer> workspace;
   if (workspace_bytes > 0) {
     workspace = std::make_unique<DeviceBuffer>(plugin, workspace_bytes);

@@ -41,8 +41,8 @@ std::vector<at::Tensor> run_softmax(const OpCall& call, SoftmaxCpu cpu) {
     table->softmax(&args, &status);
     return status;
   };
-  return {launch_kernel(call, kOp, {input}, sizes, input.scalar_type(), 0,
-                        launch)};
+  return {
+      launch_kernel(call, kOp, {input}, sizes, input.scalar_type(), 0, launch)};
 }
 
 }  // namespace

@@ -10,9 +10,9 @@ namespace {
 // Single-quoted for a POSIX shell when it holds anything but safe characters.
 std::string shell_word(const std::string& text) {
   const bool safe =
-      !text.empty() &&
-      text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"
-                             "WXYZ0123456789_-+=./:,@%") == std::string::npos;
+      !text.empty() && text.find_first_not_of(
+                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"
+                           "WXYZ0123456789_-+=./:,@%") == std::string::npos;
   if (safe) return text;
   std::string quoted = "'";
   for (char c : text) {
