@@ -6,6 +6,7 @@
 // of N cases (minutes for the process-per-case way), measured once side by
 // side with the others in the same run, and the result is a table of ratios
 // and memory readings, not a per-iteration timing loop.
+#include <ATen/Parallel.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -152,6 +153,9 @@ int bench_main(int argc, char** argv) {
   app.add_flag("--only-simulated", only_simulated,
                "only the GPU worker pool on the simulated device");
   CLI11_PARSE(app, argc, argv);
+  // As the casebook executable: a single-threaded runner (the library
+  // refuses to fork from a process with an OpenMP pool running).
+  at::set_num_threads(1);
   if (only_simulated) {
     ScratchFolder scratch;
     return run_simulated_section(scratch.path()) ? 0 : 1;
