@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "casebook/runner.h"
 #include "process/backend_runtime.h"
 #include "run_command.h"
 #include "runner/session.h"
@@ -179,6 +180,42 @@ TEST(BackendProbe, AProbeThatCrashesIsBroken) {
   EXPECT_EQ(cuda.state, Readiness::kBroken);
   EXPECT_NE(cuda.reason.find("terminated by signal 6"), std::string::npos)
       << cuda.reason;
+}
+
+// A backend the probe finds broken: every run on it is an ERROR (exit 1),
+// whatever its case expects; the cpu runs still PASS.
+TEST(BackendProbe, EveryRunOnABrokenBackendIsAnError) {
+  testing_support::use_single_thread();
+  replace_backend_for_tests(Backend::kCuda, [] {
+    BackendRuntime runtime;
+    runtime.backend = Backend::kCuda;
+    runtime.readiness = combine_readiness(
+        Backend::kCuda, part(Readiness::kAbsent, "cpu-only LibTorch"),
+        part(Readiness::kBroken, "libcasebook_kernels_cuda.so: bad ELF"));
+    return runtime;
+  });
+  RunOptions options;
+  options.backends = {Backend::kCpu, Backend::kCuda};
+  options.evidence_root.clear();
+  RunSummary summary =
+      run_cases({fs::path(CASEBOOK_SOURCE_DIR) / "cases" / "kernels" / "sum"},
+                options);
+  replace_backend_for_tests(Backend::kCuda, nullptr);
+  int cuda = 0;
+  for (const CaseVerdict& v : summary.verdicts) {
+    if (v.backend == Backend::kCpu) {
+      EXPECT_TRUE(verdict_is_success(v.verdict)) << v.case_id;
+      continue;
+    }
+    ++cuda;
+    EXPECT_EQ(v.verdict, Verdict::kError) << v.case_id;
+    EXPECT_NE(v.message.find("cuda cannot run: the kernel plugin: "
+                             "libcasebook_kernels_cuda.so: bad ELF"),
+              std::string::npos)
+        << v.message;
+  }
+  EXPECT_GT(cuda, 0);
+  EXPECT_EQ(summary.exit_code(), 1);
 }
 
 // `VAR=value casebook <arguments>` from the repository root.
