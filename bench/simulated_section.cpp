@@ -33,9 +33,9 @@ bool run_simulated_section(const std::filesystem::path& root) {
     Execution execution = execute_plan(
         plan, options, [](const PlannedCase&, Backend) { return true; },
         nullptr);
-    const double wall = std::chrono::duration<double>(
-                            std::chrono::steady_clock::now() - start)
-                            .count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     int passed = 0;
     for (const CaseVerdict& verdict : execution.summary.verdicts) {
       passed += verdict.verdict == Verdict::kPass ? 1 : 0;

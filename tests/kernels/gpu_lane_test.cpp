@@ -3,7 +3,8 @@
 // bin/broken/libcasebook_kernels_cuda.so, selected with
 // $CASEBOOK_KERNEL_PLUGIN_DIR and $CASEBOOK_BROKEN_VARIANT; each variant must
 // FAIL with the right family, and the real plugin must PASS the same cases.
-// Skipped where no CUDA device (or no broken plugin) is present.
+// Skipped where no CUDA device (or no broken plugin) is present, failed
+// there when $CASEBOOK_REQUIRE names cuda, failed where cuda is broken.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -11,6 +12,8 @@
 #include "casebook/runner.h"
 #include "kernel_ops/kernel_plugin.h"
 #include "kernel_test_support.h"
+#include "process/backend_readiness.h"
+#include "runner/session.h"
 
 namespace casebook {
 namespace {
@@ -18,7 +21,6 @@ namespace {
 using kernel_tests::executable_dir;
 using kernel_tests::failures;
 using kernel_tests::kernel_cases;
-using kernel_tests::run_in_child;
 using kernel_tests::verdict_of;
 
 // Runs one kernel's cases on cpu and cuda with the given broken variant ("":
@@ -40,21 +42,30 @@ RunSummary run_on_cuda(const std::string& kernel, const std::string& variant) {
   return summary;
 }
 
-// "" when the broken CUDA plugin is built and a CUDA device is there; else
-// why not. Asked in a child: this process must not initialise CUDA.
-std::string why_no_cuda_lane() {
+// Whether the lane can run: the broken CUDA plugin is built and the one
+// module's probe (a child: this process must not initialise CUDA) finds the
+// cuda kernel plugin ready. Absent skips, unless cuda is required
+// ($CASEBOOK_REQUIRE, as in ci/gpu-lane.sh); broken always fails.
+struct LaneReadiness {
+  Readiness state = Readiness::kReady;
+  std::string reason;
+};
+
+LaneReadiness cuda_lane_readiness() {
   if (!std::filesystem::exists(executable_dir() / "broken" /
                                kernel_plugin_file_name(Backend::kCuda))) {
-    return "no broken CUDA plugin beside the tests";
+    return {Readiness::kAbsent, "no broken CUDA plugin beside the tests"};
   }
-  return run_in_child([] {
-    std::string why_not;
-    const KernelPlugin* plugin = load_kernel_plugin(Backend::kCuda, &why_not);
-    if (plugin == nullptr) return why_not;
-    int count = 0;
-    if (!plugin_device_count(*plugin, &count, &why_not)) return why_not;
-    return count > 0 ? std::string() : std::string("no CUDA device");
-  });
+  const PartReadiness kernels =
+      probe_backends({Backend::kCuda})[Backend::kCuda].kernels;
+  return {kernels.state, kernels.reason};
+}
+
+bool cuda_required() {
+  const char* required = std::getenv("CASEBOOK_REQUIRE");
+  return required != nullptr &&
+         ("," + std::string(required) + ",").find(",cuda,") !=
+             std::string::npos;
 }
 
 struct BrokenVariant {
@@ -67,8 +78,12 @@ struct BrokenVariant {
 class BrokenGpuVariant : public testing::TestWithParam<BrokenVariant> {};
 
 TEST_P(BrokenGpuVariant, FailsWithTheRightFamilyAndTheRealPluginPasses) {
-  static const std::string why_not = why_no_cuda_lane();
-  if (!why_not.empty()) GTEST_SKIP() << "cuda: " << why_not;
+  static const LaneReadiness lane = cuda_lane_readiness();
+  if (lane.state == Readiness::kBroken || (lane.state == Readiness::kAbsent &&
+                                           cuda_required())) {
+    FAIL() << "cuda " << readiness_name(lane.state) << ": " << lane.reason;
+  }
+  if (lane.state == Readiness::kAbsent) GTEST_SKIP() << "cuda: " << lane.reason;
   const BrokenVariant& param = GetParam();
   const RunSummary broken = run_on_cuda(param.kernel, param.variant);
   const CaseVerdict verdict = verdict_of(broken, param.case_id, Backend::kCuda);

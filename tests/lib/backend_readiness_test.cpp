@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "casebook/runner.h"
 #include "process/backend_runtime.h"
 #include "run_command.h"
 #include "runner/session.h"
@@ -181,6 +182,42 @@ TEST(BackendProbe, AProbeThatCrashesIsBroken) {
       << cuda.reason;
 }
 
+// A backend the probe finds broken: every run on it is an ERROR (exit 1),
+// whatever its case expects; the cpu runs still PASS.
+TEST(BackendProbe, EveryRunOnABrokenBackendIsAnError) {
+  testing_support::use_single_thread();
+  replace_backend_for_tests(Backend::kCuda, [] {
+    BackendRuntime runtime;
+    runtime.backend = Backend::kCuda;
+    runtime.readiness = combine_readiness(
+        Backend::kCuda, part(Readiness::kAbsent, "cpu-only LibTorch"),
+        part(Readiness::kBroken, "libcasebook_kernels_cuda.so: bad ELF"));
+    return runtime;
+  });
+  RunOptions options;
+  options.backends = {Backend::kCpu, Backend::kCuda};
+  options.evidence_root.clear();
+  RunSummary summary =
+      run_cases({fs::path(CASEBOOK_SOURCE_DIR) / "cases" / "kernels" / "sum"},
+                options);
+  replace_backend_for_tests(Backend::kCuda, nullptr);
+  int cuda = 0;
+  for (const CaseVerdict& v : summary.verdicts) {
+    if (v.backend == Backend::kCpu) {
+      EXPECT_TRUE(verdict_is_success(v.verdict)) << v.case_id;
+      continue;
+    }
+    ++cuda;
+    EXPECT_EQ(v.verdict, Verdict::kError) << v.case_id;
+    EXPECT_NE(v.message.find("cuda cannot run: the kernel plugin: "
+                             "libcasebook_kernels_cuda.so: bad ELF"),
+              std::string::npos)
+        << v.message;
+  }
+  EXPECT_GT(cuda, 0);
+  EXPECT_EQ(summary.exit_code(), 1);
+}
+
 // `VAR=value casebook <arguments>` from the repository root.
 testing_support::CommandResult run_with_env(const std::string& assignment,
                                             const std::string& arguments) {
@@ -224,10 +261,10 @@ TEST(BackendCli, AbsentIsSkipWithTheReasonOnceRequiredIsAnError) {
 
 TEST(BackendCli, GtestModeSkipsWhenItsBackendIsAbsentAndFailsWhenRequired) {
   if (device_node_present(Backend::kCuda)) GTEST_SKIP() << "a CUDA host";
-  auto absent = run_casebook("test --backend cuda cases/validate");
+  auto absent = run_casebook("test --backend cuda cases/kernels/sum");
   EXPECT_EQ(absent.status, 77) << absent.output;
   auto required =
-      run_casebook("test --backend cuda --require cuda cases/validate");
+      run_casebook("test --backend cuda --require cuda cases/kernels/sum");
   EXPECT_EQ(required.status, 1) << required.output;
   auto cpu = run_casebook("test --backend cpu cases/validate");
   EXPECT_EQ(cpu.status, 0) << cpu.output;

@@ -108,8 +108,8 @@ TEST(Evidence, FailingMismatchWritesInputsReferenceActualAndWorstElements) {
   EXPECT_NE(seeds.find("input `other` float32 [64, 16]: seed 2"),
             std::string::npos);
   EXPECT_NE(
-      seeds.find("rerun: casebook run tests/data/diagnose/matmul_vs_cpu64.yaml "
-                 "--backend cpu"),
+      seeds.find("casebook run tests/data/diagnose/matmul_vs_cpu64.yaml "
+                 "--backend cpu --isolation pooled"),
       std::string::npos);
   fs::remove_all(root);
 }

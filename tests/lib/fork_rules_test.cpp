@@ -62,8 +62,9 @@ TEST(ForkRules, ASecondThreadMakesTheRunnerRefuseToFork) {
     spawn_child([](int, int) { return 0; }, false);
     ADD_FAILURE() << "spawn_child forked with two threads";
   } catch (const ForkRefused& error) {
-    EXPECT_NE(std::string(error.what()).find("internal error: refusing to fork"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(error.what()).find("internal error: refusing to fork"),
+        std::string::npos)
         << error.what();
     EXPECT_NE(std::string(error.what()).find("2 threads"), std::string::npos)
         << error.what();
@@ -71,21 +72,19 @@ TEST(ForkRules, ASecondThreadMakesTheRunnerRefuseToFork) {
   RunOptions options;
   options.backends = {Backend::kCpu};
   options.registry = &testing_support::registry_with_test_ops();
-  EXPECT_THROW(
-      run_cases({std::filesystem::path(CASEBOOK_TEST_DATA) / "isolation" /
-                 "identity.yaml"},
-                options),
-      ForkRefused);
+  EXPECT_THROW(run_cases({std::filesystem::path(CASEBOOK_TEST_DATA) /
+                          "isolation" / "identity.yaml"},
+                         options),
+               ForkRefused);
   {
     std::lock_guard<std::mutex> lock(mutex);
     done = true;
   }
   wake.notify_one();
   other.join();
-  RunSummary summary = run_cases(
-      {std::filesystem::path(CASEBOOK_TEST_DATA) / "isolation" /
-       "identity.yaml"},
-      options);
+  RunSummary summary = run_cases({std::filesystem::path(CASEBOOK_TEST_DATA) /
+                                  "isolation" / "identity.yaml"},
+                                 options);
   ASSERT_EQ(summary.verdicts.size(), 1u);
   EXPECT_EQ(summary.verdicts[0].verdict, Verdict::kPass);
 }

@@ -38,11 +38,10 @@ class GpuPool : public ::testing::Test {
     fs::remove_all(dir_, ignored);
   }
 
-  // cases/case_NNN.yaml: testing.simulated_step with `then`, expecting `expect_cuda`
-  // (a family) on cuda when not empty.
+  // cases/case_NNN.yaml: testing.simulated_step with `then`, expecting
+  // `expect_cuda` (a family) on cuda when not empty.
   void write_case(int number, const std::string& then,
-                  const std::string& expect_cuda = "",
-                  double timeout = 30.0) {
+                  const std::string& expect_cuda = "", double timeout = 30.0) {
     char name[32];
     std::snprintf(name, sizeof(name), "case_%03d.yaml", number);
     fs::create_directories(dir_ / "cases");
@@ -53,8 +52,8 @@ class GpuPool : public ::testing::Test {
          << "backends: [cpu, cuda]\n"
          << "args: {then: " << then << ", pid_log: '" << pid_log().string()
          << "', pid_file: '" << (dir_ / "grandchild.pid").string() << "'}\n"
-         << "inputs:\n  input: {dtype: float32, values: [1, 2, "
-         << number << "]}\n"
+         << "inputs:\n  input: {dtype: float32, values: [1, 2, " << number
+         << "]}\n"
          << "timeout: " << timeout << "\n";
     if (!expect_cuda.empty()) {
       file << "expect:\n  cuda: {error: " << expect_cuda << "}\n";
@@ -75,7 +74,8 @@ class GpuPool : public ::testing::Test {
 
   fs::path pid_log() const { return dir_ / "pids.log"; }
 
-  // The pids of the processes that ran testing.simulated_step on cuda, in order.
+  // The pids of the processes that ran testing.simulated_step on cuda, in
+  // order.
   std::vector<pid_t> worker_pids() const {
     std::vector<pid_t> pids;
     std::ifstream in(pid_log());

@@ -24,6 +24,7 @@ struct DeviceState {
   bool pending_sticky = false;
 };
 DeviceState g_state;
+int g_live_allocations = 0;
 
 void set_error(CasebookGpuError* error, const char* call, bool sticky) {
   error->code = sticky ? 710 : 2;
@@ -68,10 +69,12 @@ int set_device(int, CasebookGpuError* error) {
 int device_malloc(void** pointer, size_t bytes, CasebookGpuError* error) {
   if (surface("cudaMalloc", error) != 0) return 1;
   *pointer = std::malloc(bytes == 0 ? 1 : bytes);
+  ++g_live_allocations;
   return 0;
 }
 
 int device_free(void* pointer, CasebookGpuError*) {
+  if (pointer != nullptr) --g_live_allocations;
   std::free(pointer);
   return 0;
 }
@@ -118,24 +121,23 @@ void embedding(const CasebookEmbeddingArgs* args,
   launch(args, status, &kernels::embedding_cpu);
 }
 
-const CasebookKernelPluginV1 kTable = {
-    CASEBOOK_KERNEL_PLUGIN_ABI_VERSION,
-    sizeof(CasebookKernelPluginV1),
-    "cuda",
-    "simulated device, CPU references",
-    "",
-    &device_count,
-    &describe,
-    &set_device,
-    &device_malloc,
-    &device_free,
-    &copy,
-    &copy,
-    &synchronize,
-    &nll_loss,
-    &softmax,
-    &sum,
-    &embedding};
+const CasebookKernelPluginV1 kTable = {CASEBOOK_KERNEL_PLUGIN_ABI_VERSION,
+                                       sizeof(CasebookKernelPluginV1),
+                                       "cuda",
+                                       "simulated device, CPU references",
+                                       "",
+                                       &device_count,
+                                       &describe,
+                                       &set_device,
+                                       &device_malloc,
+                                       &device_free,
+                                       &copy,
+                                       &copy,
+                                       &synchronize,
+                                       &nll_loss,
+                                       &softmax,
+                                       &sum,
+                                       &embedding};
 
 const KernelPlugin& simulated_plugin() {
   static const KernelPlugin plugin{Backend::kCuda, "(simulated device)",
@@ -187,9 +189,11 @@ std::vector<at::Tensor> step(const OpCall& call) {
     std::ofstream(call.arg_string("pid_file", "")) << grandchild << "\n";
     hang();
   } else if (then != "pass") {
-    throw OpError(Family::kContract,
-                  "testing.simulated_step: `then` is pass, sticky, error, crash or "
-                  "hang; got `" + then + "`");
+    throw OpError(
+        Family::kContract,
+        "testing.simulated_step: `then` is pass, sticky, error, crash or "
+        "hang; got `" +
+            then + "`");
   }
   return {output};
 }
@@ -200,7 +204,9 @@ void install() { replace_backend_for_tests(Backend::kCuda, &open_simulated); }
 
 void uninstall() { replace_backend_for_tests(Backend::kCuda, nullptr); }
 
-const CasebookKernelPluginV1& plugin_table() { return kTable; }
+const KernelPlugin& plugin() { return simulated_plugin(); }
+
+int live_allocations() { return g_live_allocations; }
 
 void write_poisoning_set(const std::filesystem::path& folder, int count,
                          const std::set<int>& poisoning) {
@@ -215,8 +221,7 @@ void write_poisoning_set(const std::filesystem::path& folder, int count,
          << "op: testing.simulated_step\n"
          << "backends: [cpu, cuda]\n"
          << "args: {then: " << (poisons ? "sticky" : "pass") << "}\n"
-         << "inputs:\n  input: {dtype: float32, values: [1, 2, " << i
-         << "]}\n";
+         << "inputs:\n  input: {dtype: float32, values: [1, 2, " << i << "]}\n";
     if (poisons) file << "expect:\n  cuda: {error: device_assert}\n";
   }
 }

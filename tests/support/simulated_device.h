@@ -11,8 +11,8 @@
 // case would blame the next case. A sticky error poisons the process: every
 // later call fails with it.
 //
-// The op `testing.simulated_step` (registry()) drives it per case with the argument
-// `then`:
+// The op `testing.simulated_step` (registry()) drives it per case with the
+// argument `then`:
 //   pass    copies its input to the device and back (the default)
 //   sticky  leaves a sticky device assert pending (cudaErrorAssert)
 //   error   leaves a non-sticky out-of-memory error pending
@@ -29,6 +29,10 @@
 #include "casebook/ops.h"
 #include "common/plugin_abi.h"
 
+namespace casebook {
+struct KernelPlugin;
+}
+
 namespace casebook::simulated_device {
 
 void install();
@@ -43,7 +47,10 @@ const OpRegistry& registry();
 void write_poisoning_set(const std::filesystem::path& folder, int count,
                          const std::set<int>& poisoning);
 
-// The device's plugin table (what a worker's runtime holds).
-const CasebookKernelPluginV1& plugin_table();
+// The device's plugin, as a worker's runtime holds it.
+const KernelPlugin& plugin();
+
+// Device buffers allocated and not yet freed in this process.
+int live_allocations();
 
 }  // namespace casebook::simulated_device

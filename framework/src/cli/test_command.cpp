@@ -102,12 +102,12 @@ class CaseTest : public testing::Test {
          << backend_name(v.backend);
     if (v.family != Family::kNone)
       text << "  family: " << family_name(v.family);
+    text << "\nrerun: " << v.rerun_command;
     text << "\n" << v.message << "\n";
     if (!v.details.empty()) text << v.details << "\n";
     for (const std::string& later : v.consequences) {
       text << "possible consequence (not a cause): " << later << "\n";
     }
-    text << "rerun: " << v.rerun_command;
     ADD_FAILURE_AT(v.file.string().c_str(), 1) << text.str();
   }
 

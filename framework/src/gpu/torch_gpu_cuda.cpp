@@ -45,8 +45,8 @@ PartReadiness probe_torch_gpu(Backend backend) {
   if (status != cudaSuccess) {
     part.state = Readiness::kBroken;
     part.reason = std::string("cudaGetDeviceProperties returned ") +
-                  cudaGetErrorName(status) + " (" +
-                  cudaGetErrorString(status) + ")";
+                  cudaGetErrorName(status) + " (" + cudaGetErrorString(status) +
+                  ")";
     return part;
   }
   part.state = Readiness::kReady;
@@ -57,8 +57,8 @@ PartReadiness probe_torch_gpu(Backend backend) {
   std::ostringstream text;
   text << "LibTorch " << TORCH_VERSION << ", CUDA runtime " << runtime / 1000
        << "." << (runtime % 1000) / 10 << ", driver " << driver / 1000 << "."
-       << (driver % 1000) / 10 << ", " << count << " device(s), "
-       << props.name << " (sm_" << props.major << props.minor << ")";
+       << (driver % 1000) / 10 << ", " << count << " device(s), " << props.name
+       << " (sm_" << props.major << props.minor << ")";
   part.description = text.str();
   return part;
 }

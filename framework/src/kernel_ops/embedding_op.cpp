@@ -33,31 +33,21 @@ std::vector<at::Tensor> run_embedding(const OpCall& call, EmbeddingCpu cpu) {
   args.num_indices = indices.size(0);
   args.index_stride = indices.stride(0);
   const std::vector<int64_t> sizes = output_sizes(weight, call.input(1));
-  if (call.backend == Backend::kCpu) {
-    at::Tensor output =
-        at::empty(sizes, at::TensorOptions().dtype(weight.scalar_type()));
-    args.weight = weight.data_ptr();
-    args.indices = indices.data_ptr();
-    args.output = output.data_ptr();
-    throw_on_error(kOp, cpu(args));
-    return {output};
-  }
-  const KernelPlugin& plugin = require_plugin(call, kOp);
-  DeviceTensor device_weight(plugin, weight);
-  DeviceTensor device_indices(plugin, indices);
-  DeviceBuffer output(
-      plugin, static_cast<size_t>(args.num_indices * args.embedding_dim) *
-                  weight.element_size());
-  DeviceBuffer workspace(plugin, CASEBOOK_EMBEDDING_WORKSPACE_BYTES);
-  args.weight = device_weight.data();
-  args.indices = device_indices.data();
-  args.output = output.get();
-  args.workspace = workspace.get();
-  args.workspace_bytes = workspace.bytes();
-  CasebookKernelStatus status{};
-  plugin.table->embedding(&args, &status);
-  throw_on_error(kOp, status);
-  return {copy_to_host(plugin, output.get(), sizes, weight.scalar_type())};
+  auto launch = [&args, cpu](const LaunchPointers& at,
+                             const CasebookKernelPluginV1* table) {
+    args.weight = at.inputs[0];
+    args.indices = at.inputs[1];
+    args.output = at.output;
+    args.workspace = at.workspace;
+    args.workspace_bytes = at.workspace_bytes;
+    if (table == nullptr) return cpu(args);
+    CasebookKernelStatus status{};
+    table->embedding(&args, &status);
+    return status;
+  };
+  return {launch_kernel(call, kOp, {weight, indices}, sizes,
+                        weight.scalar_type(),
+                        CASEBOOK_EMBEDDING_WORKSPACE_BYTES, launch)};
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <ATen/ATen.h>
 
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
@@ -162,6 +163,43 @@ at::Tensor copy_to_host(const KernelPlugin& plugin, const void* device,
     throw_gpu_error(error);
   }
   return host;
+}
+
+at::Tensor launch_kernel(const OpCall& call, const std::string& op,
+                         const std::vector<at::Tensor>& inputs,
+                         const std::vector<int64_t>& output_sizes,
+                         at::ScalarType output_type, size_t workspace_bytes,
+                         const Launch& launch) {
+  LaunchPointers pointers;
+  if (call.backend == Backend::kCpu) {
+    at::Tensor output =
+        at::empty(output_sizes, at::TensorOptions().dtype(output_type));
+    for (const at::Tensor& input : inputs) {
+      pointers.inputs.push_back(input.data_ptr());
+    }
+    pointers.output = output.data_ptr();
+    throw_on_error(op, launch(pointers, nullptr));
+    return output;
+  }
+  const KernelPlugin& plugin = require_plugin(call, op);
+  std::vector<std::unique_ptr<DeviceTensor>> device_inputs;
+  for (const at::Tensor& input : inputs) {
+    device_inputs.push_back(std::make_unique<DeviceTensor>(plugin, input));
+    pointers.inputs.push_back(device_inputs.back()->data());
+  }
+  int64_t elements = 1;
+  for (int64_t size : output_sizes) elements *= size;
+  DeviceBuffer output(
+      plugin, static_cast<size_t>(elements) * c10::elementSize(output_type));
+  std::unique_ptr<DeviceBuffer> workspace;
+  if (workspace_bytes > 0) {
+    workspace = std::make_unique<DeviceBuffer>(plugin, workspace_bytes);
+    pointers.workspace = workspace->get();
+    pointers.workspace_bytes = workspace->bytes();
+  }
+  pointers.output = output.get();
+  throw_on_error(op, launch(pointers, plugin.table));
+  return copy_to_host(plugin, output.get(), output_sizes, output_type);
 }
 
 }  // namespace casebook::kernel_glue

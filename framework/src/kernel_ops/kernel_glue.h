@@ -5,6 +5,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -69,5 +70,30 @@ class DeviceTensor {
 // Copies a contiguous device result into a fresh host tensor of that shape.
 at::Tensor copy_to_host(const KernelPlugin& plugin, const void* device,
                         std::vector<int64_t> sizes, at::ScalarType dtype);
+
+// The pointers of one launch, host or device ones alike: the inputs (each at
+// its view's element 0, strides kept), the output and the workspace.
+struct LaunchPointers {
+  std::vector<const void*> inputs;
+  void* output = nullptr;
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
+};
+
+// What an op does with them: fills its args and calls the CPU reference
+// (`table` null, the cpu backend) or the plugin's launcher (`table`).
+using Launch = std::function<CasebookKernelStatus(
+    const LaunchPointers& pointers, const CasebookKernelPluginV1* table)>;
+
+// One kernels.* call, the same way for every kernel: on the cpu backend, a
+// fresh output and the host pointers; on a GPU backend, the inputs' storage
+// copied to the device, the output and `workspace_bytes` of workspace
+// allocated there (nothing for 0), the launch, the output copied back and
+// the device memory freed. A failed status throws (throw_on_error).
+at::Tensor launch_kernel(const OpCall& call, const std::string& op,
+                         const std::vector<at::Tensor>& inputs,
+                         const std::vector<int64_t>& output_sizes,
+                         at::ScalarType output_type, size_t workspace_bytes,
+                         const Launch& launch);
 
 }  // namespace casebook::kernel_glue

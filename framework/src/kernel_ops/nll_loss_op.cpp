@@ -49,30 +49,20 @@ std::vector<at::Tensor> run_nll_loss(const OpCall& call, NllLossCpu cpu) {
   std::vector<int64_t> sizes;
   if (args.reduction == CASEBOOK_REDUCTION_NONE) sizes = {args.batch};
   const at::ScalarType out_type = input.scalar_type();
-  if (call.backend == Backend::kCpu) {
-    at::Tensor output = at::empty(sizes, at::TensorOptions().dtype(out_type));
-    args.input = input.data_ptr();
-    args.target = target.data_ptr();
-    args.output = output.data_ptr();
-    throw_on_error(kOp, cpu(args));
-    return {output};
-  }
-  const KernelPlugin& plugin = require_plugin(call, kOp);
-  DeviceTensor device_input(plugin, input);
-  DeviceTensor device_target(plugin, target);
-  const int64_t out_elements = sizes.empty() ? 1 : args.batch;
-  DeviceBuffer output(plugin,
-                      static_cast<size_t>(out_elements) * input.element_size());
-  DeviceBuffer workspace(plugin, CASEBOOK_NLL_LOSS_WORKSPACE_BYTES);
-  args.input = device_input.data();
-  args.target = device_target.data();
-  args.output = output.get();
-  args.workspace = workspace.get();
-  args.workspace_bytes = workspace.bytes();
-  CasebookKernelStatus status{};
-  plugin.table->nll_loss(&args, &status);
-  throw_on_error(kOp, status);
-  return {copy_to_host(plugin, output.get(), sizes, out_type)};
+  auto launch = [&args, cpu](const LaunchPointers& at,
+                             const CasebookKernelPluginV1* table) {
+    args.input = at.inputs[0];
+    args.target = at.inputs[1];
+    args.output = at.output;
+    args.workspace = at.workspace;
+    args.workspace_bytes = at.workspace_bytes;
+    if (table == nullptr) return cpu(args);
+    CasebookKernelStatus status{};
+    table->nll_loss(&args, &status);
+    return status;
+  };
+  return {launch_kernel(call, kOp, {input, target}, sizes, out_type,
+                        CASEBOOK_NLL_LOSS_WORKSPACE_BYTES, launch)};
 }
 
 }  // namespace

@@ -32,24 +32,17 @@ std::vector<at::Tensor> run_softmax(const OpCall& call, SoftmaxCpu cpu) {
   args.input_stride[0] = input.stride(0);
   args.input_stride[1] = input.stride(1);
   const std::vector<int64_t> sizes = {args.rows, args.cols};
-  if (call.backend == Backend::kCpu) {
-    at::Tensor output =
-        at::empty(sizes, at::TensorOptions().dtype(input.scalar_type()));
-    args.input = input.data_ptr();
-    args.output = output.data_ptr();
-    throw_on_error(kOp, cpu(args));
-    return {output};
-  }
-  const KernelPlugin& plugin = require_plugin(call, kOp);
-  DeviceTensor device_input(plugin, input);
-  DeviceBuffer output(plugin, static_cast<size_t>(args.rows * args.cols) *
-                                  input.element_size());
-  args.input = device_input.data();
-  args.output = output.get();
-  CasebookKernelStatus status{};
-  plugin.table->softmax(&args, &status);
-  throw_on_error(kOp, status);
-  return {copy_to_host(plugin, output.get(), sizes, input.scalar_type())};
+  auto launch = [&args, cpu](const LaunchPointers& at,
+                             const CasebookKernelPluginV1* table) {
+    args.input = at.inputs[0];
+    args.output = at.output;
+    if (table == nullptr) return cpu(args);
+    CasebookKernelStatus status{};
+    table->softmax(&args, &status);
+    return status;
+  };
+  return {
+      launch_kernel(call, kOp, {input}, sizes, input.scalar_type(), 0, launch)};
 }
 
 }  // namespace

@@ -16,25 +16,19 @@ std::vector<at::Tensor> run_sum(const OpCall& call, SumCpu cpu) {
   args.input_type = floating_type(kOp, "input", input);
   args.length = input.size(0);
   args.stride = input.stride(0);
-  if (call.backend == Backend::kCpu) {
-    at::Tensor output = at::empty({}, at::TensorOptions().dtype(at::kFloat));
-    args.input = input.data_ptr();
-    args.output = output.data_ptr<float>();
-    throw_on_error(kOp, cpu(args));
-    return {output};
-  }
-  const KernelPlugin& plugin = require_plugin(call, kOp);
-  DeviceTensor device_input(plugin, input);
-  DeviceBuffer output(plugin, sizeof(float));
-  DeviceBuffer workspace(plugin, CASEBOOK_SUM_WORKSPACE_BYTES);
-  args.input = device_input.data();
-  args.output = static_cast<float*>(output.get());
-  args.workspace = workspace.get();
-  args.workspace_bytes = workspace.bytes();
-  CasebookKernelStatus status{};
-  plugin.table->sum(&args, &status);
-  throw_on_error(kOp, status);
-  return {copy_to_host(plugin, output.get(), {}, at::kFloat)};
+  auto launch = [&args, cpu](const LaunchPointers& at,
+                             const CasebookKernelPluginV1* table) {
+    args.input = at.inputs[0];
+    args.output = static_cast<float*>(at.output);
+    args.workspace = at.workspace;
+    args.workspace_bytes = at.workspace_bytes;
+    if (table == nullptr) return cpu(args);
+    CasebookKernelStatus status{};
+    table->sum(&args, &status);
+    return status;
+  };
+  return {launch_kernel(call, kOp, {input}, {}, at::kFloat,
+                        CASEBOOK_SUM_WORKSPACE_BYTES, launch)};
 }
 
 }  // namespace

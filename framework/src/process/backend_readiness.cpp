@@ -26,7 +26,8 @@ BackendReadiness combine_readiness(Backend backend, PartReadiness torch,
     return result;
   }
   const std::string device = backend == Backend::kCuda ? "CUDA" : "HIP";
-  if (torch.state == Readiness::kBroken || kernels.state == Readiness::kBroken) {
+  if (torch.state == Readiness::kBroken ||
+      kernels.state == Readiness::kBroken) {
     result.state = Readiness::kBroken;
     if (torch.state == Readiness::kBroken) {
       result.reason = "LibTorch's " + device + " device: " + torch.reason;
@@ -79,8 +80,7 @@ PartReadiness runtime_failure(Backend backend, const std::string& reason,
   const std::string device = backend == Backend::kCuda ? "CUDA" : "HIP";
   if (device_present) {
     part.state = Readiness::kBroken;
-    part.reason = "a " + device +
-                  " device is present (" +
+    part.reason = "a " + device + " device is present (" +
                   (backend == Backend::kCuda ? "/dev/nvidia0" : "/dev/kfd") +
                   ") but the runtime cannot use it: " + reason;
   } else {

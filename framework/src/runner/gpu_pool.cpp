@@ -110,9 +110,9 @@ void GpuWorkerPool::dispatch(Backend backend, size_t job) {
   worker->job = static_cast<long>(job);
   worker->started = Clock::now();
   worker->deadline =
-      worker->started + std::chrono::duration_cast<Clock::duration>(
-                            std::chrono::duration<double>(
-                                hooks_.timeout_seconds(job)));
+      worker->started +
+      std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double>(hooks_.timeout_seconds(job)));
   // A worker that died between jobs fails this write; its EOF then reaches
   // on_exit, which blames nobody and requeues the job.
   (void)write_all(worker->process.to_child,
@@ -170,12 +170,12 @@ void GpuWorkerPool::on_exit(size_t index) {
         static_cast<size_t>(job));
     return;
   }
-  const Family family = WIFSIGNALED(status) ? classify_signal(WTERMSIG(status))
-                                            : Family::kCrash;
-  lost(static_cast<size_t>(job), family,
-       "the run's process " + describe_wait_status(status) +
-           " before reporting",
-       wall, false);
+  const Family family =
+      WIFSIGNALED(status) ? classify_signal(WTERMSIG(status)) : Family::kCrash;
+  lost(
+      static_cast<size_t>(job), family,
+      "the run's process " + describe_wait_status(status) + " before reporting",
+      wall, false);
 }
 
 int GpuWorkerPool::end_worker(size_t index, bool kill) {

@@ -5,6 +5,7 @@
 #include "casebook/diagnosis.h"
 #include "compare/compare.h"
 #include "runner/evidence.h"
+#include "runner/rerun.h"
 
 namespace casebook {
 namespace {
@@ -163,8 +164,7 @@ void judge_error(const Expectation& expect, const Observed& seen,
 }  // namespace
 
 std::string rerun_command(const PlannedCase& planned, Backend backend) {
-  return "casebook run " + planned.loaded.file.string() + " --backend " +
-         std::string(backend_name(backend));
+  return rerun_line(planned, backend, RunOptions{});
 }
 
 CaseVerdict judge(const JudgeInputs& in) {
@@ -172,7 +172,9 @@ CaseVerdict judge(const JudgeInputs& in) {
   verdict.case_id = in.planned.loaded.id;
   verdict.backend = in.backend;
   verdict.file = in.planned.loaded.file;
-  verdict.rerun_command = rerun_command(in.planned, in.backend);
+  verdict.rerun_command =
+      in.options != nullptr ? rerun_line(in.planned, in.backend, *in.options)
+                            : rerun_command(in.planned, in.backend);
   if (!in.planned.runnable()) {
     std::ostringstream all;
     for (const CaseError& error : in.planned.loaded.errors) {

@@ -19,11 +19,15 @@ struct JudgeInputs {
   // A failing mismatch writes its evidence folder under this root (empty:
   // none) and names it in the verdict's message.
   std::filesystem::path evidence_root = {};
+  // The run's options, for a complete rerun line (runner/rerun.h); null: the
+  // defaults.
+  const RunOptions* options = nullptr;
 };
 
 CaseVerdict judge(const JudgeInputs& inputs);
 
-// "casebook run <file> --backend <b>": reruns exactly this case there.
+// "casebook run <file> --backend <b> --isolation pooled" with the device
+// and plugin variables set here (runner/rerun.h), for default options.
 std::string rerun_command(const PlannedCase& planned, Backend backend);
 
 }  // namespace casebook

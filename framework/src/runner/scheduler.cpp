@@ -222,8 +222,8 @@ struct Scheduler::Impl {
 
   void fail(size_t job_index, Family family, const std::string& message,
             double wall, bool timed_out) {
-    ChildReport report = lost_run_report(&jobs[job_index].result, family,
-                                         message, timed_out);
+    ChildReport report =
+        lost_run_report(&jobs[job_index].result, family, message, timed_out);
     finish(job_index, std::move(report), wall);
   }
 

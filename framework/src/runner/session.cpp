@@ -16,6 +16,7 @@
 #include "process/fork_rules.h"
 #include "process/subprocess.h"
 #include "runner/judge.h"
+#include "runner/rerun.h"
 #include "runner/scheduler.h"
 
 namespace casebook {
@@ -57,6 +58,10 @@ const Job* find_job(const std::vector<Job>& jobs, const PlannedCase& planned,
   return nullptr;
 }
 
+bool runs_on_host_only(const OpDef& op) {
+  return op.placement == OpDef::Placement::kHost && !op.needs_kernel_plugin;
+}
+
 }  // namespace
 
 Plan load_plan(const std::vector<fs::path>& paths, const RunOptions& options) {
@@ -83,6 +88,16 @@ Plan load_plan(const std::vector<fs::path>& paths, const RunOptions& options) {
       for (Backend backend : options.backends) {
         if (planned.value().runs_on(backend))
           planned.reported.push_back(backend);
+      }
+      // A host op (validate.*) runs on the CPU whatever the backend: one
+      // verdict, in the cpu lane; never a cuda or hip verdict for a run no
+      // GPU took part in.
+      if (planned.op != nullptr && runs_on_host_only(*planned.op)) {
+        const bool cpu = std::find(planned.reported.begin(),
+                                   planned.reported.end(),
+                                   Backend::kCpu) != planned.reported.end();
+        planned.reported.clear();
+        if (cpu) planned.reported.push_back(Backend::kCpu);
       }
     } else {
       planned.reported = options.backends;
@@ -301,7 +316,7 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
       }
       JudgeInputs inputs{
           planned,   backend, find_job(jobs, planned, backend, JobKind::kRun),
-          reference, status,  options.evidence_root};
+          reference, status,  options.evidence_root, &options};
       CaseVerdict verdict = judge(inputs);
       if (on_verdict) on_verdict(verdict);
       execution.summary.verdicts.push_back(std::move(verdict));
@@ -352,7 +367,7 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
         verdict.verdict = Verdict::kNotRun;
         verdict.message = "not run: interrupted by signal " +
                           std::to_string(last_interrupting_signal());
-        verdict.rerun_command = rerun_command(planned, backend);
+        verdict.rerun_command = rerun_line(planned, backend, options);
         if (on_verdict) on_verdict(verdict);
         execution.summary.verdicts.push_back(std::move(verdict));
       }

@@ -22,7 +22,9 @@ struct Plan {
 
 // Loads every case file under `paths` and checks it against its op. Every
 // case gets the backends it reports verdicts on: the requested ones it runs
-// on (a broken file: every requested backend).
+// on (a broken file: every requested backend); a host op (validate.*: no
+// LibTorch device, no kernel plugin) one verdict, on cpu when cpu is asked
+// for, else none.
 Plan load_plan(const std::vector<std::filesystem::path>& paths,
                const RunOptions& options);
 
