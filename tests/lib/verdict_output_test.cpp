@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "runner/junit.h"
 #include "runner/output.h"
 #include "runner/rerun.h"
 #include "runner/session.h"
@@ -63,7 +64,7 @@ TEST(VerdictOutput, NotRunIsAnErrorInJunit) {
   fs::remove(file);
   const std::string xml = text.str();
   EXPECT_NE(xml.find("errors=\"1\" skipped=\"1\""), std::string::npos) << xml;
-  EXPECT_NE(xml.find("<error type=\"not_run\" message=\"NOT RUN: not run: "
+  EXPECT_NE(xml.find("<error type=\"NOT RUN\" message=\"NOT RUN: not run: "
                      "interrupted by signal 2\">rerun: casebook run"),
             std::string::npos)
       << xml;

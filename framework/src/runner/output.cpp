@@ -58,7 +58,7 @@ void print_verdict_line(std::ostream& out, const CaseVerdict& verdict,
   out << std::left << std::setw(8) << verdict_name(verdict.verdict)
       << verdict.case_id << "  " << backend_name(verdict.backend);
   if (verdict.backend_absent) {
-    // The reason is the backend's: print_summary shows it once.
+    // The reason is the backend's: the environment header shows it once.
     out << "  (" << backend_name(verdict.backend) << " absent)\n";
     return;
   }
@@ -70,11 +70,12 @@ void print_verdict_line(std::ostream& out, const CaseVerdict& verdict,
   }
   out << "\n";
   if (with_details && !verdict_is_success(verdict.verdict)) {
+    // The rerun line first: it is what a person copies.
+    out << "        rerun: " << verdict.rerun_command << "\n";
     if (!verdict.details.empty()) out << indent(verdict.details, "        ");
     for (const std::string& later : verdict.consequences) {
       out << "        possible consequence (not a cause): " << later << "\n";
     }
-    out << "        rerun: " << verdict.rerun_command << "\n";
   }
 }
 
