@@ -196,7 +196,7 @@ TEST(AtenOps, ErrorsNameTheLocationTheSchemaAndTheNearestName) {
             "cases/a.yaml:5:9: `aten::softmax.int`: the schema does not "
             "accept the case:\n    aten::softmax.int(Tensor self, int dim, "
             "ScalarType? dtype=None) -> Tensor\n      no argument named "
-            "`dtpye` (in `args`); nearest: `dtype`");
+            "`dtpye` (in `args`); did you mean `dtype`?");
   // A wrong type, and a missing required argument.
   EXPECT_NE(problem_of("aten::softmax.int", {{"self", x}},
                        {{"dim", string_arg("one")}})

@@ -55,7 +55,16 @@ std::vector<std::filesystem::path> find_case_files(
 std::optional<std::filesystem::path> find_fixtures_folder(
     const std::filesystem::path& case_file);
 
-// Edit distance nearest candidate, or empty when none is reasonably close.
+// Suggestions for a misspelt name, everywhere casebook makes them (keys,
+// ops, arguments): the candidates within max(2, |name| / 3) edits (an
+// adjacent swap counts as one), nearest first, at most `count`; ties keep
+// the candidates' order. Empty when none is close: a far-fetched suggestion
+// ("nearest known: max_norm" for `scale_grad_by_freq`) misleads more than
+// none.
+std::vector<std::string> nearest_names(
+    const std::string& name, const std::vector<std::string>& candidates,
+    size_t count);
+// The nearest of nearest_names, or empty.
 std::string nearest_name(const std::string& name,
                          const std::vector<std::string>& candidates);
 

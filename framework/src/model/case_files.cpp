@@ -132,20 +132,29 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-// Close enough: at most max(2, |name| / 3) edits; the first of equals wins.
-std::string nearest_name(const std::string& name,
-                         const std::vector<std::string>& candidates) {
+std::vector<std::string> nearest_names(
+    const std::string& name, const std::vector<std::string>& candidates,
+    size_t count) {
   const size_t limit = std::max<size_t>(2, name.size() / 3);
-  std::string best;
-  size_t best_distance = limit + 1;
-  for (const std::string& candidate : candidates) {
-    const size_t distance = edit_distance(name, candidate);
-    if (distance < best_distance) {
-      best = candidate;
-      best_distance = distance;
-    }
+  std::vector<std::pair<size_t, size_t>> close;  // distance, position
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const size_t distance = edit_distance(name, candidates[i]);
+    if (distance <= limit) close.emplace_back(distance, i);
+  }
+  std::stable_sort(
+      close.begin(), close.end(),
+      [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> best;
+  for (size_t i = 0; i < close.size() && i < count; ++i) {
+    best.push_back(candidates[close[i].second]);
   }
   return best;
+}
+
+std::string nearest_name(const std::string& name,
+                         const std::vector<std::string>& candidates) {
+  const std::vector<std::string> best = nearest_names(name, candidates, 1);
+  return best.empty() ? std::string() : best.front();
 }
 
 }  // namespace casebook

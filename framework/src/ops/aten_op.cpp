@@ -6,6 +6,7 @@
 // argument the case gives, by name and by type.
 #include <ATen/ATen.h>
 
+#include "casebook/loader.h"
 #include "casebook/ops.h"
 #include "ops/aten_schema.h"
 #include "ops/names.h"
@@ -129,7 +130,7 @@ std::vector<std::string> nearest_operators(const std::string& name,
                                            ? std::string::npos
                                            : plain.find('.') - 6);
   }
-  return closest_names(plain, candidates, 3);
+  return nearest_names(plain, candidates, 3);
 }
 
 SourceLocation location_of(const Case& kase, const std::string& culprit) {
@@ -180,8 +181,9 @@ ResolvedOp resolve_op(const Case& kase, const OpRegistry& registry) {
         return resolved;
       }
     }
-    message +=
-        "; nearest known: " + join_names(nearest_operators(kase.op, registry));
+    const std::vector<std::string> nearest =
+        nearest_operators(kase.op, registry);
+    if (!nearest.empty()) message += "; nearest known: " + join_names(nearest);
     resolved.problems.push_back(message);
     return resolved;
   }

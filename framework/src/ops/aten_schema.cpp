@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "casebook/loader.h"
 #include "casebook/ops.h"
 #include "ops/names.h"
 
@@ -162,10 +163,8 @@ std::vector<std::string> all_argument_names(const c10::FunctionSchema& schema) {
 std::string unknown_name(const std::string& given, const std::string& what,
                          const c10::FunctionSchema& schema) {
   std::string message = "no argument named `" + given + "` (" + what + ")";
-  const std::vector<std::string> names = all_argument_names(schema);
-  if (!names.empty()) {
-    message += "; nearest: `" + closest_names(given, names, 1)[0] + "`";
-  }
+  const std::string nearest = nearest_name(given, all_argument_names(schema));
+  if (!nearest.empty()) message += "; did you mean `" + nearest + "`?";
   return message;
 }
 

@@ -2,6 +2,7 @@
 // signature alone, before anything runs.
 #include <sstream>
 
+#include "casebook/loader.h"
 #include "casebook/ops.h"
 #include "ops/names.h"
 
@@ -57,8 +58,9 @@ std::vector<std::string> check_registered_op(const Case& kase,
     if (def->args.empty()) {
       message += "; it takes none";
     } else {
-      message += "; nearest known: " + closest_names(name, def->args, 1)[0] +
-                 " (it takes " + join_names(def->args) + ")";
+      const std::string nearest = nearest_name(name, def->args);
+      if (!nearest.empty()) message += "; did you mean `" + nearest + "`?";
+      message += " (it takes " + join_names(def->args) + ")";
     }
     problems.push_back(message);
   }

@@ -7,13 +7,8 @@
 
 namespace casebook {
 
-// Levenshtein distance (insertions, deletions, substitutions).
-size_t edit_distance(const std::string& a, const std::string& b);
-
-// Up to `count` candidates closest to `name`, best first (ties by name).
-std::vector<std::string> closest_names(const std::string& name,
-                                       std::vector<std::string> candidates,
-                                       size_t count);
+// Suggestions come from nearest_names() (casebook/loader.h): one rule for
+// keys, ops and arguments.
 
 // "a, b, c"
 std::string join_names(const std::vector<std::string>& names);

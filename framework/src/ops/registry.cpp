@@ -2,6 +2,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "casebook/loader.h"
 #include "casebook/main.h"
 #include "casebook/ops.h"
 #include "ops/names.h"
@@ -19,37 +20,6 @@ std::string site(const OpDef& def) {
 }
 
 }  // namespace
-
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  std::iota(row.begin(), row.end(), size_t{0});
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
-                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-std::vector<std::string> closest_names(const std::string& name,
-                                       std::vector<std::string> candidates,
-                                       size_t count) {
-  std::vector<std::pair<size_t, std::string>> scored;
-  for (std::string& candidate : candidates) {
-    scored.emplace_back(edit_distance(name, candidate), std::move(candidate));
-  }
-  std::sort(scored.begin(), scored.end());
-  std::vector<std::string> best;
-  for (size_t i = 0; i < scored.size() && i < count; ++i) {
-    best.push_back(scored[i].second);
-  }
-  return best;
-}
 
 std::string join_names(const std::vector<std::string>& names) {
   std::string joined;
@@ -75,7 +45,7 @@ const OpDef* OpRegistry::find(const std::string& name) const {
 }
 
 std::vector<std::string> OpRegistry::nearest(const std::string& name) const {
-  return closest_names(name, names(), 3);
+  return nearest_names(name, names(), 3);
 }
 
 std::vector<std::string> OpRegistry::names() const {
