@@ -1,5 +1,7 @@
 #include "tensors/fixtures.h"
 
+#include "casebook/limits.h"
+
 #include <openssl/evp.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 
@@ -92,6 +94,22 @@ std::string pick_name(const std::vector<std::string>& names,
 
 }  // namespace
 
+void check_fixture_shape(const std::filesystem::path& file,
+                         const std::vector<int64_t>& shape,
+                         at::ScalarType type) {
+  for (const int64_t size : shape) {
+    if (size < 0) {
+      throw FixtureError(file.string() + ": negative size " +
+                         std::to_string(size) + " in the shape");
+    }
+  }
+  if (auto problem = check_tensor_size(element_count(shape),
+                                       c10::elementSize(type),
+                                       c10::toString(type))) {
+    throw FixtureError(file.string() + ": " + *problem);
+  }
+}
+
 std::vector<char> read_file_bytes(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw FixtureError(file.string() + ": cannot open the file");
@@ -142,6 +160,7 @@ at::Tensor read_safetensors(const std::filesystem::path& file,
         safetensors_type(entry.at("dtype").get<std::string>(), file);
     const auto shape = entry.at("shape").get<std::vector<int64_t>>();
     const auto offsets = entry.at("data_offsets").get<std::vector<uint64_t>>();
+    check_fixture_shape(file, shape, type);
     at::Tensor tensor = at::empty(shape, type);
     const uint64_t size = tensor.numel() * tensor.element_size();
     if (offsets.size() != 2 || offsets[1] < offsets[0] ||

@@ -40,6 +40,12 @@ at::Tensor read_pt(const std::filesystem::path& file, const std::string& name);
 at::Tensor read_fixture(const std::filesystem::path& file,
                         const std::string& name);
 
+// Throws FixtureError unless a tensor of `shape` (from a file's header) and
+// `type` is within load_limits(): called before anything is allocated.
+void check_fixture_shape(const std::filesystem::path& file,
+                         const std::vector<int64_t>& shape,
+                         at::ScalarType type);
+
 // The sha256 of a file's bytes, lower-case hex.
 std::string sha256_file(const std::filesystem::path& file);
 

@@ -195,6 +195,7 @@ at::Tensor read_npy(const std::filesystem::path& file) {
 
   std::vector<int64_t> shape = header.shape;
   if (header.fortran_order) std::reverse(shape.begin(), shape.end());
+  check_fixture_shape(file, shape, type);
   at::Tensor tensor = at::empty(shape, type);
   const size_t expected = tensor.numel() * tensor.element_size();
   const size_t present = bytes.size() - header_start - header_size;
