@@ -217,7 +217,8 @@ at::Tensor read_pt(const std::filesystem::path& file, const std::string& name) {
 }
 
 at::Tensor read_fixture(const std::filesystem::path& file,
-                        const std::string& name) {
+                        const std::string& name,
+                        std::optional<at::ScalarType> declared) {
   const std::string extension = file.extension().string();
   if (extension == ".npy") {
     if (!name.empty()) {
@@ -226,7 +227,7 @@ at::Tensor read_fixture(const std::filesystem::path& file,
                          "`#" +
                          name + "` names none");
     }
-    return read_npy(file);
+    return read_npy(file, declared);
   }
   if (extension == ".safetensors") return read_safetensors(file, name);
   if (extension == ".pt" || extension == ".pth") return read_pt(file, name);
