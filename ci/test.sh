@@ -8,3 +8,4 @@ ci/install-deps.sh
 cmake --preset cpu
 cmake --build --preset cpu
 ctest --preset cpu "$@"
+ci/hardening.sh  # sanitizers and fuzzers (issue 16)

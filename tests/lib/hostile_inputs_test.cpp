@@ -3,6 +3,8 @@
 // beside them still passes; fixture files whose headers ask for more than
 // the tensor limit are refused before anything is allocated.
 #include <gtest/gtest.h>
+#include <ATen/Parallel.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -11,6 +13,7 @@
 
 #include "casebook/limits.h"
 #include "run_command.h"
+#include "process/child_limits.h"
 #include "tensors/fixtures.h"
 
 namespace casebook {
@@ -111,6 +114,35 @@ TEST_F(HugeHeaders, SafetensorsShapeOverTheLimitOrNegativeIsRefused) {
         write("huge.safetensors", bytes + header + std::string(16, '\0'));
     EXPECT_THROW(read_safetensors(file, ""), FixtureError) << shape;
   }
+}
+
+// Found by the fixture fuzzer (fuzz/): a 747-byte .pt whose pickle claims a
+// 4 GB string. Read in a child limited to 1 GiB more address space, as a
+// run's child is: refused with a FixtureError, not a crash or an abort.
+TEST(FuzzRegressions, APtClaimingGigabytesIsRefused) {
+  const fs::path file = fs::path(CASEBOOK_TEST_DATA) / "fuzz" /
+                        "pt_unpickler_claims_4gb.pt";
+  ASSERT_TRUE(fs::exists(file));
+  at::set_num_threads(1);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    setenv("CASEBOOK_CHILD_MEMORY", "1G", 1);
+    if (!limit_child_memory()) _exit(3);
+    try {
+      read_pt(file, "");
+      _exit(1);
+    } catch (const FixtureError&) {
+      _exit(0);
+    } catch (...) {
+      _exit(2);
+    }
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "1: read a tensor, 2: another exception, 3: no limit set";
 }
 
 }  // namespace

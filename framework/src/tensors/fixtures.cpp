@@ -190,6 +190,16 @@ at::Tensor read_pt(const std::filesystem::path& file, const std::string& name) {
                        ": not a torch.save file LibTorch can "
                        "read: " +
                        error.what_without_backtrace());
+  } catch (const std::bad_alloc&) {
+    // Found by fuzzing: LibTorch's unpickler allocates whatever length a
+    // pickle claims (4 GB from a 747-byte file) before reading it.
+    throw FixtureError(file.string() +
+                       ": not a torch.save file LibTorch can read: it claims "
+                       "more memory than the run may use");
+  } catch (const std::exception& error) {
+    throw FixtureError(file.string() +
+                       ": not a torch.save file LibTorch can read: " +
+                       error.what());
   }
   if (value.isTensor()) {
     if (!name.empty()) {
