@@ -22,7 +22,9 @@ const std::string& scratch(const char* extension) {
   static const std::string base =
       "/dev/shm/casebook-fuzz-" + std::to_string(getpid());
   static std::string names[3];
-  std::string& name = names[extension[1] == 'n' ? 0 : extension[1] == 's' ? 1 : 2];
+  std::string& name = names[extension[1] == 'n'   ? 0
+                            : extension[1] == 's' ? 1
+                                                  : 2];
   if (name.empty()) name = base + extension;
   return name;
 }

@@ -71,22 +71,25 @@ TEST(Scrub, GenericAccountsAndCommonWordsKeepTheirMeaning) {
             "the root cause is a label of 4");
   EXPECT_EQ(scrub("mounted /rootfs at /root/x", root),
             "mounted /rootfs at <home>/x");
-  EXPECT_EQ(scrub("root@box1:~# nvidia-smi", root), "root@<host>:~# nvidia-smi");
+  EXPECT_EQ(scrub("root@box1:~# nvidia-smi", root),
+            "root@<host>:~# nvidia-smi");
 
-  const ScrubContext ubuntu = context_of("ubuntu", "ip-10-0-3-7", "/home/ubuntu");
+  const ScrubContext ubuntu =
+      context_of("ubuntu", "ip-10-0-3-7", "/home/ubuntu");
   EXPECT_EQ(scrub("Ubuntu 22.04 on ip-10-0-3-7", ubuntu),
             "Ubuntu 22.04 on <host>");
   EXPECT_EQ(scrub("user: ubuntu", ubuntu), "user: ubuntu");
 
-  const ScrubContext gpu = context_of("mark", "gpu.cluster.local", "/home/mark");
-  EXPECT_EQ(scrub("GPU 0: NVIDIA H100 (gpu.cluster.local); mark the step",
-                  gpu),
+  const ScrubContext gpu =
+      context_of("mark", "gpu.cluster.local", "/home/mark");
+  EXPECT_EQ(scrub("GPU 0: NVIDIA H100 (gpu.cluster.local); mark the step", gpu),
             "GPU 0: NVIDIA H100 (<host>); mark the step");
   EXPECT_EQ(scrub("ssh mark@gpu.cluster.local", gpu), "ssh <email>");
   EXPECT_EQ(scrub("mark@gpu:~$ ls", gpu), "<user>@gpu:~$ ls");
   EXPECT_EQ(scrub("/home/mark/runs", gpu), "<home>/runs");
 
-  const ScrubContext runner = context_of("runner", "fv-az123-456", "/home/runner");
+  const ScrubContext runner =
+      context_of("runner", "fv-az123-456", "/home/runner");
   EXPECT_EQ(scrub("the runner failed on fv-az123-456", runner),
             "the runner failed on <host>");
 }
@@ -110,8 +113,7 @@ TEST(Scrub, AddressesInternalHostsAndUrls) {
             "bound to 127.0.0.1 and 0.0.0.0");
   EXPECT_EQ(scrubbed("cuDNN version 8.9.2.26, torch 2.1.0, Ubuntu 22.04"),
             "cuDNN version 8.9.2.26, torch 2.1.0, Ubuntu 22.04");
-  EXPECT_EQ(scrubbed("peer fe80::1ff:fe23:4567:890a down"),
-            "peer <ip> down");
+  EXPECT_EQ(scrubbed("peer fe80::1ff:fe23:4567:890a down"), "peer <ip> down");
   EXPECT_EQ(scrubbed("std::vector and at::Tensor and 12:34:56 and ::1"),
             "std::vector and at::Tensor and 12:34:56 and ::1");
   EXPECT_EQ(scrubbed("see http://wiki.corp/x?y=1 or https://jenkins:8080/job/7"
@@ -135,9 +137,10 @@ TEST(ScrubLog, ListsWhatWasReplacedByKind) {
   ScrubContext ctx = planted_context();
   ScrubLog log;
   ctx.log = &log;
-  scrub("token=abc at /home/bob/x on 10.1.2.3, alice@gpu-node-7, "
-        "/scratch/carol and mail a.b@example.com",
-        ctx);
+  scrub(
+      "token=abc at /home/bob/x on 10.1.2.3, alice@gpu-node-7, "
+      "/scratch/carol and mail a.b@example.com",
+      ctx);
   EXPECT_EQ(log.summary(),
             "  IP address (1): 10.1.2.3\n"
             "  e-mail (1): a.b@example.com\n"

@@ -91,9 +91,10 @@ std::string repeated(const std::string& unit, size_t count) {
 const char kHead[] = "casebook: 1\nsummary: s\nop: torch.sum\ninputs:\n";
 
 TEST(HostileText, TwentyThousandNestedBracketsNameTheDepthLimit) {
-  const std::string text = std::string(kHead) + "  x: {dtype: float32, values: " +
-                           repeated("[", 20000) + "1" + repeated("]", 20000) +
-                           "}\n";
+  const std::string text =
+      std::string(kHead) +
+      "  x: {dtype: float32, values: " + repeated("[", 20000) + "1" +
+      repeated("]", 20000) + "}\n";
   const LoadedCase loaded = load_case_text(text, "cases/deep.yaml");
   ASSERT_EQ(loaded.errors.size(), 1u) << all_errors(loaded);
   // Level 65 opens at column 31 + 61 (the tensor's map is level 3).
@@ -126,8 +127,7 @@ TEST(HostileText, TwelveMegabytesAreRefusedBeforeParsing) {
   const LoadedCase loaded = load_case_text(text, "cases/big.yaml");
   ASSERT_EQ(loaded.errors.size(), 1u) << all_errors(loaded);
   const std::string shown = loaded.errors[0].to_string();
-  EXPECT_EQ(loaded.errors[0].where.line, 5 + (1048576 - 75) / 5)
-      << shown;
+  EXPECT_EQ(loaded.errors[0].where.line, 5 + (1048576 - 75) / 5) << shown;
   EXPECT_NE(shown.find("the file is 14.3 MiB, over the limit of 1 MiB for a "
                        "case file; large data belongs in a fixture"),
             std::string::npos)

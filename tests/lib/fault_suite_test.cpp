@@ -145,9 +145,9 @@ TEST_F(FaultSuite, EachFaultIsOneVerdictOfItsFamilyAndNothingSurvives) {
   close(saved_err);
   // 16 MiB on each stream went through, and the run went on.
   EXPECT_GE(fs::file_size(output), uint64_t{32} << 20);
-  const double seconds = std::chrono::duration<double>(
-                             std::chrono::steady_clock::now() - started)
-                             .count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+          .count();
   EXPECT_LT(seconds, 60.0);
 
   // Exactly one verdict per case.
@@ -188,9 +188,8 @@ TEST_F(FaultSuite, EachFaultIsOneVerdictOfItsFamilyAndNothingSurvives) {
   pid_t grandchild = 0;
   std::ifstream(pid_file) >> grandchild;
   EXPECT_GT(grandchild, 0);
-  for (int i = 0; i < 100 && (alive(grandchild) ||
-                              !children_of(getpid()).empty());
-       ++i) {
+  for (int i = 0;
+       i < 100 && (alive(grandchild) || !children_of(getpid()).empty()); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   if (grandchild > 0) {

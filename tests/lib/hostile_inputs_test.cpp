@@ -2,8 +2,8 @@
 // gives one ERROR per file, naming the file and the line, and the good case
 // beside them still passes; fixture files whose headers ask for more than
 // the tensor limit are refused before anything is allocated.
-#include <gtest/gtest.h>
 #include <ATen/Parallel.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,8 +12,8 @@
 #include <string>
 
 #include "casebook/limits.h"
-#include "run_command.h"
 #include "process/child_limits.h"
+#include "run_command.h"
 #include "tensors/fixtures.h"
 
 namespace casebook {
@@ -35,19 +35,17 @@ TEST(HostileRun, EachHostileFileIsOneErrorAndTheGoodCaseStillPasses) {
     const std::string file = "tests/data/hostile/cases/" + name + "\\.yaml";
     const std::string line = name == "empty" ? ": " : ":[1-9][0-9]*:[0-9]+: ";
     // The id is the path under the nearest folder named `cases`.
-    EXPECT_TRUE(has_line(run.output, "^ERROR +" + name +
-                                         " +cpu +invalid_case: " +
-                                         file + line))
+    EXPECT_TRUE(has_line(
+        run.output, "^ERROR +" + name + " +cpu +invalid_case: " + file + line))
         << name << "\n"
         << run.output;
     ++hostile;
   }
   EXPECT_TRUE(has_line(run.output, "^PASS +tests/data/e2e/valid_labels +cpu$"))
       << run.output;
-  EXPECT_TRUE(has_line(run.output, "^1 PASS, " + std::to_string(hostile) +
-                                       " ERROR \\(" +
-                                       std::to_string(hostile + 1) +
-                                       " runs\\)$"))
+  EXPECT_TRUE(has_line(run.output,
+                       "^1 PASS, " + std::to_string(hostile) + " ERROR \\(" +
+                           std::to_string(hostile + 1) + " runs\\)$"))
       << run.output;
 }
 
@@ -94,18 +92,17 @@ TEST_F(HugeHeaders, NpyShapeOverTheLimitIsRefusedBeforeAllocating) {
 }
 
 TEST_F(HugeHeaders, NpyShapeThatOverflowsIsRefused) {
-  const fs::path file = write(
-      "overflow.npy",
-      npy_with_header("{'descr': '|u1', 'fortran_order': False, 'shape': "
-                      "(4294967296, 4294967296, 4294967296), }"));
+  const fs::path file =
+      write("overflow.npy",
+            npy_with_header("{'descr': '|u1', 'fortran_order': False, 'shape': "
+                            "(4294967296, 4294967296, 4294967296), }"));
   EXPECT_THROW(read_npy(file), FixtureError);
 }
 
 TEST_F(HugeHeaders, SafetensorsShapeOverTheLimitOrNegativeIsRefused) {
   for (const std::string shape : {"[1000000,1000000,1000000]", "[-1, 4]"}) {
-    const std::string header =
-        "{\"x\":{\"dtype\":\"F32\",\"shape\":" + shape +
-        ",\"data_offsets\":[0,16]}}";
+    const std::string header = "{\"x\":{\"dtype\":\"F32\",\"shape\":" + shape +
+                               ",\"data_offsets\":[0,16]}}";
     std::string bytes(8, '\0');
     for (size_t i = 0; i < 8; ++i) {
       bytes[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
@@ -120,8 +117,8 @@ TEST_F(HugeHeaders, SafetensorsShapeOverTheLimitOrNegativeIsRefused) {
 // 4 GB string. Read in a child limited to 1 GiB more address space, as a
 // run's child is: refused with a FixtureError, not a crash or an abort.
 TEST(FuzzRegressions, APtClaimingGigabytesIsRefused) {
-  const fs::path file = fs::path(CASEBOOK_TEST_DATA) / "fuzz" /
-                        "pt_unpickler_claims_4gb.pt";
+  const fs::path file =
+      fs::path(CASEBOOK_TEST_DATA) / "fuzz" / "pt_unpickler_claims_4gb.pt";
   ASSERT_TRUE(fs::exists(file));
   at::set_num_threads(1);
   const pid_t child = fork();

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -56,8 +56,11 @@ TEST_F(NpyBfloat16, EvidenceLoadsInPlainNumpyWithTheDtypeBesideIt) {
                       .to(at::kBFloat16)
                       .reshape({2, 2}));
   const auto run = python(
-      "a = np.load('" + file.string() + "')\n"
-      "side = json.load(open('" + npy_sidecar(file).string() + "'))\n"
+      "a = np.load('" + file.string() +
+      "')\n"
+      "side = json.load(open('" +
+      npy_sidecar(file).string() +
+      "'))\n"
       "f = (a.view('<u2').astype('<u4') << 16).view('<f4')\n"
       "print(a.dtype.str, a.shape, side['dtype'], f.ravel().tolist())\n");
   ASSERT_EQ(run.status, 0) << run.output;
@@ -72,18 +75,21 @@ TEST_F(NpyBfloat16, EvidenceLoadsInPlainNumpyWithTheDtypeBesideIt) {
 TEST_F(NpyBfloat16, NumpyV2IsReadAsBfloat16WhenTheCaseSaysSo) {
   if (!have_numpy()) GTEST_SKIP() << interpreter() << " has no NumPy";
   const fs::path file = folder_ / "weights.npy";
-  const auto run = python(
-      "x = np.array(" + std::string(kValues) + ", '<f4')\n"
-      "bits = (x.view('<u4') >> 16).astype('<u2')\n"
-      "np.save('" + file.string() + "', bits.view('V2'))\n"
-      "print(np.load('" + file.string() + "').dtype.str)\n");
+  const auto run = python("x = np.array(" + std::string(kValues) +
+                          ", '<f4')\n"
+                          "bits = (x.view('<u4') >> 16).astype('<u2')\n"
+                          "np.save('" +
+                          file.string() +
+                          "', bits.view('V2'))\n"
+                          "print(np.load('" +
+                          file.string() + "').dtype.str)\n");
   ASSERT_EQ(run.status, 0) << run.output;
   EXPECT_EQ(run.output, "|V2\n");
   const at::Tensor tensor = read_fixture(file, "", at::kBFloat16);
   EXPECT_EQ(tensor.scalar_type(), at::kBFloat16);
-  EXPECT_TRUE(at::equal(
-      tensor.to(at::kDouble),
-      at::tensor({1.5, -2.0, 3.140625, 65280.0}, at::kDouble)));
+  EXPECT_TRUE(
+      at::equal(tensor.to(at::kDouble),
+                at::tensor({1.5, -2.0, 3.140625, 65280.0}, at::kDouble)));
   try {
     read_fixture(file, "", at::kFloat);
     FAIL() << "read raw bytes as a dtype nobody declared";
@@ -114,8 +120,8 @@ TEST_F(NpyBfloat16, MlDtypesDescrIsStillRead) {
   const fs::path file = folder_ / "old.npy";
   std::ofstream(file, std::ios::binary) << bytes;
   const at::Tensor tensor = read_npy(file);
-  EXPECT_TRUE(at::equal(tensor.to(at::kDouble),
-                        at::tensor({1.5, -2.0}, at::kDouble)));
+  EXPECT_TRUE(
+      at::equal(tensor.to(at::kDouble), at::tensor({1.5, -2.0}, at::kDouble)));
 }
 
 TEST_F(NpyBfloat16, AStaleSidecarIsRemovedWhenAnotherDtypeIsWritten) {

@@ -9,9 +9,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
-#include <stdexcept>
 
 namespace casebook::testing_support {
 namespace {
@@ -73,8 +73,8 @@ void register_fault_ops(OpRegistry& registry) {
                        [](const OpCall& call) -> std::vector<at::Tensor> {
                          std::vector<at::Tensor> held;
                          while (true) {
-                           held.push_back(at::empty({int64_t{8} << 20},
-                                                    at::kDouble));
+                           held.push_back(
+                               at::empty({int64_t{8} << 20}, at::kDouble));
                            held.back().fill_(1.0);
                          }
                        }));
@@ -105,15 +105,13 @@ void register_fault_ops(OpRegistry& registry) {
                        }));
   // A grandchild that keeps the child's stdout and stderr open after the
   // child has returned its result (a daemon a library started).
-  registry.add(test_op("testing.grandchild_holds_output",
-                       [](const OpCall& call) {
-                         const pid_t grandchild = fork();
-                         if (grandchild == 0) hang();
-                         std::ofstream(call.arg_string("pid_file", ""))
-                             << grandchild << "\n";
-                         return std::vector<at::Tensor>{
-                             call.input(0).clone()};
-                       }));
+  registry.add(
+      test_op("testing.grandchild_holds_output", [](const OpCall& call) {
+        const pid_t grandchild = fork();
+        if (grandchild == 0) hang();
+        std::ofstream(call.arg_string("pid_file", "")) << grandchild << "\n";
+        return std::vector<at::Tensor>{call.input(0).clone()};
+      }));
 }
 
 const OpRegistry& registry_with_test_ops() {

@@ -72,8 +72,7 @@ bool one_of(std::string_view word,
 
 // A name that cannot be a common word: it holds a digit, '.', '_' or '-'.
 bool is_distinctive(std::string_view name) {
-  return name.size() >= 3 &&
-         std::any_of(name.begin(), name.end(), [](char c) {
+  return name.size() >= 3 && std::any_of(name.begin(), name.end(), [](char c) {
            return (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
          });
 }
@@ -88,11 +87,12 @@ bool is_host_name(std::string_view name) {
 
 // Folders under a scratch root that belong to nobody.
 bool is_shared_folder(std::string_view name) {
-  return one_of(to_lower(name),
-                {"tmp", "temp", "shared", "share", "public", "common", "data",
-                 "datasets", "dataset", "projects", "project", "models",
-                 "cache", "local", "scratch", "users", "home", "group",
-                 "groups", "software", "apps", "containers"});
+  return one_of(
+      to_lower(name),
+      {"tmp",    "temp",     "shared",  "share",     "public",  "common",
+       "data",   "datasets", "dataset", "projects",  "project", "models",
+       "cache",  "local",    "scratch", "users",     "home",    "group",
+       "groups", "software", "apps",    "containers"});
 }
 
 bool is_loopback_or_any(std::string_view ip) {
@@ -121,8 +121,7 @@ bool is_internal_host(const std::string& host) {
   static const RE2 kIpv4(R"(\d{1,3}(?:\.\d{1,3}){3})");
   static const RE2 kSuffix(std::string(R"((?i).*\.)") + kInternalSuffix);
   const std::string lower = to_lower(host);
-  if (lower == "localhost" || lower.rfind("127.", 0) == 0 ||
-      lower == "[::1]") {
+  if (lower == "localhost" || lower.rfind("127.", 0) == 0 || lower == "[::1]") {
     return false;
   }
   if (RE2::FullMatch(lower, kIpv4) || lower.front() == '[') return true;
@@ -133,24 +132,43 @@ bool is_internal_host(const std::string& host) {
 }  // namespace
 
 bool is_generic_account(std::string_view name) {
-  return one_of(to_lower(name),
-                {"root", "admin", "administrator", "ubuntu", "debian",
-                 "centos", "fedora", "ec2-user", "azureuser", "cloud-user",
-                 "opc", "runner", "user", "users", "guest", "nobody",
-                 "jenkins", "gitlab-runner", "builder", "build", "buildbot",
-                 "ci", "docker", "vagrant", "pi", "test", "tester", "dev",
-                 "developer", "default", "www-data", "postgres", "jovyan",
-                 "colab", "kaggle", "coder", "app", "service", "daemon",
-                 "nvidia", "rocm", "ray", "slurm"});
+  return one_of(
+      to_lower(name),
+      {"root",     "admin",    "administrator", "ubuntu",    "debian",
+       "centos",   "fedora",   "ec2-user",      "azureuser", "cloud-user",
+       "opc",      "runner",   "user",          "users",     "guest",
+       "nobody",   "jenkins",  "gitlab-runner", "builder",   "build",
+       "buildbot", "ci",       "docker",        "vagrant",   "pi",
+       "test",     "tester",   "dev",           "developer", "default",
+       "www-data", "postgres", "jovyan",        "colab",     "kaggle",
+       "coder",    "app",      "service",       "daemon",    "nvidia",
+       "rocm",     "ray",      "slurm"});
 }
 
 bool is_generic_host(std::string_view name) {
-  return one_of(to_lower(name),
-                {"localhost", "localhost.localdomain", "gpu", "gpus", "node",
-                 "server", "host", "master", "main", "worker", "login",
-                 "compute", "head", "machine", "devbox", "box", "ubuntu",
-                 "debian", "runner", "sandbox", "container", "docker",
-                 "buildkitsandbox"});
+  return one_of(to_lower(name), {"localhost",
+                                 "localhost.localdomain",
+                                 "gpu",
+                                 "gpus",
+                                 "node",
+                                 "server",
+                                 "host",
+                                 "master",
+                                 "main",
+                                 "worker",
+                                 "login",
+                                 "compute",
+                                 "head",
+                                 "machine",
+                                 "devbox",
+                                 "box",
+                                 "ubuntu",
+                                 "debian",
+                                 "runner",
+                                 "sandbox",
+                                 "container",
+                                 "docker",
+                                 "buildkitsandbox"});
 }
 
 void replace_internal_urls(std::string& text, const ScrubContext& ctx) {
@@ -229,8 +247,8 @@ void replace_names(std::string& text, const ScrubContext& ctx) {
   };
   std::vector<Name> names;
   if (is_user_name(ctx.user_name)) {
-    names.push_back({ctx.user_name, "<user>", "user name",
-                     is_distinctive(ctx.user_name)});
+    names.push_back(
+        {ctx.user_name, "<user>", "user name", is_distinctive(ctx.user_name)});
   }
   if (is_host_name(ctx.host_name)) {
     names.push_back({ctx.host_name, "<host>", "host name",
@@ -245,8 +263,7 @@ void replace_names(std::string& text, const ScrubContext& ctx) {
   }
   for (const Name& name : names) {
     const std::string quoted = RE2::QuoteMeta(name.name);
-    const RE2 component(R"((/|\\)()" + quoted +
-                        R"()($|[/\\\s"':;,)\]}>]))");
+    const RE2 component(R"((/|\\)()" + quoted + R"()($|[/\\\s"':;,)\]}>]))");
     const RE2 word(R"((?i)(^|[^A-Za-z0-9_.<-])()" + quoted +
                    R"()($|[^A-Za-z0-9_>-]|\.[^A-Za-z0-9]|\.$))");
     const auto replace = [&](const Groups& groups) {

@@ -55,11 +55,20 @@ std::optional<uint64_t> parse_byte_count(const std::string& text) {
       return std::nullopt;
     }
     switch (unit) {
-      case 'K': shift = 10; break;
-      case 'M': shift = 20; break;
-      case 'G': shift = 30; break;
-      case 'T': shift = 40; break;
-      default: return std::nullopt;
+      case 'K':
+        shift = 10;
+        break;
+      case 'M':
+        shift = 20;
+        break;
+      case 'G':
+        shift = 30;
+        break;
+      case 'T':
+        shift = 40;
+        break;
+      default:
+        return std::nullopt;
     }
   }
   if (shift > 0 && value > (kSaturated >> shift)) return std::nullopt;

@@ -32,10 +32,9 @@ class Prescan : public YAML::EventHandler {
   void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     node(mark);
-    const std::string name =
-        anchor >= 1 && anchor <= anchor_names_.size()
-            ? anchor_names_[anchor - 1]
-            : std::string("?");
+    const std::string name = anchor >= 1 && anchor <= anchor_names_.size()
+                                 ? anchor_names_[anchor - 1]
+                                 : std::string("?");
     refuse(mark, "YAML alias `*" + name +
                      "` is not accepted in a case file: write the value out "
                      "(aliases let a small file expand into a huge one)");

@@ -1,7 +1,5 @@
 #include "tensors/fixtures.h"
 
-#include "casebook/limits.h"
-
 #include <openssl/evp.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 
@@ -11,6 +9,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "casebook/limits.h"
 
 namespace casebook {
 namespace {
@@ -103,9 +103,8 @@ void check_fixture_shape(const std::filesystem::path& file,
                          std::to_string(size) + " in the shape");
     }
   }
-  if (auto problem = check_tensor_size(element_count(shape),
-                                       c10::elementSize(type),
-                                       c10::toString(type))) {
+  if (auto problem = check_tensor_size(
+          element_count(shape), c10::elementSize(type), c10::toString(type))) {
     throw FixtureError(file.string() + ": " + *problem);
   }
 }
@@ -197,9 +196,9 @@ at::Tensor read_pt(const std::filesystem::path& file, const std::string& name) {
                        ": not a torch.save file LibTorch can read: it claims "
                        "more memory than the run may use");
   } catch (const std::exception& error) {
-    throw FixtureError(file.string() +
-                       ": not a torch.save file LibTorch can read: " +
-                       error.what());
+    throw FixtureError(
+        file.string() +
+        ": not a torch.save file LibTorch can read: " + error.what());
   }
   if (value.isTensor()) {
     if (!name.empty()) {

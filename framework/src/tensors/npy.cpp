@@ -8,9 +8,8 @@
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "tensors/fixtures.h"
 
@@ -137,11 +136,12 @@ std::string sidecar_dtype(const std::filesystem::path& file) {
   if (!std::filesystem::is_regular_file(sidecar, error)) return {};
   const std::vector<char> bytes = read_file_bytes(sidecar);
   try {
-    const nlohmann::json json = nlohmann::json::parse(bytes.begin(), bytes.end());
+    const nlohmann::json json =
+        nlohmann::json::parse(bytes.begin(), bytes.end());
     return json.value("dtype", std::string());
   } catch (const nlohmann::json::exception& failure) {
-    throw FixtureError(sidecar.string() + ": not JSON with a \"dtype\": " +
-                       failure.what());
+    throw FixtureError(sidecar.string() +
+                       ": not JSON with a \"dtype\": " + failure.what());
   }
 }
 
