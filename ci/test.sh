@@ -10,3 +10,5 @@ cmake --build --preset cpu
 ctest --preset cpu "$@"
 # The installed CMake package, used by a project of its own (examples/).
 ci/downstream.sh build/cpu
+# Sanitizers and fuzzers: the hardening lane.
+ci/hardening.sh

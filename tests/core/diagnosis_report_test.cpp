@@ -28,7 +28,9 @@ ReportInput planted_report() {
   ReportInput input;
   input.case_id = "cross_entropy/label_out_of_range";
   input.op = "torch.cross_entropy";
-  input.summary = "a label of 4 in a 4-class problem, seen by alice";
+  // A name is replaced where it names someone (here user@host), not as a
+  // free word (scrub's contract).
+  input.summary = "a label of 4 in a 4-class problem, seen by alice@gpu-node-7";
   input.backend = "cuda";
   input.family = Family::kDeviceAssert;
   input.inputs = {{"input", "float32", {3, 4}, {4, 1}, 0},

@@ -187,11 +187,17 @@ TEST(LoaderErrors, OddYamlNeverThrows) {
     EXPECT_EQ(loaded.ok(), loaded.value.has_value()) << text;
   }
   const LoadedCase aliased = load_case_text(odd[3], "cases/odd.yaml");
-  ASSERT_EQ(aliased.errors.size(), 1u);
-  // An alias is the anchored node itself: the error points at the anchor.
+  // Anchors and aliases are refused, each at its place, before the tree is
+  // built (a tree would share the anchored node between its aliases).
+  ASSERT_EQ(aliased.errors.size(), 3u);
   EXPECT_EQ(aliased.errors[0].to_string(),
-            "cases/odd.yaml:5:6: `args.a[0]`: expected a number, true, false, "
-            "a string or null; got a map");
+            "cases/odd.yaml:5:6: YAML anchor `&t` is not accepted in a case "
+            "file: write the value out (anchors and aliases let a small file "
+            "expand into a huge one)");
+  EXPECT_EQ(aliased.errors[1].to_string().substr(0, 42),
+            "cases/odd.yaml:6:6: YAML alias `*t` is not");
+  EXPECT_EQ(aliased.errors[2].to_string().substr(0, 43),
+            "cases/odd.yaml:7:12: YAML alias `*t` is not");
 }
 
 TEST(LoaderErrors, FileIsNamedAsGiven) {

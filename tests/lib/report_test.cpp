@@ -58,8 +58,8 @@ class Report : public testing::Test {
            "  first_error: 'failed in /home/zorblax/runs/train.py'\n"
            "  cause: 'reported by zorblax@example.org'\n"
            "  data: {id: 'api_token=hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345'}\n"
-           "  distinguishing: 'ran on " +
-               host_ + " by zorblax'\n";
+           "  distinguishing: 'ran as zorblax@" +
+               host_ + " from 10.20.30.40'\n";
   }
   void TearDown() override { fs::remove_all(root_); }
 
@@ -83,12 +83,22 @@ TEST_F(Report, NothingPersonalSurvivesWhileOpShapesAndDtypesDo) {
   EXPECT_NE(output.find("casebook report: leak on cpu (XFAIL); written to"),
             std::string::npos)
       << output;
+  // What was replaced, by kind, for the person to check before sending.
+  EXPECT_NE(output.find("casebook report: replaced before sending"),
+            std::string::npos)
+      << output;
+  EXPECT_NE(output.find("  IP address (2): 10.20.30.40\n"), std::string::npos)
+      << output;
+  EXPECT_NE(output.find("  e-mail ("), std::string::npos) << output;
+  EXPECT_NE(output.find("  secret ("), std::string::npos) << output;
+  EXPECT_EQ(output.find("t0k3nSecretValue"), std::string::npos) << output;
   const std::string text = read_text(markdown);
   ASSERT_FALSE(text.empty());
   for (const std::string& secret :
        {std::string("zorblax"), std::string("example.org"),
         std::string("t0k3nSecretValue"), std::string("hf_AbCdEfGhIjKlMnOp"),
-        std::string("pyt0rchS3cretValue"), "ran on " + host_}) {
+        std::string("pyt0rchS3cretValue"), "zorblax@" + host_,
+        std::string("10.20.30.40")}) {
     EXPECT_EQ(text.find(secret), std::string::npos)
         << "`" << secret << "` survived:\n"
         << text;

@@ -11,6 +11,12 @@ namespace casebook::testing_support {
 // testing.hang_with_grandchild (args: pid_file), testing.identity.
 void register_test_ops(OpRegistry& registry);
 
+// The fault suite (registered by register_test_ops too):
+// testing.allocate_until_limit, testing.flood (args: megabytes),
+// testing.close_result_channel, testing.exit_without_result,
+// testing.grandchild_holds_output (args: pid_file).
+void register_fault_ops(OpRegistry& registry);
+
 // register_all() plus the test ops, built once.
 const OpRegistry& registry_with_test_ops();
 

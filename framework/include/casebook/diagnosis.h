@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -94,24 +95,50 @@ std::string render_error_chain(const ErrorChain& chain);
 
 // ---- Scrubbing ------------------------------------------------------------
 
+// What scrubbing replaced, by kind ("home folder", "user name", "secret"...),
+// so that the person can check a report before sending it. A secret's value
+// is never kept: only how many were replaced.
+struct ScrubLog {
+  // kind -> what was replaced (for secrets: "(value not shown)") -> times.
+  std::map<std::string, std::map<std::string, int>> replaced;
+  void add(std::string_view kind, std::string_view original);
+  // One line per kind: "  user name (2): alice, bob"; empty when nothing.
+  std::string summary() const;
+};
+
 struct ScrubContext {
-  std::string user_name;  // replaced by <user>; shorter than 2: ignored
-  std::string host_name;  // replaced by <host> (and its first label)
-  std::string home_dir;   // replaced by <home> wherever it lies
+  // Replaced by <user> where they identify someone (a path component,
+  // user@host, a user field; as a free word only when the name cannot be a
+  // common word: it holds a digit, '.', '_' or '-'). Generic accounts (root,
+  // ubuntu, runner, admin...) and names shorter than 2 are not names.
+  std::string user_name;
+  // Replaced by <host>: the full name wherever it stands as a name, its first
+  // label where it identifies (user@host, a host field, a path component,
+  // or anywhere when it holds a digit or '-').
+  std::string host_name;
+  std::string home_dir;  // replaced by <home> where a path starts and ends
+  // Where set, every replacement is recorded (not owned).
+  ScrubLog* log = nullptr;
   // This process's: USER, LOGNAME or the password entry; gethostname();
   // HOME or the password entry.
   static ScrubContext from_process();
 };
 
-// Replaces secrets (values of password, passwd, secret, token, bearer,
-// api_key, apikey, auth, credentials, private_key keys in key=value,
-// key: value, "key": "value", --key value and Authorization: Bearer forms, any
-// case; URL credentials; well-known token prefixes) by <redacted>, e-mail
-// addresses by <email>, home folders (/home/x, /Users/x, C:\Users\x, /root,
-// ctx.home_dir) by <home>, and the user's and the host's names.
+// Replaces secrets (the values of keys whose whole name says secret:
+// password, token, secret, api_key, auth, credentials, private_key... in
+// key=value, key: value, "key": "value", --key value and Authorization:
+// Bearer forms; URL credentials; well-known token prefixes) by <redacted>;
+// internal URLs (a single-label, .local, .internal, .corp... host or an IP)
+// by <internal-url>; e-mail addresses by <email>; home folders (/home/x,
+// /Users/x, C:\Users\x, /root, ctx.home_dir) by <home>; other users' scratch
+// folders (/scratch/bob) by /scratch/<user>; IP addresses (not loopback) by
+// <ip>; internal host names by <host>; and the user's and the host's names
+// as ScrubContext says.
 std::string scrub(std::string_view text, const ScrubContext& ctx);
 
-// Whether a key or variable name holds a secret ("HF_TOKEN", "apiKey").
+// Whether a key or variable name holds a secret, by its whole name: its last
+// word says so ("HF_TOKEN", "apiKey", "client_secret", "DB_PASSWORD"), not
+// any word in it ("token_type_ids", "max_tokens", "secret_name" are not).
 bool is_secret_key(std::string_view key);
 
 // A (key, value) pair scrubbed as a unit: a secret key's value is redacted

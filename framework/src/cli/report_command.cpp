@@ -132,8 +132,10 @@ int report_command(const std::string& argument, const std::string& backend,
   input.consequences = chosen->consequences;
   input.case_file_text = file_text(file);
   input.reproduce_command = chosen->rerun_command;
-  const std::string markdown =
-      render_report_markdown(input, ScrubContext::from_process());
+  ScrubLog replaced;
+  ScrubContext scrub_context = ScrubContext::from_process();
+  scrub_context.log = &replaced;
+  const std::string markdown = render_report_markdown(input, scrub_context);
   if (output.empty()) {
     std::cout << markdown;
   } else {
@@ -148,6 +150,11 @@ int report_command(const std::string& argument, const std::string& backend,
             << " (" << verdict_name(chosen->verdict) << ")"
             << (chosen->verdict == Verdict::kPass ? ": every run passed" : "")
             << (output.empty() ? "" : "; written to " + output) << "\n";
+  std::cerr << (replaced.replaced.empty()
+                    ? std::string("casebook report: nothing was replaced\n")
+                    : "casebook report: replaced before sending (check the "
+                      "report for anything else):\n" +
+                          replaced.summary());
   return 0;
 }
 

@@ -133,7 +133,8 @@ std::string render_report_markdown(const ReportInput& input,
       "One computation fails; the case file below reproduces it alone. "
       "Please look at this operation with these inputs, not at the whole "
       "program. Paths, names, addresses and secrets have been replaced by "
-      "<home>, <user>, <host>, <email> and <redacted>.\n\n";
+      "<home>, <user>, <host>, <email>, <ip>, <internal-url> and "
+      "<redacted>.\n\n";
   report += what_fails(input, ctx);
   report += operation(input, ctx);
   report += "## Environment\n\n";

@@ -1,6 +1,8 @@
-// Scrubbing: nothing personal leaves the machine in a report. Home folders,
-// e-mail addresses, the user's and the host's names, and secrets
-// (secrets.cpp) are replaced by markers.
+// Scrubbing: nothing personal leaves the machine in a report, and what is
+// left keeps its meaning. Secrets (secrets.cpp), internal URLs, e-mail
+// addresses, home and scratch folders, user and host names where they
+// identify someone, and IP addresses (scrub_rules.cpp) are replaced by
+// markers; "the root cause" and "Ubuntu 22.04" stay as they are.
 #include <pwd.h>
 #include <unistd.h>
 
@@ -28,13 +30,27 @@ bool ends_path_component(char c) {
          c == ',' || c == ')' || c == ']' || c == '}' || c == '>' || c == '`';
 }
 
-void replace_all(std::string& text, std::string_view from,
-                 std::string_view to) {
-  if (from.empty()) return;
+bool is_path_char(char c) {
+  return is_alnum(c) || c == '_' || c == '.' || c == '-' || c == '~';
+}
+
+// The home folder as a whole path: where a path starts (not inside
+// /x/srv/users/alice) and where a component ends (not /rootfs for /root).
+void replace_home_dir(std::string& text, std::string_view home,
+                      const ScrubContext& ctx) {
   size_t at = 0;
-  while ((at = text.find(from, at)) != std::string::npos) {
-    text.replace(at, from.size(), to);
-    at += to.size();
+  while ((at = text.find(home, at)) != std::string::npos) {
+    const size_t end = at + home.size();
+    const bool starts =
+        at == 0 || (!is_path_char(text[at - 1]) && text[at - 1] != '/');
+    const bool ends = end == text.size() || !is_path_char(text[end]);
+    if (starts && ends) {
+      log_replacement(ctx, "home folder", home);
+      text.replace(at, home.size(), "<home>");
+      at += 6;
+    } else {
+      at = end;
+    }
   }
 }
 
@@ -48,7 +64,7 @@ bool is_drive_at(const std::string& text, size_t i) {
 
 // "/home/alice/x" -> "<home>/x", likewise /Users/alice and C:\Users\alice
 // (also C:/Users and JSON's doubled backslashes).
-void replace_home_folders(std::string& text) {
+void replace_home_folders(std::string& text, const ScrubContext& ctx) {
   size_t i = 0;
   while (i < text.size()) {
     size_t name_begin = std::string::npos;
@@ -83,13 +99,15 @@ void replace_home_folders(std::string& text) {
       i = name_begin;
       continue;
     }
+    log_replacement(ctx, "home folder",
+                    std::string_view(text).substr(begin, name_end - begin));
     text.replace(begin, name_end - begin, "<home>");
     i = begin + 6;
   }
 }
 
 // "/root" and "/root/..." where a path starts (not inside "/srv/root").
-void replace_root_home(std::string& text) {
+void replace_root_home(std::string& text, const ScrubContext& ctx) {
   size_t at = 0;
   while ((at = text.find("/root", at)) != std::string::npos) {
     const bool starts =
@@ -99,6 +117,7 @@ void replace_root_home(std::string& text) {
     const size_t after = at + 5;
     const bool ends = after == text.size() || ends_path_component(text[after]);
     if (starts && ends) {
+      log_replacement(ctx, "home folder", "/root");
       text.replace(at, 5, "<home>");
       at += 6;
     } else {
@@ -115,7 +134,7 @@ bool is_local_char(char c) {
 bool is_domain_char(char c) { return is_alnum(c) || c == '.' || c == '-'; }
 
 // "alice@example.org" -> "<email>".
-void replace_emails(std::string& text) {
+void replace_emails(std::string& text, const ScrubContext& ctx) {
   size_t at = 0;
   while ((at = text.find('@', at)) != std::string::npos) {
     size_t begin = at;
@@ -137,32 +156,10 @@ void replace_emails(std::string& text) {
       ++at;
       continue;
     }
+    log_replacement(ctx, "e-mail",
+                    std::string_view(text).substr(begin, end - begin));
     text.replace(begin, end - begin, "<email>");
     at = begin + 7;
-  }
-}
-
-// Whole-word, case-insensitive replacement of a name; a marker such as
-// "<user>" is left alone even when the name is "user".
-void replace_word(std::string& text, std::string_view word,
-                  std::string_view marker) {
-  if (word.size() < 2) return;
-  const std::string lower_word = diagnosis_text::to_lower(word);
-  std::string lower_text = diagnosis_text::to_lower(text);
-  size_t at = 0;
-  while ((at = lower_text.find(lower_word, at)) != std::string::npos) {
-    const size_t end = at + word.size();
-    const bool bounded = (at == 0 || !is_alnum(text[at - 1])) &&
-                         (end == text.size() || !is_alnum(text[end]));
-    const bool in_marker =
-        at > 0 && text[at - 1] == '<' && end < text.size() && text[end] == '>';
-    if (!bounded || in_marker) {
-      at = end;
-      continue;
-    }
-    text.replace(at, word.size(), marker);
-    lower_text.replace(at, word.size(), marker);
-    at += marker.size();
   }
 }
 
@@ -190,28 +187,44 @@ ScrubContext ScrubContext::from_process() {
 }
 
 std::string scrub(std::string_view input, const ScrubContext& ctx) {
-  std::string text = redact_secrets(input);
+  std::string text = redact_secrets(input, ctx.log);
+  replace_internal_urls(text, ctx);
+  replace_emails(text, ctx);
   // The home folder itself first: it need not lie under /home.
   std::string home = ctx.home_dir;
   while (home.size() > 1 && home.back() == '/') home.pop_back();
-  if (home.size() > 1) replace_all(text, home, "<home>");
-  replace_home_folders(text);
-  replace_root_home(text);
-  replace_emails(text);
-  replace_word(text, ctx.user_name, "<user>");
-  replace_word(text, ctx.host_name, "<host>");
-  const size_t dot = ctx.host_name.find('.');
-  if (dot != std::string::npos) {
-    const std::string short_host = ctx.host_name.substr(0, dot);
-    replace_word(text, short_host, "<host>");
-  }
+  if (home.size() > 1) replace_home_dir(text, home, ctx);
+  replace_home_folders(text, ctx);
+  replace_root_home(text, ctx);
+  replace_scratch_folders(text, ctx);
+  replace_names(text, ctx);
+  replace_addresses(text, ctx);
   return text;
+}
+
+void ScrubLog::add(std::string_view kind, std::string_view original) {
+  ++replaced[std::string(kind)][std::string(original)];
+}
+
+std::string ScrubLog::summary() const {
+  std::string out;
+  for (const auto& [kind, originals] : replaced) {
+    int times = 0;
+    std::string listed;
+    for (const auto& [original, count] : originals) {
+      times += count;
+      listed += (listed.empty() ? "" : ", ") + original;
+    }
+    out += "  " + kind + " (" + std::to_string(times) + "): " + listed + "\n";
+  }
+  return out;
 }
 
 std::pair<std::string, std::string> scrub_entry(std::string_view key,
                                                 std::string_view value,
                                                 const ScrubContext& ctx) {
   if (is_secret_key(key)) {
+    log_replacement(ctx, "secret", "(value not shown)");
     return {scrub(key, ctx), std::string(kRedactedMarker)};
   }
   return {scrub(key, ctx), scrub(value, ctx)};

@@ -52,8 +52,14 @@ std::vector<std::string> key_words(std::string_view key) {
   return words;
 }
 
+// Where the redactions of the current call are counted (nullptr: nowhere).
+thread_local ScrubLog* redaction_log = nullptr;
+
 // Replaces [begin, end) of `text` by <redacted>.
 void redact_range(std::string& text, size_t begin, size_t end) {
+  if (redaction_log != nullptr && end > begin) {
+    redaction_log->add("secret", "(value not shown)");
+  }
   text.replace(begin, end - begin, std::string(kRedactedMarker));
 }
 
@@ -190,31 +196,37 @@ void redact_known_tokens(std::string& text) {
 }  // namespace
 
 bool is_secret_key(std::string_view key) {
+  // The whole name decides, by its last word (or last two): "HF_TOKEN" and
+  // "access_token" hold a token, "token_type_ids" (a model input) and
+  // "max_tokens" do not; "password_file" names a file, not a password.
   const std::vector<std::string> words = key_words(key);
-  for (size_t i = 0; i < words.size(); ++i) {
-    const std::string& word = words[i];
-    if (word == "token" || word == "auth" || word == "bearer" ||
-        word == "authorization" || word == "credentials" ||
-        word == "credential" || word == "apikey" || word == "privatekey" ||
-        word == "passphrase" || word.find("password") != std::string::npos ||
-        word.find("passwd") != std::string::npos ||
-        word.find("secret") != std::string::npos) {
-      return true;
-    }
-    if (i + 1 < words.size() && words[i + 1] == "key" &&
-        (word == "api" || word == "private" || word == "access")) {
-      return true;
-    }
+  if (words.empty()) return false;
+  const std::string& last = words.back();
+  if (last == "token" || last == "auth" || last == "bearer" ||
+      last == "authorization" || last == "credentials" ||
+      last == "credential" || last == "apikey" || last == "privatekey" ||
+      last == "passphrase" || last == "secret" || last == "pat" ||
+      last.find("password") != std::string::npos ||
+      last.find("passwd") != std::string::npos) {
+    return true;
+  }
+  if (words.size() >= 2 && last == "key") {
+    const std::string& before = words[words.size() - 2];
+    return before == "api" || before == "private" || before == "access" ||
+           before == "secret" || before == "signing" ||
+           before == "encryption" || before == "auth";
   }
   return false;
 }
 
-std::string redact_secrets(std::string_view input) {
+std::string redact_secrets(std::string_view input, ScrubLog* log) {
+  redaction_log = log;
   std::string text(input);
   redact_private_key_blocks(text);
   redact_url_credentials(text);
   redact_key_values(text);
   redact_known_tokens(text);
+  redaction_log = nullptr;
   return text;
 }
 

@@ -9,7 +9,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "casebook/limits.h"
 #include "model/sections.h"
+#include "model/yaml_prescan.h"
 
 namespace casebook {
 namespace {
@@ -183,6 +185,34 @@ void read_case(Reader& reader, const YAML::Node& root, Case& out) {
   }
 }
 
+// The line and column of byte `offset` of `text`, 1-based.
+SourceLocation location_of_byte(const std::string& text, size_t offset,
+                                const std::filesystem::path& file) {
+  SourceLocation where{file, 1, 1};
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++where.line;
+      where.column = 1;
+    } else {
+      ++where.column;
+    }
+  }
+  return where;
+}
+
+// Checked before parsing: a case holds a computation, not its data. The
+// error points at the first byte past the limit; `size` is the whole file's.
+CaseError too_large(const std::string& text, uint64_t size,
+                    const std::filesystem::path& file) {
+  const uint64_t limit = load_limits().max_file_bytes;
+  return CaseError{
+      location_of_byte(text, limit, file), "",
+      "the file is " + format_bytes(size) + ", over the limit of " +
+          format_bytes(limit) +
+          " for a case file; large data belongs in a fixture (a .npy, "
+          ".safetensors or .pt file under fixtures/, named by `file:`)"};
+}
+
 }  // namespace
 
 LoadedCase load_case_text(const std::string& text,
@@ -196,6 +226,16 @@ LoadedCase load_case_text(const std::string& text,
     Case value;
     value.file = file;
     value.id = loaded.id;
+    if (text.size() > load_limits().max_file_bytes) {
+      const CaseError error = too_large(text, text.size(), file);
+      reader.error(error.where, error.key_path, error.message);
+      loaded.errors = reader.take_errors();
+      return loaded;
+    }
+    if (!model::prescan_yaml(text, reader)) {
+      loaded.errors = reader.take_errors();
+      return loaded;
+    }
     std::vector<YAML::Node> documents;
     try {
       documents = YAML::LoadAll(text);
@@ -234,8 +274,14 @@ LoadedCase load_case_file(const std::filesystem::path& file,
   if (std::filesystem::is_regular_file(status)) {
     stream.open(file, std::ios::binary);
   }
-  std::ostringstream text;
-  if (stream.is_open()) text << stream.rdbuf();
+  // Reads no more than one byte past the limit: a huge file costs nothing.
+  const uint64_t limit = load_limits().max_file_bytes;
+  std::string text;
+  if (stream.is_open()) {
+    text.resize(limit + 1);
+    stream.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<size_t>(stream.gcount()));
+  }
   if (!stream.is_open() || stream.bad()) {
     LoadedCase loaded;
     loaded.file = file;
@@ -247,7 +293,15 @@ LoadedCase load_case_file(const std::filesystem::path& file,
     loaded.errors.push_back(CaseError{SourceLocation{file, 0, 0}, "", why});
     return loaded;
   }
-  return load_case_text(text.str(), file, relative_to);
+  if (text.size() > limit) {
+    LoadedCase loaded;
+    loaded.file = file;
+    loaded.id = derive_case_id(file, relative_to);
+    const uint64_t size = std::filesystem::file_size(file, error);
+    loaded.errors.push_back(too_large(text, error ? text.size() : size, file));
+    return loaded;
+  }
+  return load_case_text(text, file, relative_to);
 }
 
 }  // namespace casebook

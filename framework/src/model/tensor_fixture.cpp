@@ -57,6 +57,33 @@ std::optional<fs::path> check_path(Reader& reader, const Entry& entry,
   return normal;
 }
 
+// The path as the file system resolves it (symbolic links followed, in the
+// folders and the file itself) must stay inside the fixtures folder, itself
+// resolved: a link in fixtures/ to /etc/passwd or ~/.ssh is refused.
+void check_confined(Reader& reader, const Entry& entry, const std::string& path,
+                    const fs::path& folder, const fs::path& relative,
+                    const fs::path& file) {
+  std::error_code error;
+  const fs::path real_folder = fs::canonical(folder, error);
+  const fs::path real_file = error ? fs::path() : fs::canonical(file, error);
+  if (error) {
+    reader.error(reader.where(entry), path,
+                 "cannot resolve fixture `" + relative.generic_string() +
+                     "`: " + error.message());
+    return;
+  }
+  const auto [folder_end, file_at] =
+      std::mismatch(real_folder.begin(), real_folder.end(), real_file.begin(),
+                    real_file.end());
+  if (folder_end != real_folder.end() || file_at == real_file.end()) {
+    reader.error(reader.where(entry), path,
+                 "fixture `" + relative.generic_string() +
+                     "` resolves (through a symbolic link) to `" +
+                     real_file.string() + "`, outside the fixtures folder `" +
+                     folder.string() + "`; expected a file inside it");
+  }
+}
+
 bool is_sha256(const std::string& text) {
   return text.size() == 64 &&
          std::all_of(text.begin(), text.end(),
@@ -103,7 +130,9 @@ void read_fixture(Reader& reader, const Entry& entry, const Entry* sha256,
     reader.error(reader.where(entry), path,
                  "fixture `" + relative->generic_string() + "` not found in `" +
                      folder->string() + "`");
+    return;
   }
+  check_confined(reader, entry, path, *folder, *relative, spec.resolved_file);
 }
 
 }  // namespace casebook::model

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "casebook/limits.h"
 #include "model/sections.h"
 
 namespace casebook::model {
@@ -46,6 +47,40 @@ void check_companion(Reader& reader, const Entry* entry, bool allowed,
   }
 }
 
+// The storage a tensor of `shape` needs with `layout` (a strided view's
+// furthest element, a non-contiguous view's skipped elements), saturated.
+uint64_t storage_elements(const std::vector<int64_t>& shape,
+                          const Layout& layout) {
+  const uint64_t numel = element_count(shape);
+  uint64_t extent = numel;
+  if (layout.kind == Layout::Kind::kNonContiguous) {
+    if (__builtin_mul_overflow(numel, uint64_t{2}, &extent)) return UINT64_MAX;
+  } else if (layout.kind == Layout::Kind::kStrided) {
+    extent = static_cast<uint64_t>(layout.storage_offset);
+    if (numel == 0) return extent;
+    for (size_t d = 0; d < shape.size() && d < layout.stride.size(); ++d) {
+      uint64_t reach = 0;
+      if (__builtin_mul_overflow(static_cast<uint64_t>(shape[d] - 1),
+                                 static_cast<uint64_t>(layout.stride[d]),
+                                 &reach) ||
+          __builtin_add_overflow(extent, reach, &extent)) {
+        return UINT64_MAX;
+      }
+    }
+    extent = extent == UINT64_MAX ? extent : extent + 1;
+  }
+  return extent;
+}
+
+// A tensor over load_limits() is refused here, before anything is made.
+void check_size(Reader& reader, const Entry* at, const SourceLocation& or_at,
+                const std::string& path, uint64_t storage, DType dtype) {
+  if (auto problem = check_tensor_size(storage, element_size(dtype),
+                                       std::string(dtype_name(dtype)))) {
+    reader.error(at != nullptr ? reader.where(*at) : or_at, path, *problem);
+  }
+}
+
 }  // namespace
 
 std::optional<TensorSpec> read_tensor(Reader& reader, const Entry& entry,
@@ -71,6 +106,13 @@ std::optional<TensorSpec> read_tensor(Reader& reader, const Entry& entry,
   if (const Entry* shape_entry = find_entry(*map, "shape")) {
     shape = reader.read_int_list(*shape_entry, join_path(path, "shape"), 0);
     if (!shape) return std::nullopt;  // the source can't be checked without
+    if (dtype) {
+      const size_t before = reader.error_count();
+      check_size(reader, shape_entry, tensor_where, join_path(path, "shape"),
+                 element_count(*shape), *dtype);
+      // Values or a fill of that size are not worth reading.
+      if (reader.error_count() != before) return std::nullopt;
+    }
   }
 
   const Entry* values = find_entry(*map, "values");
@@ -133,6 +175,11 @@ std::optional<TensorSpec> read_tensor(Reader& reader, const Entry& entry,
       if (auto value =
               read_layout(reader, *layout, join_path(path, "layout"), rank)) {
         spec.layout = *value;
+        if (spec.layout.kind == Layout::Kind::kStrided ||
+            spec.layout.kind == Layout::Kind::kNonContiguous) {
+          check_size(reader, layout, tensor_where, join_path(path, "layout"),
+                     storage_elements(spec.shape, spec.layout), *dtype);
+        }
       }
     }
   }

@@ -13,6 +13,7 @@
 #include "casebook/diagnosis.h"
 #include "gpu/torch_gpu.h"
 #include "kernel_ops/kernel_plugin.h"
+#include "process/child_limits.h"
 #include "process/gradients.h"
 #include "process/subprocess.h"
 #include "tensors/materialise.h"
@@ -200,6 +201,7 @@ void warm_up_cpu(const std::string& scratch_dir) {
 
 int run_one_shot_child(const CaseTable& table, const RunRequest& request,
                        int report_fd) {
+  if (request.backend == Backend::kCpu) limit_child_memory();
   BackendRuntime runtime = open_backend_runtime(request.backend);
   ChildReport report = execute_request(table, request, runtime);
   return write_all(report_fd, encode_report(report)) ? 0 : 1;

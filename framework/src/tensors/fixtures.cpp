@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "casebook/limits.h"
+
 namespace casebook {
 namespace {
 
@@ -92,6 +94,21 @@ std::string pick_name(const std::vector<std::string>& names,
 
 }  // namespace
 
+void check_fixture_shape(const std::filesystem::path& file,
+                         const std::vector<int64_t>& shape,
+                         at::ScalarType type) {
+  for (const int64_t size : shape) {
+    if (size < 0) {
+      throw FixtureError(file.string() + ": negative size " +
+                         std::to_string(size) + " in the shape");
+    }
+  }
+  if (auto problem = check_tensor_size(
+          element_count(shape), c10::elementSize(type), c10::toString(type))) {
+    throw FixtureError(file.string() + ": " + *problem);
+  }
+}
+
 std::vector<char> read_file_bytes(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw FixtureError(file.string() + ": cannot open the file");
@@ -142,6 +159,7 @@ at::Tensor read_safetensors(const std::filesystem::path& file,
         safetensors_type(entry.at("dtype").get<std::string>(), file);
     const auto shape = entry.at("shape").get<std::vector<int64_t>>();
     const auto offsets = entry.at("data_offsets").get<std::vector<uint64_t>>();
+    check_fixture_shape(file, shape, type);
     at::Tensor tensor = at::empty(shape, type);
     const uint64_t size = tensor.numel() * tensor.element_size();
     if (offsets.size() != 2 || offsets[1] < offsets[0] ||
@@ -171,6 +189,16 @@ at::Tensor read_pt(const std::filesystem::path& file, const std::string& name) {
                        ": not a torch.save file LibTorch can "
                        "read: " +
                        error.what_without_backtrace());
+  } catch (const std::bad_alloc&) {
+    // Found by fuzzing: LibTorch's unpickler allocates whatever length a
+    // pickle claims (4 GB from a 747-byte file) before reading it.
+    throw FixtureError(file.string() +
+                       ": not a torch.save file LibTorch can read: it claims "
+                       "more memory than the run may use");
+  } catch (const std::exception& error) {
+    throw FixtureError(
+        file.string() +
+        ": not a torch.save file LibTorch can read: " + error.what());
   }
   if (value.isTensor()) {
     if (!name.empty()) {
@@ -198,7 +226,8 @@ at::Tensor read_pt(const std::filesystem::path& file, const std::string& name) {
 }
 
 at::Tensor read_fixture(const std::filesystem::path& file,
-                        const std::string& name) {
+                        const std::string& name,
+                        std::optional<at::ScalarType> declared) {
   const std::string extension = file.extension().string();
   if (extension == ".npy") {
     if (!name.empty()) {
@@ -207,7 +236,7 @@ at::Tensor read_fixture(const std::filesystem::path& file,
                          "`#" +
                          name + "` names none");
     }
-    return read_npy(file);
+    return read_npy(file, declared);
   }
   if (extension == ".safetensors") return read_safetensors(file, name);
   if (extension == ".pt" || extension == ".pth") return read_pt(file, name);

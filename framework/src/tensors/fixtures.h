@@ -8,6 +8,7 @@
 #include <ATen/ATen.h>
 
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -20,11 +21,21 @@ class FixtureError : public std::runtime_error {
 };
 
 // NumPy .npy, format versions 1, 2 and 3, little-endian, C or Fortran order;
-// bool, uint8, int8, int16, int32, int64, float16, float32, float64, and
-// bfloat16 written with the descr 'bfloat16' (what ml_dtypes registers with
-// NumPy; NumPy itself has no bfloat16).
-at::Tensor read_npy(const std::filesystem::path& file);
+// bool, uint8, int8, int16, int32, int64, float16, float32, float64.
+// NumPy itself has no bfloat16: an array of ml_dtypes' bfloat16 is saved with
+// the descr '<V2' (two raw bytes), which plain NumPy loads as void. Such a
+// file (also '|V2', and the descr 'bfloat16') is read as bfloat16 when
+// `declared` says bfloat16 (the case's dtype) or when its sidecar
+// `<file>.json` ({"dtype": "bfloat16"}) does; otherwise it is refused with
+// what to add.
+at::Tensor read_npy(const std::filesystem::path& file,
+                    std::optional<at::ScalarType> declared = std::nullopt);
+// bfloat16 is written as '<V2' (what ml_dtypes writes, what plain NumPy
+// loads) with the sidecar `<file>.json` recording the dtype and how to view
+// the bits; a stale sidecar of another dtype is removed.
 void write_npy(const std::filesystem::path& file, const at::Tensor& tensor);
+// The sidecar of a .npy file: `<file>.json`.
+std::filesystem::path npy_sidecar(const std::filesystem::path& file);
 
 // safetensors: the tensor `name`, or the only tensor when `name` is empty.
 at::Tensor read_safetensors(const std::filesystem::path& file,
@@ -37,8 +48,17 @@ std::vector<std::string> safetensors_names(const std::filesystem::path& file);
 at::Tensor read_pt(const std::filesystem::path& file, const std::string& name);
 
 // By extension: .npy, .safetensors, .pt / .pth.
+// `declared`: the dtype the case gives, for files whose dtype is not
+// self-describing (.npy '<V2').
 at::Tensor read_fixture(const std::filesystem::path& file,
-                        const std::string& name);
+                        const std::string& name,
+                        std::optional<at::ScalarType> declared = std::nullopt);
+
+// Throws FixtureError unless a tensor of `shape` (from a file's header) and
+// `type` is within load_limits(): called before anything is allocated.
+void check_fixture_shape(const std::filesystem::path& file,
+                         const std::vector<int64_t>& shape,
+                         at::ScalarType type);
 
 // The sha256 of a file's bytes, lower-case hex.
 std::string sha256_file(const std::filesystem::path& file);

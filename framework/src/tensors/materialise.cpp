@@ -40,7 +40,8 @@ at::Tensor file_tensor(const TensorSpec& spec) {
                        " (the file changed; check it, then update sha256)");
       }
     }
-    at::Tensor tensor = read_fixture(spec.resolved_file, spec.file_tensor);
+    at::Tensor tensor = read_fixture(spec.resolved_file, spec.file_tensor,
+                                     to_scalar_type(spec.dtype));
     const at::ScalarType expected_type = to_scalar_type(spec.dtype);
     if (tensor.scalar_type() != expected_type) {
       const std::optional<DType> found = to_dtype(tensor.scalar_type());

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "tensors/fixtures.h"
@@ -128,9 +129,40 @@ class HeaderParser {
   size_t pos_ = 0;
 };
 
+// The dtype a sidecar records, or empty when there is none.
+std::string sidecar_dtype(const std::filesystem::path& file) {
+  const std::filesystem::path sidecar = npy_sidecar(file);
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(sidecar, error)) return {};
+  const std::vector<char> bytes = read_file_bytes(sidecar);
+  try {
+    const nlohmann::json json =
+        nlohmann::json::parse(bytes.begin(), bytes.end());
+    return json.value("dtype", std::string());
+  } catch (const nlohmann::json::exception& failure) {
+    throw FixtureError(sidecar.string() +
+                       ": not JSON with a \"dtype\": " + failure.what());
+  }
+}
+
 at::ScalarType descr_type(const std::string& descr,
-                          const std::filesystem::path& file) {
+                          const std::filesystem::path& file,
+                          std::optional<at::ScalarType> declared) {
   if (descr == "bfloat16") return at::kBFloat16;
+  if (descr == "<V2" || descr == "|V2") {
+    if (declared == at::kBFloat16) return at::kBFloat16;
+    const std::string recorded = sidecar_dtype(file);
+    if (recorded == "bfloat16") return at::kBFloat16;
+    throw FixtureError(
+        file.string() + ": .npy descr '" + descr +
+        "' is two raw bytes per element (how NumPy saves ml_dtypes' "
+        "bfloat16); read as bfloat16 only where the case says `dtype: "
+        "bfloat16` or a sidecar " +
+        npy_sidecar(file).filename().string() +
+        " says {\"dtype\": \"bfloat16\"}" +
+        (recorded.empty() ? std::string()
+                          : "; the sidecar says `" + recorded + "`"));
+  }
   if (descr.size() == 3) {
     const char order = descr[0];
     const std::string code = descr.substr(1);
@@ -147,11 +179,12 @@ at::ScalarType descr_type(const std::string& descr,
   }
   throw FixtureError(file.string() + ": .npy descr '" + descr +
                      "' is not supported; expected one of |b1, |u1, |i1, "
-                     "<i2, <i4, <i8, <f2, <f4, <f8, bfloat16");
+                     "<i2, <i4, <i8, <f2, <f4, <f8, and for bfloat16 <V2 or "
+                     "bfloat16");
 }
 
 std::string descr_of(at::ScalarType type) {
-  if (type == at::kBFloat16) return "bfloat16";
+  if (type == at::kBFloat16) return "<V2";
   for (const DescrEntry& entry : kDescrs) {
     if (entry.type == type) {
       return std::string(entry.code[1] == '1' ? "|" : "<") + entry.code;
@@ -169,7 +202,14 @@ uint32_t little_endian(const unsigned char* bytes, size_t count) {
 
 }  // namespace
 
-at::Tensor read_npy(const std::filesystem::path& file) {
+std::filesystem::path npy_sidecar(const std::filesystem::path& file) {
+  std::filesystem::path sidecar = file;
+  sidecar += ".json";
+  return sidecar;
+}
+
+at::Tensor read_npy(const std::filesystem::path& file,
+                    std::optional<at::ScalarType> declared) {
   const std::vector<char> bytes = read_file_bytes(file);
   const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
   if (bytes.size() < 10 || std::memcmp(data, kMagic, kMagicSize) != 0) {
@@ -191,10 +231,11 @@ at::Tensor read_npy(const std::filesystem::path& file) {
   }
   const std::string text(bytes.data() + header_start, header_size);
   const Header header = HeaderParser(text, file).parse();
-  const at::ScalarType type = descr_type(header.descr, file);
+  const at::ScalarType type = descr_type(header.descr, file, declared);
 
   std::vector<int64_t> shape = header.shape;
   if (header.fortran_order) std::reverse(shape.begin(), shape.end());
+  check_fixture_shape(file, shape, type);
   at::Tensor tensor = at::empty(shape, type);
   const size_t expected = tensor.numel() * tensor.element_size();
   const size_t present = bytes.size() - header_start - header_size;
@@ -244,6 +285,22 @@ void write_npy(const std::filesystem::path& file, const at::Tensor& tensor) {
   out.write(static_cast<const char*>(data.data_ptr()),
             static_cast<std::streamsize>(data.numel() * data.element_size()));
   if (!out) throw FixtureError(file.string() + ": write failed");
+  out.close();
+  const std::filesystem::path sidecar = npy_sidecar(file);
+  if (data.scalar_type() != at::kBFloat16) {
+    std::error_code ignored;
+    std::filesystem::remove(sidecar, ignored);
+    return;
+  }
+  const nlohmann::json record = {
+      {"dtype", "bfloat16"},
+      {"npy_descr", "<V2"},
+      {"how_to_load",
+       "np.load(f).view(ml_dtypes.bfloat16); without ml_dtypes: "
+       "(np.load(f).view('<u2').astype('<u4') << 16).view('<f4')"}};
+  std::ofstream side(sidecar, std::ios::trunc);
+  side << record.dump(2) << "\n";
+  if (!side) throw FixtureError(sidecar.string() + ": write failed");
 }
 
 }  // namespace casebook

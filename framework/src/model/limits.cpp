@@ -1,0 +1,156 @@
+#include "casebook/limits.h"
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+
+namespace casebook {
+namespace {
+
+constexpr uint64_t kSaturated = std::numeric_limits<uint64_t>::max();
+
+LoadLimits from_environment() {
+  LoadLimits limits;
+  if (const char* bytes = std::getenv("CASEBOOK_MAX_TENSOR_BYTES")) {
+    if (auto value = parse_byte_count(bytes)) limits.max_tensor_bytes = *value;
+  }
+  if (const char* count = std::getenv("CASEBOOK_MAX_TENSOR_ELEMENTS")) {
+    if (auto value = parse_byte_count(count)) {
+      limits.max_tensor_elements = *value;
+    }
+  }
+  return limits;
+}
+
+LoadLimits& current() {
+  static LoadLimits limits = from_environment();
+  return limits;
+}
+
+}  // namespace
+
+const LoadLimits& load_limits() { return current(); }
+
+void set_load_limits(const LoadLimits& limits) { current() = limits; }
+
+std::optional<uint64_t> parse_byte_count(const std::string& text) {
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) {
+    return std::nullopt;
+  }
+  uint64_t value = 0;
+  size_t i = 0;
+  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]));
+       ++i) {
+    const uint64_t digit = static_cast<uint64_t>(text[i] - '0');
+    if (value > (kSaturated - digit) / 10) return std::nullopt;
+    value = value * 10 + digit;
+  }
+  int shift = 0;
+  if (i < text.size()) {
+    const std::string suffix = text.substr(i);
+    const char unit = static_cast<char>(std::toupper(suffix[0]));
+    const std::string rest = suffix.substr(1);
+    if (rest != "" && rest != "B" && rest != "iB" && rest != "ib") {
+      return std::nullopt;
+    }
+    switch (unit) {
+      case 'K':
+        shift = 10;
+        break;
+      case 'M':
+        shift = 20;
+        break;
+      case 'G':
+        shift = 30;
+        break;
+      case 'T':
+        shift = 40;
+        break;
+      default:
+        return std::nullopt;
+    }
+  }
+  if (shift > 0 && value > (kSaturated >> shift)) return std::nullopt;
+  return value << shift;
+}
+
+std::string format_bytes(long double bytes) {
+  static const char* const kUnits[] = {"bytes", "KiB", "MiB", "GiB",
+                                       "TiB",   "PiB", "EiB"};
+  int unit = 0;
+  while (bytes >= 1024 && unit < 6) {
+    bytes /= 1024;
+    ++unit;
+  }
+  char text[64];
+  if (unit == 0) {
+    std::snprintf(text, sizeof text, "%.0Lf bytes", bytes);
+  } else if (bytes == static_cast<long double>(static_cast<uint64_t>(bytes))) {
+    std::snprintf(text, sizeof text, "%.0Lf %s", bytes, kUnits[unit]);
+  } else {
+    std::snprintf(text, sizeof text, "%.1Lf %s", bytes, kUnits[unit]);
+  }
+  return text;
+}
+
+size_t element_size(DType dtype) {
+  switch (dtype) {
+    case DType::kBool:
+    case DType::kUInt8:
+    case DType::kInt8:
+      return 1;
+    case DType::kInt16:
+    case DType::kFloat16:
+    case DType::kBFloat16:
+      return 2;
+    case DType::kInt32:
+    case DType::kFloat32:
+      return 4;
+    default:
+      return 8;
+  }
+}
+
+uint64_t element_count(const std::vector<int64_t>& shape) {
+  uint64_t count = 1;
+  for (const int64_t size : shape) {
+    if (size == 0) return 0;
+  }
+  for (const int64_t size : shape) {
+    if (size < 0 ||
+        __builtin_mul_overflow(count, static_cast<uint64_t>(size), &count)) {
+      return kSaturated;
+    }
+  }
+  return count;
+}
+
+std::optional<std::string> check_tensor_size(uint64_t storage_elements,
+                                             size_t element_bytes,
+                                             const std::string& dtype_name) {
+  const LoadLimits& limits = load_limits();
+  const long double bytes = static_cast<long double>(storage_elements) *
+                            static_cast<long double>(element_bytes);
+  const std::string what =
+      "a tensor of " +
+      (storage_elements == kSaturated ? std::string("more than 2^64")
+                                      : std::to_string(storage_elements)) +
+      " elements of " + dtype_name + " (" + format_bytes(bytes) + ")";
+  const std::string advice =
+      "; refused before anything is allocated. A case needs the smallest "
+      "tensor that still fails";
+  if (bytes > static_cast<long double>(limits.max_tensor_bytes)) {
+    return what + " is over the limit of " +
+           format_bytes(limits.max_tensor_bytes) +
+           " per tensor (CASEBOOK_MAX_TENSOR_BYTES)" + advice;
+  }
+  if (storage_elements > limits.max_tensor_elements) {
+    return what + " is over the limit of " +
+           std::to_string(limits.max_tensor_elements) +
+           " elements per tensor (CASEBOOK_MAX_TENSOR_ELEMENTS)" + advice;
+  }
+  return std::nullopt;
+}
+
+}  // namespace casebook

@@ -1,0 +1,21 @@
+// libFuzzer target: any bytes as a case file. The loader must never crash,
+// hang, recurse without bound or allocate without bound, and must either
+// return a case or errors (never both, never neither).
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "casebook/loader.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  const casebook::LoadedCase loaded =
+      casebook::load_case_text(text, "cases/fuzz/input.yaml");
+  if (loaded.ok() != loaded.value.has_value()) std::abort();
+  for (const casebook::CaseError& error : loaded.errors) {
+    if (error.message.empty()) std::abort();
+    (void)error.to_string();
+  }
+  return 0;
+}
