@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "casebook/runner.h"
+#include "runner/junit.h"
 #include "runner/output.h"
 #include "test_ops.h"
 

@@ -25,7 +25,7 @@ using testing_support::run_casebook;
 TEST(HostileRun, EachHostileFileIsOneErrorAndTheGoodCaseStillPasses) {
   const fs::path corpus = fs::path(CASEBOOK_TEST_DATA) / "hostile" / "cases";
   const auto run = run_casebook(
-      "run tests/data/hostile/cases tests/data/e2e/valid_labels.yaml "
+      "run --verbose tests/data/hostile/cases tests/data/e2e/valid_labels.yaml "
       "--backend cpu -j 2");
   EXPECT_EQ(run.status, 1) << run.output;
   size_t hostile = 0;
