@@ -21,7 +21,8 @@ constexpr int kFormatVersion = 1;
 
 const std::vector<std::string> kTopKeys{
     "casebook", "id",        "summary",   "op",     "args",    "inputs",
-    "backends", "reference", "tolerance", "expect", "timeout", "origin"};
+    "backends", "reference", "tolerance", "expect", "timeout", "origin",
+    "outputs",  "repeat",    "deterministic"};
 
 void read_summary(Reader& reader, const Entry& entry, Case& out) {
   auto text = reader.read_string(entry, "summary");
@@ -93,6 +94,33 @@ void read_timeout(Reader& reader, const Entry& entry, Case& out) {
     return;
   }
   out.timeout_seconds = *seconds;
+}
+
+void read_repeat(Reader& reader, const Entry& entry, Case& out) {
+  const auto count = reader.read_int(entry.value, reader.where(entry), "repeat");
+  if (!count) return;
+  // A bound that keeps a mistyped count from running for hours.
+  constexpr int64_t kMostRepeats = 10000;
+  if (*count < 1 || *count > kMostRepeats) {
+    reader.error(reader.where(entry), "repeat",
+                 "expected a number of runs in [1, 10000]; got " +
+                     model::describe(entry.value));
+    return;
+  }
+  out.repeat = static_cast<int>(*count);
+}
+
+void read_deterministic(Reader& reader, const Entry& entry, Case& out) {
+  const model::Scalar scalar = model::resolve_scalar(entry.value);
+  if (entry.value.IsScalar() && scalar.text == "bitwise") {
+    out.deterministic = Case::Determinism::kBitwise;
+  } else if (entry.value.IsScalar() && scalar.text == "tolerance") {
+    out.deterministic = Case::Determinism::kTolerance;
+  } else {
+    reader.error(reader.where(entry), "deterministic",
+                 "expected `bitwise` or `tolerance`; got " +
+                     model::describe(entry.value));
+  }
 }
 
 void read_inputs(Reader& reader, const Entry& entry, Case& out) {
@@ -172,6 +200,20 @@ void read_case(Reader& reader, const YAML::Node& root, Case& out) {
   if (const Entry* expect = entry("expect")) {
     model::read_expect(reader, *expect, out);
   }
+  if (const Entry* outputs = entry("outputs")) {
+    out.outputs = model::read_outputs(reader, *outputs, "outputs", out.file);
+  }
+  if (const Entry* repeat = entry("repeat")) read_repeat(reader, *repeat, out);
+  if (const Entry* deterministic = entry("deterministic")) {
+    read_deterministic(reader, *deterministic, out);
+    if (out.deterministic != Case::Determinism::kNone && out.repeat < 2) {
+      reader.error(reader.where(*deterministic), "deterministic",
+                   "needs `repeat` of 2 or more: the runs to compare");
+    }
+  }
+  // Without the run's facts every condition is false: the entries without
+  // `when` apply. The runner resolves again with its environment's facts.
+  resolve_conditions(out, {});
   if (const Entry* timeout = entry("timeout"))
     read_timeout(reader, *timeout, out);
   if (const Entry* origin = entry("origin")) {
