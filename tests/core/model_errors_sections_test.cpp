@@ -131,7 +131,8 @@ std::vector<Malformed> malformed_sections() {
         f + "6:24: `backends[2]`: `cuda` is listed twice"}},
       {"reference_unknown",
        with_extra("reference: gpu\n"),
-       {f + "6:12: `reference`: expected one of cpu, cpu64, torch; got `gpu`"}},
+       {f + "6:12: `reference`: expected one of cpu, cpu64, torch, none; got "
+            "`gpu`"}},
       {"reference_torch_for_torch_op",
        with_extra("reference: torch\n"),
        {f + "6:12: `reference`: expected `torch` only for a kernels.* op; got "

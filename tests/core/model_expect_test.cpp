@@ -84,8 +84,8 @@ TEST(ExpectedMessages, AnErrorMayNameARegularExpression) {
 TEST(MissingGpuExpectation, IsThatBackendsProblemNotTheFiles) {
   // The CPU must fail and cuda says nothing: the file loads, cuda carries
   // what to add (its ERROR when it runs), hip keeps its own expectation.
-  const Case kase = load_ok(
-      with_extra("expect:\n  cpu: {error: contract}\n  hip: match\n"));
+  const Case kase =
+      load_ok(with_extra("expect:\n  cpu: {error: contract}\n  hip: match\n"));
   EXPECT_EQ(kase.expectation(Backend::kCpu).kind, Expectation::Kind::kError);
   EXPECT_EQ(kase.expectation(Backend::kCuda).missing,
             "the CPU run must fail (expect.cpu is an error), so cuda has no "
@@ -106,17 +106,16 @@ TEST(Conditions, TheFirstEntryWhoseConditionsHoldApplies) {
   // Loaded without the run's facts, only the unconditional entry holds.
   EXPECT_EQ(kase.expectation(Backend::kCpu).kind, Expectation::Kind::kMatch);
   ASSERT_EQ(kase.expect_entries[Backend::kCpu].size(), 3u);
-  resolve_conditions(kase, {{"torch", "1.13.1"},
-                            {"cpu", "sse avx avx2 fma"},
-                            {"os", "linux"}});
+  resolve_conditions(
+      kase,
+      {{"torch", "1.13.1"}, {"cpu", "sse avx avx2 fma"}, {"os", "linux"}});
   EXPECT_EQ(kase.expectation(Backend::kCpu).kind, Expectation::Kind::kXfail);
-  resolve_conditions(kase, {{"torch", "1.13.1"},
-                            {"cpu", "avx avx2 avx512f"},
-                            {"os", "linux"}});
+  resolve_conditions(
+      kase,
+      {{"torch", "1.13.1"}, {"cpu", "avx avx2 avx512f"}, {"os", "linux"}});
   EXPECT_EQ(kase.expectation(Backend::kCpu).kind, Expectation::Kind::kSkip);
-  resolve_conditions(kase, {{"torch", "2.11.0+cu130"},
-                            {"cpu", "avx2"},
-                            {"os", "linux"}});
+  resolve_conditions(
+      kase, {{"torch", "2.11.0+cu130"}, {"cpu", "avx2"}, {"os", "linux"}});
   EXPECT_EQ(kase.expectation(Backend::kCpu).kind, Expectation::Kind::kMatch);
 }
 
@@ -151,7 +150,8 @@ TEST(Rounding, ValuesTheDtypeHoldsOrWouldWriteThatWay) {
   const Case rounded = load_ok(
       with_input("{dtype: bfloat16, values: [1024.5], rounding: nearest}"));
   EXPECT_TRUE(rounded.inputs[0].round_to_nearest);
-  const Case repeated = load_ok(with_extra("repeat: 5\ndeterministic: bitwise\n"));
+  const Case repeated =
+      load_ok(with_extra("repeat: 5\ndeterministic: bitwise\n"));
   EXPECT_EQ(repeated.repeat, 5);
   EXPECT_EQ(repeated.deterministic, Case::Determinism::kBitwise);
 }
@@ -159,11 +159,13 @@ TEST(Rounding, ValuesTheDtypeHoldsOrWouldWriteThatWay) {
 std::vector<Malformed> malformed() {
   const std::string f = "cases/bad.yaml:";
   return {
-      {"float16_overflow", with_input("{dtype: float16, values: [1, 70000]}"),
+      {"float16_overflow",
+       with_input("{dtype: float16, values: [1, 70000]}"),
        {f + "5:35: `inputs.x.values[1]`: float16 cannot hold 70000 exactly: "
             "it would become .inf; write that value, or add `rounding: "
             "nearest` to the tensor"}},
-      {"bfloat16_half", with_input("{dtype: bfloat16, values: [1024.5]}"),
+      {"bfloat16_half",
+       with_input("{dtype: bfloat16, values: [1024.5]}"),
        {f + "5:33: `inputs.x.values[0]`: bfloat16 cannot hold 1024.5 "
             "exactly: it would become 1024; write that value, or add "
             "`rounding: nearest` to the tensor"}},
@@ -193,17 +195,21 @@ std::vector<Malformed> malformed() {
        with_extra("outputs: {0: {finit: true}}\n"),
        {f + "6:15: `outputs.0.finit`: unknown key `finit`; did you mean "
             "`finite`?"}},
-      {"output_nothing", with_extra("outputs: {0: {}}\n"),
+      {"output_nothing",
+       with_extra("outputs: {0: {}}\n"),
        {f + "6:14: `outputs.0`: expected what the output must be: values, "
             "fill or file, or a property (finite, nan, shape, dtype, min, "
             "max)"}},
-      {"output_negative_index", with_extra("outputs: {-1: {finite: true}}\n"),
+      {"output_negative_index",
+       with_extra("outputs: {-1: {finite: true}}\n"),
        {f + "6:11: `outputs.-1`: expected an output index >= 0 or an output "
             "name; got `-1`"}},
-      {"output_values_without_dtype", with_extra("outputs: {0: {values: [1]}}\n"),
+      {"output_values_without_dtype",
+       with_extra("outputs: {0: {values: [1]}}\n"),
        {f + "6:14: `outputs.0.dtype`: required key missing; expected one of " +
-            testing_malformed::kDtypes}},
-      {"output_finite_false", with_extra("outputs: {0: {finite: false}}\n"),
+        testing_malformed::kDtypes}},
+      {"output_finite_false",
+       with_extra("outputs: {0: {finite: false}}\n"),
        {f + "6:23: `outputs.0.finite`: expected `true` (omit the key to allow "
             "NaN and inf)"}},
       {"output_nan_and_finite",
@@ -246,16 +252,20 @@ std::vector<Malformed> malformed() {
        {f + "6:29: `expect.cpu.when.cpu`: expected CPU features (avx2, "
             "avx512f, avx512_bf16, amx_bf16, ...), each present or absent "
             "(`!avx512f`); got `\"avx-2\"`"}},
-      {"expect_empty_list", with_extra("expect: {cpu: []}\n"),
+      {"expect_empty_list",
+       with_extra("expect: {cpu: []}\n"),
        {f + "6:15: `expect.cpu`: expected a list of expectations; got an "
             "empty list"}},
-      {"repeat_zero", with_extra("repeat: 0\n"),
+      {"repeat_zero",
+       with_extra("repeat: 0\n"),
        {f + "6:9: `repeat`: expected a number of runs in [1, 10000]; got "
             "`0`"}},
-      {"deterministic_word", with_extra("repeat: 2\ndeterministic: yes\n"),
+      {"deterministic_word",
+       with_extra("repeat: 2\ndeterministic: yes\n"),
        {f + "7:16: `deterministic`: expected `bitwise` or `tolerance`; got "
             "`yes`"}},
-      {"deterministic_without_repeat", with_extra("deterministic: bitwise\n"),
+      {"deterministic_without_repeat",
+       with_extra("deterministic: bitwise\n"),
        {f + "6:16: `deterministic`: needs `repeat` of 2 or more: the runs to "
             "compare"}},
   };
@@ -265,7 +275,8 @@ class MalformedExpectation : public testing::TestWithParam<Malformed> {};
 
 TEST_P(MalformedExpectation, GivesExactlyTheseMessages) {
   const std::vector<std::string> got = messages_of(GetParam().text);
-  ASSERT_EQ(got.size(), GetParam().expected.size()) << ::testing::PrintToString(got);
+  ASSERT_EQ(got.size(), GetParam().expected.size())
+      << ::testing::PrintToString(got);
   for (size_t i = 0; i < got.size(); ++i) {
     // A regex error's own wording is the standard library's.
     EXPECT_EQ(got[i].substr(0, GetParam().expected[i].size()),
@@ -273,11 +284,11 @@ TEST_P(MalformedExpectation, GivesExactlyTheseMessages) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Loader, MalformedExpectation, testing::ValuesIn(malformed()),
-    [](const testing::TestParamInfo<Malformed>& info) {
-      return std::string(info.param.name);
-    });
+INSTANTIATE_TEST_SUITE_P(Loader, MalformedExpectation,
+                         testing::ValuesIn(malformed()),
+                         [](const testing::TestParamInfo<Malformed>& info) {
+                           return std::string(info.param.name);
+                         });
 
 }  // namespace
 }  // namespace casebook

@@ -188,7 +188,10 @@ struct Case {
   // CPU in float64, cast back), or torch (kernels.* ops only: LibTorch's
   // equivalent op on the CPU; the kernel's own CPU run is then compared with
   // it like any other backend). `torch` is casebook's addition to format 1.
-  enum class Reference { kCpu, kCpu64, kTorch };
+  // `none`: no reference run; every backend is judged by the case's
+  // `outputs` alone (the CPU included), so a wrong CPU cannot fail a right
+  // GPU.
+  enum class Reference { kCpu, kCpu64, kTorch, kNone };
   Reference reference = Reference::kCpu;
   std::optional<Tolerance> tolerance;  // nullopt: by output dtype
   // `tolerance.equal_nan`, also where rtol and atol are not given (then

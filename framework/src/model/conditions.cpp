@@ -256,8 +256,8 @@ std::vector<Condition> read_when(Reader& reader, const Entry& entry,
           item.key == "cpu"
               ? "CPU features (avx2, avx512f, avx512_bf16, amx_bf16, ...), "
                 "each present or absent (`!avx512f`)"
-              : item.key == "os" ? "an operating system (linux) or a list"
-                                 : "a machine (x86_64, aarch64) or a list";
+          : item.key == "os" ? "an operating system (linux) or a list"
+                             : "a machine (x86_64, aarch64) or a list";
       const auto words = read_words(reader, item, item_path, what);
       if (!words) continue;
       condition.text = *words;

@@ -69,6 +69,8 @@ void read_reference(Reader& reader, const Entry& entry, Case& out) {
     out.reference = Case::Reference::kCpu;
   } else if (scalar.text == "cpu64") {
     out.reference = Case::Reference::kCpu64;
+  } else if (scalar.text == "none" && entry.value.IsScalar()) {
+    out.reference = Case::Reference::kNone;
   } else if (scalar.text == "torch" && entry.value.IsScalar()) {
     out.reference = Case::Reference::kTorch;
     if (out.op.rfind("kernels.", 0) != 0) {
@@ -78,7 +80,7 @@ void read_reference(Reader& reader, const Entry& entry, Case& out) {
     }
   } else {
     reader.error(reader.where(entry), "reference",
-                 "expected one of cpu, cpu64, torch; got " +
+                 "expected one of cpu, cpu64, torch, none; got " +
                      model::describe(entry.value));
   }
 }
@@ -202,6 +204,17 @@ void read_case(Reader& reader, const YAML::Node& root, Case& out) {
   }
   if (const Entry* outputs = entry("outputs")) {
     out.outputs = model::read_outputs(reader, *outputs, "outputs", out.file);
+  }
+  if (out.reference == Case::Reference::kNone) {
+    bool any = !out.outputs.empty();
+    for (const auto& [backend, entries] : out.expect_entries) {
+      for (const Expectation& each : entries)
+        any = any || !each.outputs.empty();
+    }
+    if (!any) {
+      reader.error(reader.where(*entry("reference")), "reference",
+                   "`none` needs `outputs`: what every backend is judged by");
+    }
   }
   if (const Entry* repeat = entry("repeat")) read_repeat(reader, *repeat, out);
   if (const Entry* deterministic = entry("deterministic")) {

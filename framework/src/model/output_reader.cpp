@@ -22,9 +22,9 @@ std::optional<DType> read_output_dtype(Reader& reader, const Entry& item,
   if (!dtype) {
     std::vector<std::string> names;
     for (DType each : all_dtypes()) names.emplace_back(dtype_name(each));
-    reader.error(reader.where(item), path,
-                 "expected one of " + join(names) + "; got " +
-                     describe(item.value));
+    reader.error(
+        reader.where(item), path,
+        "expected one of " + join(names) + "; got " + describe(item.value));
   }
   return dtype;
 }
@@ -62,8 +62,7 @@ void read_nan(Reader& reader, const Entry& item, const std::string& path,
       const Scalar number = resolve_scalar(part);
       if (!part.IsScalar() || number.kind != Scalar::Kind::kInt ||
           number.int_overflow || number.int_value < 0) {
-        reader.error(part, at,
-                     "expected an index >= 0; got " + describe(part));
+        reader.error(part, at, "expected an index >= 0; got " + describe(part));
         return;
       }
       position.push_back(number.int_value);
@@ -113,8 +112,8 @@ std::optional<OutputExpectation> read_output(
   keys.source_optional = true;
   std::vector<Entry> extras;
   bool has_source = false;
-  out.values = read_tensor(reader, entry, path, case_file, keys, &extras,
-                           &has_source);
+  out.values =
+      read_tensor(reader, entry, path, case_file, keys, &extras, &has_source);
   if (out.values) {
     out.dtype = out.values->dtype;
     if (out.values->shape_given) out.shape = out.values->shape;
@@ -160,8 +159,7 @@ std::optional<OutputExpectation> read_output(
   }
   if (out.min && out.max && *out.min > *out.max &&
       reader.error_count() == errors_before) {
-    reader.error(out.where, join_path(path, "max"),
-                 "expected max >= min");
+    reader.error(out.where, join_path(path, "max"), "expected max >= min");
   }
   if (reader.error_count() != errors_before) return std::nullopt;
   return out;
