@@ -135,6 +135,19 @@ TEST(Conditions, VersionRanges) {
   }
 }
 
+TEST(Conditions, CudaAndHipRuntimesHoldOnlyWherePresent) {
+  Case kase =
+      load_ok(with_extra("expect: {cpu: [{when: {cuda: '>=12.4'}, skip: new}, "
+                         "{when: {hip: '6'}, skip: rocm}]}\n"));
+  resolve_conditions(kase, {{"torch", "2.11.0"}, {"cuda", "13.0"}});
+  EXPECT_EQ(kase.expectation(Backend::kCpu).reason, "new");
+  resolve_conditions(kase, {{"torch", "2.11.0"}, {"hip", "6.2.41133"}});
+  EXPECT_EQ(kase.expectation(Backend::kCpu).reason, "rocm");
+  // A CPU-only LibTorch has neither: no condition on them holds.
+  resolve_conditions(kase, {{"torch", "1.13.1"}});
+  EXPECT_EQ(kase.expectation(Backend::kCpu).kind, Expectation::Kind::kMatch);
+}
+
 TEST(Origin, SourceIsAccepted) {
   const Case kase = load_ok(with_extra(
       "origin: {source: 'https://github.com/pytorch/pytorch/issues/1'}\n"));
@@ -243,6 +256,12 @@ std::vector<Malformed> malformed() {
        with_extra("expect: {cpu: {when: {torhc: '<2'}, skip: s}}\n"),
        {f + "6:23: `expect.cpu.when.torhc`: unknown key `torhc`; did you mean "
             "`torch`?"}},
+      {"when_fact_not_known",
+       with_extra("expect: {cpu: {when: {compute_capability: '9.0'}, skip: "
+                  "s}}\n"),
+       {f + "6:23: `expect.cpu.when.compute_capability`: unknown key "
+            "`compute_capability`; expected one of torch, cuda, hip, os, "
+            "arch, cpu"}},
       {"when_bad_version",
        with_extra("expect: {cpu: {when: {torch: 'newest'}, skip: s}}\n"),
        {f + "6:30: `expect.cpu.when.torch`: expected version constraints "

@@ -139,9 +139,10 @@ struct OutputExpectation {
 };
 
 // A fact of the run's environment a condition reads: "torch" (LibTorch's
-// version), "os", "arch", "cpu.<feature>" (avx2, avx512f, ...).
+// version), "cuda" / "hip" (the runtime LibTorch was built with), "os",
+// "arch", "cpu" (its features: avx2, avx512f, ...).
 struct Condition {
-  std::string fact;  // "torch", "os", "arch", "cpu"
+  std::string fact;  // "torch", "cuda", "hip", "os", "arch", "cpu"
   // Version ranges ("torch: '>=2.0, <2.4'"), a name ("os: linux"), or CPU
   // features that must be present (`avx2`) or absent (`!avx512f`).
   std::string text;

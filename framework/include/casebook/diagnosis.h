@@ -197,7 +197,8 @@ CpuInfo host_cpu();
 std::string libtorch_library_version(std::string* source);
 
 // What `when` conditions read (casebook/case.h): torch (the library's
-// version, else `header_version`), os, arch, cpu (its flags).
+// version, else `header_version`), cuda and hip (the versions a wheel's
+// LibTorch was built with; absent otherwise), os, arch, cpu (its flags).
 std::map<std::string, std::string> condition_facts(
     const std::string& header_version);
 

@@ -129,6 +129,28 @@ std::string dpkg_owner(const std::string& path) {
 
 }  // namespace
 
+// `name = '12.4'` from a wheel's torch/version.py beside the loaded
+// libtorch_cpu.so (the CUDA or HIP version LibTorch was built with); empty
+// when absent or None.
+std::string wheel_version_field(const std::string& name) {
+  const std::string path = mapped_libtorch();
+  if (path.empty()) return {};
+  std::error_code error;
+  const std::filesystem::path real = std::filesystem::canonical(path, error);
+  std::istringstream text(
+      read_file((real.parent_path().parent_path() / "version.py").c_str()));
+  for (std::string line; std::getline(text, line);) {
+    if (line.rfind(name + " ", 0) != 0 && line.rfind(name + "=", 0) != 0)
+      continue;
+    const size_t open = line.find_first_of("'\"");
+    const size_t close = line.find_last_of("'\"");
+    if (open != std::string::npos && close > open) {
+      return line.substr(open + 1, close - open - 1);
+    }
+  }
+  return {};
+}
+
 std::string libtorch_library_version(std::string* source) {
   const std::string path = mapped_libtorch();
   if (path.empty()) return {};
@@ -171,6 +193,12 @@ std::map<std::string, std::string> condition_facts(
   std::map<std::string, std::string> facts;
   const std::string library = libtorch_library_version(nullptr);
   facts["torch"] = library.empty() ? header_version : library;
+  // The CUDA / HIP version LibTorch was built with (a wheel's version.py);
+  // absent for a CPU-only LibTorch, so a condition on it does not hold.
+  for (const char* runtime : {"cuda", "hip"}) {
+    const std::string version = wheel_version_field(runtime);
+    if (!version.empty()) facts[runtime] = version;
+  }
   utsname names{};
   if (uname(&names) == 0) {
     std::string os = names.sysname;

@@ -11,7 +11,12 @@
 namespace casebook {
 namespace {
 
-const std::vector<std::string> kFacts{"torch", "os", "arch", "cpu"};
+const std::vector<std::string> kFacts{"torch", "cuda", "hip",
+                                      "os",    "arch", "cpu"};
+
+bool is_version_fact(const std::string& fact) {
+  return fact == "torch" || fact == "cuda" || fact == "hip";
+}
 
 std::string trim(const std::string& text) {
   size_t begin = 0;
@@ -110,7 +115,7 @@ bool satisfies(const std::vector<long>& version, const Constraint& c) {
 bool holds(const Condition& condition, const EnvironmentFacts& facts) {
   const auto fact = facts.find(condition.fact);
   if (fact == facts.end() || fact->second.empty()) return false;
-  if (condition.fact == "torch") {
+  if (is_version_fact(condition.fact)) {
     const std::vector<long> version = version_numbers(fact->second);
     if (version.empty()) return false;
     for (const std::string& part : split(condition.text, ',')) {
@@ -225,18 +230,20 @@ std::vector<Condition> read_when(Reader& reader, const Entry& entry,
   std::vector<Condition> conditions;
   const auto map = reader.read_map(
       entry.value, reader.where(entry), path, kFacts,
-      "a map of facts (torch, os, arch, cpu) to what they must be");
+      "a map of facts (torch, cuda, hip, os, arch, cpu) to what they must "
+      "be");
   if (!map) return conditions;
   if (map->empty() && entry.value.size() == 0) {
     reader.error(reader.where(entry), path,
-                 "expected at least one condition (torch, os, arch, cpu)");
+                 "expected at least one condition (torch, cuda, hip, os, "
+                 "arch, cpu)");
   }
   for (const Entry& item : *map) {
     const std::string item_path = join_path(path, item.key);
     Condition condition;
     condition.fact = item.key;
     condition.where = reader.where(item);
-    if (item.key == "torch") {
+    if (is_version_fact(item.key)) {
       const Scalar scalar = resolve_scalar(item.value);
       bool ok = item.value.IsScalar() && scalar.kind != Scalar::Kind::kNull;
       for (const std::string& part : split(scalar.text, ',')) {
