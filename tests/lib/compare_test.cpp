@@ -98,9 +98,16 @@ TEST(Compare, ReportGivesCountsWorstElementsAndTolerance) {
       compare_one(expected, actual, {Tolerance{0.0, 0.1}, false});
   EXPECT_EQ(result.report,
             "mismatched elements: 2 / 4 (50 %)\n"
-            "greatest absolute difference: 0.5 at index [0, 1]\n"
-            "greatest relative difference: 0.5 at index [1, 1]\n"
+            "greatest absolute difference: 0.5 at index [0, 1] (expected 2, "
+            "got 2.5)\n"
+            "greatest relative difference: 0.5 at index [1, 1] (expected 0.5, "
+            "got 0.25)\n"
             "tolerance: rtol=0, atol=0.1");
+  Comparison named =
+      compare_outputs({expected}, {actual}, {Tolerance{0.0, 0.1}, false},
+                      "the reference (cpu64)");
+  EXPECT_EQ(named.report.substr(0, named.report.find('\n')),
+            "mismatched elements: 2 / 4 (50 %) against the reference (cpu64)");
 }
 
 // Outputs are compared 4M elements at a time: the worst element and the

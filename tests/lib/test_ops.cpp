@@ -53,6 +53,13 @@ void register_test_ops(OpRegistry& registry) {
       test_op("testing.throw", [](const OpCall&) -> std::vector<at::Tensor> {
         throw std::runtime_error("shape [3] is not what this op takes");
       }));
+  // The input plus the number of calls so far in this process: every repeat
+  // of a run differs from the one before (deterministic: bitwise fails).
+  registry.add(test_op("testing.call_count", [](const OpCall& call) {
+    static int calls = 0;
+    ++calls;
+    return std::vector<at::Tensor>{call.input(0) + calls};
+  }));
   registry.add(test_op("testing.hang_with_grandchild",
                        [](const OpCall& call) -> std::vector<at::Tensor> {
                          pid_t grandchild = fork();

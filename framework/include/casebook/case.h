@@ -105,6 +105,9 @@ struct TensorSpec {
   std::string file_tensor;
   std::string sha256;
   Layout layout;
+  // `rounding: nearest`: `values` the dtype cannot hold exactly are rounded
+  // to the nearest value it holds; without it such a value is a load error.
+  bool round_to_nearest = false;
   SourceLocation where;
 };
 
@@ -128,6 +131,39 @@ struct Tolerance {
 // The default tolerance of torch.testing.assert_close for an output dtype.
 Tolerance default_tolerance(DType dtype);
 
+// What one output must be (`outputs.<index or name>`): its values, and
+// properties checked on every backend. Every member is optional.
+struct OutputExpectation {
+  std::string key;              // as written: "0" or a name ("grad.input")
+  std::optional<size_t> index;  // the key when it is an integer
+  // `values`, `fill` or `file` (+ `sha256`): the values every run must have,
+  // within `tolerance` (else the case's); its dtype and shape are checked.
+  std::optional<TensorSpec> values;
+  std::optional<Tolerance> tolerance;  // rtol and atol written here
+  std::optional<bool> equal_nan;       // here, or inside `tolerance`
+  bool finite = false;                 // `finite: true`: no NaN, no inf
+  // `nan: true`: every element is NaN; `nan: [...]`: these elements are NaN
+  // (an integer is a row-major flat index, a list a multi-index), others not.
+  bool all_nan = false;
+  std::optional<std::vector<std::vector<int64_t>>> nan_positions;
+  std::optional<std::vector<int64_t>> shape;
+  std::optional<DType> dtype;
+  std::optional<double> min;  // every element >= min (NaN fails)
+  std::optional<double> max;  // every element <= max (NaN fails)
+  SourceLocation where;
+};
+
+// A fact of the run's environment a condition reads: "torch" (LibTorch's
+// version), "cuda" / "hip" (the runtime LibTorch was built with), "os",
+// "arch", "cpu" (its features: avx2, avx512f, ...).
+struct Condition {
+  std::string fact;  // "torch", "cuda", "hip", "os", "arch", "cpu"
+  // Version ranges ("torch: '>=2.0, <2.4'"), a name ("os: linux"), or CPU
+  // features that must be present (`avx2`) or absent (`!avx512f`).
+  std::string text;
+  SourceLocation where;
+};
+
 // What must happen on one backend (`expect.<backend>`).
 struct Expectation {
   enum class Kind { kMatch, kError, kXfail, kSkip };
@@ -135,6 +171,17 @@ struct Expectation {
   Family family = Family::kNone;  // kError: required; kXfail: optional
   std::string reason;             // kXfail, kSkip
   std::optional<std::vector<int64_t>> positions;  // kError of validate.* ops
+  // kError: an ECMAScript regular expression the first error's text must
+  // contain a match of (`message`).
+  std::optional<std::string> message;
+  // Outputs this backend alone must have; an entry replaces the case's
+  // top-level entry with the same key.
+  std::vector<OutputExpectation> outputs;
+  // `when`: every condition must hold for this entry to apply (empty: always).
+  std::vector<Condition> when;
+  // A GPU backend's missing expectation where the CPU must fail: the file is
+  // fine, but this backend cannot be judged; its run is an ERROR saying so.
+  std::string missing;
   SourceLocation where;
 };
 
@@ -157,13 +204,28 @@ struct Case {
   // CPU in float64, cast back), or torch (kernels.* ops only: LibTorch's
   // equivalent op on the CPU; the kernel's own CPU run is then compared with
   // it like any other backend). `torch` is casebook's addition to format 1.
-  enum class Reference { kCpu, kCpu64, kTorch };
+  // `none`: no reference run; every backend is judged by the case's
+  // `outputs` alone (the CPU included), so a wrong CPU cannot fail a right
+  // GPU.
+  enum class Reference { kCpu, kCpu64, kTorch, kNone };
   Reference reference = Reference::kCpu;
   std::optional<Tolerance> tolerance;  // nullopt: by output dtype
   // `tolerance.equal_nan`, also where rtol and atol are not given (then
   // `tolerance` is nullopt): use tolerance_for(), which applies both.
   bool equal_nan = false;
+  // The expectation that applies on this machine: `expect.<backend>`, or the
+  // first of its entries whose `when` holds (resolve_conditions()).
   std::map<Backend, Expectation> expect;
+  // Every entry written per backend, in file order, conditions included.
+  std::map<Backend, std::vector<Expectation>> expect_entries;
+  // `outputs`: what each output must be on every backend.
+  std::vector<OutputExpectation> outputs;
+  // `repeat`: the op runs this many times in the same child (>= 1);
+  // `deterministic`: whether those runs must agree bitwise or within
+  // tolerance (kNone: not checked).
+  int repeat = 1;
+  enum class Determinism { kNone, kBitwise, kTolerance };
+  Determinism deterministic = Determinism::kNone;
   double timeout_seconds = 60.0;
   std::optional<GradSpec> grad;  // `grad`
   Origin origin;
@@ -174,6 +236,17 @@ struct Case {
   bool runs_on(Backend backend) const;
   // The tolerance written, else default_tolerance(output), with equal_nan.
   Tolerance tolerance_for(DType output) const;
+  // What outputs `backend` must have: the top-level `outputs`, with the
+  // backend's own entries replacing those of the same key.
+  std::vector<OutputExpectation> outputs_for(Backend backend) const;
 };
+
+// The facts conditions read, e.g. {"torch", "1.13.1"}, {"os", "linux"},
+// {"arch", "x86_64"}, {"cpu", "avx avx2 fma"} (space separated features).
+using EnvironmentFacts = std::map<std::string, std::string>;
+
+// Picks, for every backend, the first entry of expect_entries whose
+// conditions all hold in `facts` (none: `match`). Sets `expect`.
+void resolve_conditions(Case& kase, const EnvironmentFacts& facts);
 
 }  // namespace casebook

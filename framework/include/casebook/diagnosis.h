@@ -182,6 +182,10 @@ struct ReportInput {
   std::string case_file_text;
   std::string reproduce_command;
   std::vector<std::pair<std::string, std::string>> origin;
+  // The run's verdict ("FAIL", "PASS", "SKIP", "XFAIL", ...): a PASS or SKIP
+  // report says nothing fails; an XFAIL's reason is the author's expectation.
+  std::string verdict = "FAIL";
+  std::string expectation_reason;  // XFAIL: `xfail`; SKIP: why skipped
 };
 
 // A Markdown request for a targeted analysis: what fails, the operation and
@@ -200,5 +204,28 @@ std::vector<std::pair<std::string, std::string>> host_environment();
 
 // PRETTY_NAME from the text of an os-release file, unquoted; empty if absent.
 std::string os_release_pretty_name(std::string_view os_release_text);
+
+// The CPU's model name and flags, from the text of /proc/cpuinfo (the first
+// processor's); empty when absent.
+struct CpuInfo {
+  std::string model;
+  std::vector<std::string> flags;
+};
+CpuInfo parse_cpuinfo(std::string_view cpuinfo_text);
+CpuInfo host_cpu();
+
+// The version of the LibTorch this process has loaded, from the library
+// itself, not its header (Debian's 1.13.1 says 1.13.0 in its header and in
+// its file name): the Debian package that owns libtorch_cpu.so ("1.13.1"),
+// else torch/version.py beside a pip wheel's lib/ ("2.11.0+cu130"), else the
+// file name's version. `*source` says where it came from. Empty when no
+// LibTorch is loaded.
+std::string libtorch_library_version(std::string* source);
+
+// What `when` conditions read (casebook/case.h): torch (the library's
+// version, else `header_version`), cuda and hip (the versions a wheel's
+// LibTorch was built with; absent otherwise), os, arch, cpu (its flags).
+std::map<std::string, std::string> condition_facts(
+    const std::string& header_version);
 
 }  // namespace casebook

@@ -90,6 +90,13 @@ int diagnose_command(const std::string& kase, const std::string& backend);
 int report_command(const std::string& kase, const std::string& backend,
                    const std::string& output);
 
+// Runs one case on `backend` (empty: cpu) in a child and prints each output:
+// shape, dtype, strides, statistics, values (the first 64, all with `full`).
+// `write_expected` appends them to the case file as `outputs` (a .npy fixture
+// with its sha256 past 64 elements).
+int show_command(const std::string& kase, const std::string& backend, bool full,
+                 bool write_expected);
+
 // Where ctest's resource allocation gave this test a GPU, make it the only
 // one the children see (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES).
 void apply_ctest_gpu_allocation();

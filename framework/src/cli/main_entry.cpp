@@ -186,6 +186,24 @@ int main_entry(int argc, char** argv) {
                    "the case id: writes cases/<name>.yaml (or a path ending "
                    "in .yaml)")
       ->required();
+  std::string show_case;
+  std::string show_backend;
+  bool show_full = false;
+  bool show_write = false;
+  CLI::App* show = app.add_subcommand(
+      "show",
+      "run one case on one backend and print each output: shape, dtype, "
+      "strides, statistics and values, to turn a correct run into "
+      "expected `outputs`");
+  show->add_option("case", show_case, "a case file, or a case id under cases/")
+      ->required();
+  show->add_option("--backend,-b", show_backend, "cpu (default), cuda or hip");
+  show->add_flag("--full", show_full,
+                 "print every value (default: the first 64)");
+  show->add_flag("--write-expected", show_write,
+                 "append the outputs to the case file as `outputs` (a .npy "
+                 "fixture with its sha256 for outputs of more than 64 "
+                 "elements)");
 
   try {
     app.parse(argc, argv);
@@ -209,6 +227,8 @@ int main_entry(int argc, char** argv) {
   if (*report) {
     return report_command(report_case, report_backend, report_output);
   }
+  if (*show)
+    return show_command(show_case, show_backend, show_full, show_write);
   return kExitUsage;
 }
 

@@ -128,7 +128,23 @@ int report_command(const std::string& argument, const std::string& backend,
   for (auto& entry : allowed_environment(environ)) {
     input.environment.push_back(std::move(entry));
   }
+  input.verdict = std::string(verdict_name(chosen->verdict));
   input.first_message = chosen->message;
+  if (chosen->verdict == Verdict::kSkip) {
+    input.expectation_reason = chosen->message;
+    input.first_message.clear();
+  } else if (chosen->verdict == Verdict::kXfail && planned.loaded.value) {
+    // judge() writes "<reason> (<first error>)": the reason is the author's
+    // expectation, the part in brackets what the run said.
+    const std::string reason =
+        planned.value().expectation(chosen->backend).reason;
+    input.expectation_reason = reason;
+    const std::string& message = chosen->message;
+    if (message.rfind(reason + " (", 0) == 0 && message.back() == ')') {
+      input.first_message =
+          message.substr(reason.size() + 2, message.size() - reason.size() - 3);
+    }
+  }
   input.consequences = chosen->consequences;
   input.case_file_text = file_text(file);
   input.reproduce_command = chosen->rerun_command;

@@ -38,9 +38,10 @@ std::string format_number(double value) {
   return out.str();
 }
 
-// The worst element seen so far by one measure (absolute or relative).
+// The worst element seen so far by one measure (absolute or relative),
+// among elements where neither side is NaN (NaN positions are counted apart).
 struct Worst {
-  double rank = -1.0;  // NaN differences rank as infinite
+  double rank = -1.0;  // none yet
   double value = 0.0;
   int64_t flat_index = 0;
 
@@ -57,14 +58,32 @@ struct Worst {
   }
 };
 
+// How many elements of a kind, and the first of them.
+struct Count {
+  int64_t count = 0;
+  int64_t first = -1;
+
+  void add(const at::Tensor& mask, int64_t base) {
+    const int64_t n = mask.sum().item<int64_t>();
+    if (n == 0) return;
+    if (first < 0) first = base + mask.nonzero()[0][0].item<int64_t>();
+    count += n;
+  }
+};
+
 // Elements compared at a time: float64 temporaries of 4M elements (32 MiB
 // each) bound the runner's memory whatever the output's size; a 1 GiB
 // output compared whole took 5.2 GiB of temporaries.
 constexpr int64_t kChunk = int64_t{1} << 22;
 
+std::string element_text(const at::Tensor& flat, int64_t index) {
+  return format_number(flat[index].item<double>());
+}
+
 // Compares two tensors of equal shape and dtype element by element.
 void compare_values(const at::Tensor& expected, const at::Tensor& actual,
-                    const Tolerance& tolerance, Comparison* result) {
+                    const Tolerance& tolerance, Comparison* result,
+                    std::ostringstream* notes) {
   // float64 holds every value of every supported dtype but int64 beyond 2^53;
   // integers are compared exactly on their own type first.
   const bool integral = !at::isFloatingType(expected.scalar_type());
@@ -73,6 +92,9 @@ void compare_values(const at::Tensor& expected, const at::Tensor& actual,
   const int64_t total = all_expected.numel();
   Worst worst_abs;
   Worst worst_rel;
+  Count nan_actual;    // NaN where the expected has a number
+  Count nan_expected;  // a number where the expected has NaN
+  Count nan_both;      // NaN on both sides, without equal_nan
   bool new_nonfinite = false;
   int64_t mismatched = 0;
   for (int64_t start = 0; start < total; start += kChunk) {
@@ -84,16 +106,23 @@ void compare_values(const at::Tensor& expected, const at::Tensor& actual,
     at::Tensor abs_diff = (a - e).abs();
     at::Tensor rel_diff = abs_diff / e.abs();
     at::Tensor mismatch;
+    at::Tensor numeric;  // mismatches where neither side is NaN
     if (integral) {
       mismatch = exp.ne(act);
+      numeric = mismatch;
     } else {
       at::Tensor close = abs_diff.le(tolerance.atol + tolerance.rtol * e.abs());
       // Equal infinities are close (inf - inf is NaN); NaN only with equal_nan.
       close = close.logical_or(e.eq(a));
-      if (tolerance.equal_nan) {
-        close = close.logical_or(e.isnan().logical_and(a.isnan()));
-      }
+      const at::Tensor e_nan = e.isnan();
+      const at::Tensor a_nan = a.isnan();
+      if (tolerance.equal_nan)
+        close = close.logical_or(e_nan.logical_and(a_nan));
       mismatch = close.logical_not();
+      numeric = mismatch.logical_and(e_nan.logical_or(a_nan).logical_not());
+      nan_actual.add(a_nan.logical_and(e_nan.logical_not()), start);
+      nan_expected.add(e_nan.logical_and(a_nan.logical_not()), start);
+      if (!tolerance.equal_nan) nan_both.add(e_nan.logical_and(a_nan), start);
       // A NaN or an infinity the reference does not have: family nan_or_inf.
       new_nonfinite =
           new_nonfinite || a.isfinite()
@@ -105,18 +134,51 @@ void compare_values(const at::Tensor& expected, const at::Tensor& actual,
     const int64_t chunk_mismatched = mismatch.sum().item<int64_t>();
     if (chunk_mismatched == 0) continue;
     mismatched += chunk_mismatched;
-    worst_abs.offer(abs_diff, mismatch, start);
-    worst_rel.offer(rel_diff, mismatch, start);
+    if (numeric.any().item<bool>()) {
+      worst_abs.offer(abs_diff, numeric, start);
+      worst_rel.offer(rel_diff, numeric, start);
+    }
   }
   result->total = total;
   result->mismatched = mismatched;
   if (mismatched == 0) return;
   result->difference = Comparison::Difference::kValues;
   result->family = new_nonfinite ? Family::kNanOrInf : Family::kMismatch;
-  result->max_abs_diff = worst_abs.value;
-  result->max_rel_diff = worst_rel.value;
-  result->max_abs_index = unravel(worst_abs.flat_index, expected.sizes());
-  result->max_rel_index = unravel(worst_rel.flat_index, expected.sizes());
+  result->nan_mismatched =
+      nan_actual.count + nan_expected.count + nan_both.count;
+  if (worst_abs.rank >= 0) {
+    result->max_abs_diff = worst_abs.value;
+    result->max_rel_diff = worst_rel.value;
+    result->max_abs_index = unravel(worst_abs.flat_index, expected.sizes());
+    result->max_rel_index = unravel(worst_rel.flat_index, expected.sizes());
+    *notes << "greatest absolute difference: "
+           << format_number(result->max_abs_diff) << " at index "
+           << format_index(result->max_abs_index) << " (expected "
+           << element_text(all_expected, worst_abs.flat_index) << ", got "
+           << element_text(all_actual, worst_abs.flat_index) << ")\n"
+           << "greatest relative difference: "
+           << format_number(result->max_rel_diff) << " at index "
+           << format_index(result->max_rel_index) << " (expected "
+           << element_text(all_expected, worst_rel.flat_index) << ", got "
+           << element_text(all_actual, worst_rel.flat_index) << ")\n";
+  }
+  auto nan_line = [&](const Count& count, const char* what) {
+    if (count.count == 0) return;
+    *notes << what << ": " << count.count
+           << (count.count == 1 ? " element" : " elements")
+           << ", first at index "
+           << format_index(unravel(count.first, expected.sizes()))
+           << " (expected " << element_text(all_expected, count.first)
+           << ", got " << element_text(all_actual, count.first) << ")\n";
+  };
+  nan_line(nan_actual, "NaN where a number is expected");
+  nan_line(nan_expected, "a number where NaN is expected");
+  nan_line(nan_both, "NaN on both sides, unequal without `equal_nan: true`");
+  if (result->nan_mismatched > 0) {
+    *notes << "where NaN is the right answer, say so: `equal_nan: true` (in "
+              "`tolerance` or an output's entry) or the output's `nan` "
+              "positions\n";
+  }
 }
 
 }  // namespace
@@ -142,7 +204,8 @@ Tolerance tolerance_for(const at::Tensor& output, const ToleranceRule& rule) {
 
 Comparison compare_outputs(const std::vector<at::Tensor>& expected,
                            const std::vector<at::Tensor>& actual,
-                           const ToleranceRule& rule) {
+                           const ToleranceRule& rule,
+                           const std::string& truth) {
   Comparison result;
   std::ostringstream report;
   if (expected.size() != actual.size()) {
@@ -176,24 +239,22 @@ Comparison compare_outputs(const std::vector<at::Tensor>& expected,
       return result;
     }
     result.tolerance = tolerance_for(exp, rule);
-    compare_values(exp, act, result.tolerance, &result);
+    std::ostringstream notes;
+    compare_values(exp, act, result.tolerance, &result, &notes);
     if (result.difference != Comparison::Difference::kNone) {
       const double percent = 100.0 * static_cast<double>(result.mismatched) /
                              static_cast<double>(result.total);
       report << which << "mismatched elements: " << result.mismatched << " / "
-             << result.total << " (" << format_number(percent) << " %)\n"
-             << "greatest absolute difference: "
-             << format_number(result.max_abs_diff) << " at index "
-             << format_index(result.max_abs_index) << "\n"
-             << "greatest relative difference: "
-             << format_number(result.max_rel_diff) << " at index "
-             << format_index(result.max_rel_index) << "\n"
+             << result.total << " (" << format_number(percent) << " %)"
+             << (truth.empty() ? "" : " against " + truth) << "\n"
+             << notes.str()
              << "tolerance: rtol=" << format_number(result.tolerance.rtol)
              << ", atol=" << format_number(result.tolerance.atol)
              << (result.tolerance.equal_nan ? ", equal_nan" : "");
       if (result.family == Family::kNanOrInf) {
-        report << "\nthe output has NaN or infinite values where the "
-                  "reference is finite";
+        report << "\nthe output has NaN or infinite values where "
+               << (truth.empty() ? "the reference" : truth)
+               << " has finite ones";
       }
       result.report = report.str();
       return result;

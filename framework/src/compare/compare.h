@@ -26,6 +26,9 @@ struct Comparison {
   std::vector<int64_t> max_abs_index;
   double max_rel_diff = 0.0;
   std::vector<int64_t> max_rel_index;
+  // Mismatches at NaN positions (NaN on one side, or both without
+  // equal_nan), counted apart: the greatest differences rank numbers only.
+  int64_t nan_mismatched = 0;
   Tolerance tolerance;
   std::string report;  // one paragraph a person reads; empty when equal
 
@@ -42,9 +45,12 @@ struct ToleranceRule {
 Tolerance tolerance_for(const at::Tensor& output, const ToleranceRule& rule);
 
 // Compares every output in order. Both sides are CPU tensors of any layout.
+// `truth` names what `expected` is ("the reference (cpu)", "the expected
+// values"); the report's first line ends with "against <truth>".
 Comparison compare_outputs(const std::vector<at::Tensor>& expected,
                            const std::vector<at::Tensor>& actual,
-                           const ToleranceRule& rule);
+                           const ToleranceRule& rule,
+                           const std::string& truth = "");
 
 // "[1, 3]" for a multi-index.
 std::string format_index(const std::vector<int64_t>& index);

@@ -70,12 +70,14 @@ std::string pairs_table(
 }
 
 std::string what_fails(const ReportInput& input, const ScrubContext& ctx) {
-  std::string text = "## What fails\n\n";
+  const bool fails = input.verdict != "PASS" && input.verdict != "SKIP";
+  std::string text = fails ? "## What fails\n\n" : "## The run\n\n";
   text += "- case: `" + cell(scrub(input.case_id, ctx)) + "`\n";
   text += "- summary: " +
           cell(scrub_then_truncate(input.summary, kCellLimit, ctx)) + "\n";
   text += "- backend: " + cell(scrub(input.backend, ctx)) + "\n";
-  if (input.family != Family::kNone) {
+  text += "- verdict: " + cell(input.verdict) + "\n";
+  if (input.family != Family::kNone && fails) {
     const FamilyAdvice& advice = advice_for(input.family);
     text += "- family: `" + std::string(family_name(input.family)) +
             "`: " + advice.meaning + "\n";
@@ -101,7 +103,10 @@ std::string operation(const ReportInput& input, const ScrubContext& ctx) {
 
 std::string errors(const ReportInput& input, const ScrubContext& ctx) {
   std::string text = "## First error and possible consequences\n\n";
-  text += "The first error, taken as the cause:\n\n";
+  text += input.verdict == "XFAIL"
+              ? "The first error (the author expects this failure: " +
+                    scrub(input.expectation_reason, ctx) + "):\n\n"
+              : "The first error, taken as the cause:\n\n";
   text += fenced(
       scrub_then_truncate(
           input.first_message.empty() ? "(no message)" : input.first_message,
@@ -129,18 +134,44 @@ std::string render_report_markdown(const ReportInput& input,
                                    const ScrubContext& ctx) {
   std::string report = "# Request for a targeted analysis: `" +
                        cell(scrub(input.case_id, ctx)) + "`\n\n";
-  report +=
-      "One computation fails; the case file below reproduces it alone. "
-      "Please look at this operation with these inputs, not at the whole "
-      "program. Paths, names, addresses and secrets have been replaced by "
+  const std::string scrubbed_note =
+      "Paths, names, addresses and secrets have been replaced by "
       "<home>, <user>, <host>, <email>, <ip>, <internal-url> and "
       "<redacted>.\n\n";
+  if (input.verdict == "PASS") {
+    report +=
+        "Verdict: PASS. Nothing fails: every check of this run held. "
+        "The report shows the case as it ran. " +
+        scrubbed_note;
+  } else if (input.verdict == "SKIP") {
+    report += "Verdict: SKIP (" + scrub(input.expectation_reason, ctx) +
+              "). Nothing ran to analyse. " + scrubbed_note;
+  } else if (input.verdict == "XFAIL") {
+    report += "Verdict: XFAIL, a known failure. The author's expectation: " +
+              scrub(input.expectation_reason, ctx) +
+              ". The case file below reproduces it alone. " + scrubbed_note;
+  } else {
+    report +=
+        "One computation fails; the case file below reproduces it alone. "
+        "Please look at this operation with these inputs, not at the whole "
+        "program. " +
+        scrubbed_note;
+  }
+  for (const auto& [key, value] : input.origin) {
+    if (key == "source") {
+      report += "Reported at: " + scrub(value, ctx) + "\n\n";
+    }
+  }
   report += what_fails(input, ctx);
   report += operation(input, ctx);
   report += "## Environment\n\n";
   report += input.environment.empty() ? std::string("Not recorded.\n")
                                       : pairs_table(input.environment, ctx);
-  report += "\n" + errors(input, ctx);
+  if (input.verdict != "PASS" && input.verdict != "SKIP") {
+    report += "\n" + errors(input, ctx);
+  } else {
+    report += "\n";
+  }
   if (!input.origin.empty()) {
     report += "## Where the failure was first seen\n\n" +
               pairs_table(input.origin, ctx) + "\n";

@@ -83,4 +83,19 @@ Tolerance Case::tolerance_for(DType output) const {
   return out;
 }
 
+std::vector<OutputExpectation> Case::outputs_for(Backend backend) const {
+  std::vector<OutputExpectation> result = outputs;
+  for (const OutputExpectation& own : expectation(backend).outputs) {
+    bool replaced = false;
+    for (OutputExpectation& entry : result) {
+      if (entry.key == own.key) {
+        entry = own;
+        replaced = true;
+      }
+    }
+    if (!replaced) result.push_back(own);
+  }
+  return result;
+}
+
 }  // namespace casebook

@@ -139,9 +139,12 @@ std::vector<Backend> read_backends(Reader& reader, const Entry& entry) {
   return listed;
 }
 
-void read_tolerance(Reader& reader, const Entry& entry, Case& out) {
-  const auto map = reader.read_map(entry.value, reader.where(entry),
-                                   "tolerance", {"rtol", "atol", "equal_nan"},
+void read_tolerance_at(Reader& reader, const Entry& entry,
+                       const std::string& at,
+                       std::optional<Tolerance>* tolerance_out,
+                       std::optional<bool>* equal_nan_out) {
+  const auto map = reader.read_map(entry.value, reader.where(entry), at,
+                                   {"rtol", "atol", "equal_nan"},
                                    "a map {rtol, atol, "
                                    "equal_nan}");
   if (!map) return;
@@ -149,11 +152,11 @@ void read_tolerance(Reader& reader, const Entry& entry, Case& out) {
   std::vector<std::string> given;
   bool ok = true;
   for (const Entry& item : *map) {
-    const std::string path = join_path("tolerance", item.key);
+    const std::string path = join_path(at, item.key);
     if (item.key == "equal_nan") {
       const auto value = reader.read_bool(item, path);
-      out.equal_nan = value.value_or(false);
-      tolerance.equal_nan = out.equal_nan;
+      *equal_nan_out = value.value_or(false);
+      tolerance.equal_nan = value.value_or(false);
       continue;
     }
     given.push_back("`" + item.key + "`");
@@ -167,19 +170,25 @@ void read_tolerance(Reader& reader, const Entry& entry, Case& out) {
     (item.key == "rtol" ? tolerance.rtol : tolerance.atol) = value.value_or(0);
   }
   if (given.size() == 1) {
-    reader.error(reader.where(entry), "tolerance",
+    reader.error(reader.where(entry), at,
                  "expected both `rtol` and `atol` or neither; got only " +
                      given.front());
   } else if (given.size() == 2 && ok) {
-    out.tolerance = tolerance;
+    *tolerance_out = tolerance;
   }
+}
+
+void read_tolerance(Reader& reader, const Entry& entry, Case& out) {
+  std::optional<bool> equal_nan;
+  read_tolerance_at(reader, entry, "tolerance", &out.tolerance, &equal_nan);
+  out.equal_nan = equal_nan.value_or(false);
 }
 
 Origin read_origin(Reader& reader, const Entry& entry) {
   static const std::vector<std::string> kOriginKeys{
       "first_error", "iteration", "last_completed_step", "revision", "versions",
       "backend",     "data",      "distinguishing",      "cause",    "change",
-      "control"};
+      "control",     "source"};
   Origin origin;
   if (entry.value.IsNull()) return origin;
   const auto map = reader.read_map(entry.value, reader.where(entry), "origin",

@@ -24,7 +24,7 @@ constexpr int kFormatVersion = 1;
 const std::vector<std::string> kTopKeys{
     "casebook", "id",        "summary",   "op",     "args",    "inputs",
     "backends", "reference", "tolerance", "expect", "timeout", "origin",
-    "grad"};
+    "grad",     "outputs",   "repeat",    "deterministic"};
 
 void read_summary(Reader& reader, const Entry& entry, Case& out) {
   auto text = reader.read_string(entry, "summary");
@@ -73,6 +73,8 @@ void read_reference(Reader& reader, const Entry& entry, Case& out) {
     out.reference = Case::Reference::kCpu;
   } else if (scalar.text == "cpu64") {
     out.reference = Case::Reference::kCpu64;
+  } else if (scalar.text == "none" && entry.value.IsScalar()) {
+    out.reference = Case::Reference::kNone;
   } else if (scalar.text == "torch" && entry.value.IsScalar()) {
     out.reference = Case::Reference::kTorch;
     if (out.op.rfind("kernels.", 0) != 0) {
@@ -82,7 +84,7 @@ void read_reference(Reader& reader, const Entry& entry, Case& out) {
     }
   } else {
     reader.error(reader.where(entry), "reference",
-                 "expected one of cpu, cpu64, torch; got " +
+                 "expected one of cpu, cpu64, torch, none; got " +
                      model::describe(entry.value));
   }
 }
@@ -98,6 +100,33 @@ void read_timeout(Reader& reader, const Entry& entry, Case& out) {
     return;
   }
   out.timeout_seconds = *seconds;
+}
+
+void read_repeat(Reader& reader, const Entry& entry, Case& out) {
+  const auto count = reader.read_int(entry.value, reader.where(entry), "repeat");
+  if (!count) return;
+  // A bound that keeps a mistyped count from running for hours.
+  constexpr int64_t kMostRepeats = 10000;
+  if (*count < 1 || *count > kMostRepeats) {
+    reader.error(reader.where(entry), "repeat",
+                 "expected a number of runs in [1, 10000]; got " +
+                     model::describe(entry.value));
+    return;
+  }
+  out.repeat = static_cast<int>(*count);
+}
+
+void read_deterministic(Reader& reader, const Entry& entry, Case& out) {
+  const model::Scalar scalar = model::resolve_scalar(entry.value);
+  if (entry.value.IsScalar() && scalar.text == "bitwise") {
+    out.deterministic = Case::Determinism::kBitwise;
+  } else if (entry.value.IsScalar() && scalar.text == "tolerance") {
+    out.deterministic = Case::Determinism::kTolerance;
+  } else {
+    reader.error(reader.where(entry), "deterministic",
+                 "expected `bitwise` or `tolerance`; got " +
+                     model::describe(entry.value));
+  }
 }
 
 void read_inputs(Reader& reader, const Entry& entry, Case& out) {
@@ -178,6 +207,31 @@ void read_case(Reader& reader, const YAML::Node& root, Case& out) {
     model::read_expect(reader, *expect, out);
   }
   if (const Entry* grad = entry("grad")) model::read_grad(reader, *grad, out);
+  if (const Entry* outputs = entry("outputs")) {
+    out.outputs = model::read_outputs(reader, *outputs, "outputs", out.file);
+  }
+  if (out.reference == Case::Reference::kNone) {
+    bool any = !out.outputs.empty();
+    for (const auto& [backend, entries] : out.expect_entries) {
+      for (const Expectation& each : entries)
+        any = any || !each.outputs.empty();
+    }
+    if (!any) {
+      reader.error(reader.where(*entry("reference")), "reference",
+                   "`none` needs `outputs`: what every backend is judged by");
+    }
+  }
+  if (const Entry* repeat = entry("repeat")) read_repeat(reader, *repeat, out);
+  if (const Entry* deterministic = entry("deterministic")) {
+    read_deterministic(reader, *deterministic, out);
+    if (out.deterministic != Case::Determinism::kNone && out.repeat < 2) {
+      reader.error(reader.where(*deterministic), "deterministic",
+                   "needs `repeat` of 2 or more: the runs to compare");
+    }
+  }
+  // Without the run's facts every condition is false: the entries without
+  // `when` apply. The runner resolves again with its environment's facts.
+  resolve_conditions(out, {});
   if (const Entry* timeout = entry("timeout"))
     read_timeout(reader, *timeout, out);
   if (const Entry* origin = entry("origin")) {

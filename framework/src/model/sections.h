@@ -18,6 +18,26 @@ std::optional<TensorSpec> read_tensor(Reader& reader, const Entry& entry,
                                       const std::string& path,
                                       const std::filesystem::path& case_file);
 
+// How read_tensor reads a tensor that is one part of a larger map (an
+// expected output): `extra` keys are accepted and handed back in `*extras`
+// (file order), and values, fill and file may all be absent (then nullopt
+// is returned without an error, and `*has_source` is false).
+struct TensorKeys {
+  std::vector<std::string> extra;
+  bool source_optional = false;
+};
+std::optional<TensorSpec> read_tensor(Reader& reader, const Entry& entry,
+                                      const std::string& path,
+                                      const std::filesystem::path& case_file,
+                                      const TensorKeys& keys,
+                                      std::vector<Entry>* extras,
+                                      bool* has_source);
+
+// `values` a floating dtype cannot hold exactly (70000 in float16, 1024.5
+// in bfloat16): the value it would become, else nullopt. A decimal that is
+// the shortest spelling of a value of the dtype (0.1 for float32) is held.
+std::optional<double> inexact_in(DType dtype, double value);
+
 // `values` of a tensor of `dtype`; sets shape (inferred, or `given` checked)
 // and the values. Returns false after reporting.
 bool read_values(Reader& reader, const Entry& entry, const std::string& path,
@@ -42,6 +62,19 @@ std::map<std::string, ArgValue> read_args(Reader& reader, const Entry& entry);
 std::vector<Backend> read_backends(Reader& reader, const Entry& entry);
 // Sets case.tolerance and case.equal_nan.
 void read_tolerance(Reader& reader, const Entry& entry, Case& out);
+// A `tolerance` map at key path `at`: rtol and atol (both or neither) into
+// `*tolerance`, `equal_nan` where written into `*equal_nan`.
+void read_tolerance_at(Reader& reader, const Entry& entry,
+                       const std::string& at, std::optional<Tolerance>* tolerance,
+                       std::optional<bool>* equal_nan);
+// `outputs` (top level or inside an expectation): index or name -> what the
+// output must be.
+std::vector<OutputExpectation> read_outputs(Reader& reader, const Entry& entry,
+                                            const std::string& path,
+                                            const std::filesystem::path& case_file);
+// `when`: conditions on the run's environment; an unknown fact is an error.
+std::vector<Condition> read_when(Reader& reader, const Entry& entry,
+                                 const std::string& path);
 // Needs case.op, case.backends and case.reference already read.
 void read_expect(Reader& reader, const Entry& entry, Case& out);
 Origin read_origin(Reader& reader, const Entry& entry);

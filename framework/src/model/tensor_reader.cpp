@@ -1,5 +1,6 @@
 // `inputs.<name>`: a tensor's keys, its source (exactly one of values, fill,
 // file) and the keys that go with one source only.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -10,7 +11,8 @@ namespace casebook::model {
 namespace {
 
 const std::vector<std::string> kTensorKeys{
-    "dtype", "shape", "values", "fill", "seed", "file", "sha256", "layout"};
+    "dtype", "shape", "values", "fill", "seed", "file", "sha256", "layout",
+    "rounding"};
 
 std::string dtype_names() {
   std::vector<std::string> names;
@@ -86,16 +88,58 @@ void check_size(Reader& reader, const Entry* at, const SourceLocation& or_at,
 std::optional<TensorSpec> read_tensor(Reader& reader, const Entry& entry,
                                       const std::string& path,
                                       const std::filesystem::path& case_file) {
+  return read_tensor(reader, entry, path, case_file, TensorKeys{}, nullptr,
+                     nullptr);
+}
+
+std::optional<TensorSpec> read_tensor(Reader& reader, const Entry& entry,
+                                      const std::string& path,
+                                      const std::filesystem::path& case_file,
+                                      const TensorKeys& keys,
+                                      std::vector<Entry>* extras,
+                                      bool* has_source) {
   const size_t errors_before = reader.error_count();
   const SourceLocation tensor_where = reader.where(entry);
+  std::vector<std::string> known = kTensorKeys;
+  known.insert(known.end(), keys.extra.begin(), keys.extra.end());
   const auto map =
-      reader.read_map(entry.value, tensor_where, path, kTensorKeys,
-                      "a tensor: a map with dtype and one of values, fill, "
-                      "file");
+      reader.read_map(entry.value, tensor_where, path, known,
+                      keys.source_optional
+                          ? "a map of what the output must be"
+                          : "a tensor: a map with dtype and one of values, "
+                            "fill, file");
   if (!map) return std::nullopt;
+  for (const Entry& item : *map) {
+    const bool extra = std::find(keys.extra.begin(), keys.extra.end(),
+                                 item.key) != keys.extra.end();
+    if (extra && extras != nullptr) extras->push_back(item);
+  }
   TensorSpec spec;
   spec.name = entry.key;
   spec.where = tensor_where;
+  const Entry* values = find_entry(*map, "values");
+  const Entry* fill = find_entry(*map, "fill");
+  const Entry* file = find_entry(*map, "file");
+  if (has_source != nullptr) {
+    *has_source = values != nullptr || fill != nullptr || file != nullptr;
+  }
+  if (keys.source_optional && values == nullptr && fill == nullptr &&
+      file == nullptr) {
+    for (const char* key : {"dtype", "shape"}) {
+      if (const Entry* alone = find_entry(*map, key)) {
+        if (extras != nullptr) extras->push_back(*alone);
+      }
+    }
+    for (const char* key : {"seed", "sha256", "layout", "rounding"}) {
+      if (const Entry* alone = find_entry(*map, key)) {
+        reader.error(alone->key_node, join_path(path, alone->key),
+                     "`" + alone->key +
+                         "` goes with expected values (`values`, `fill` or "
+                         "`file`) only");
+      }
+    }
+    return std::nullopt;
+  }
 
   const std::optional<DType> dtype =
       read_dtype(reader, find_entry(*map, "dtype"), tensor_where,
@@ -115,9 +159,6 @@ std::optional<TensorSpec> read_tensor(Reader& reader, const Entry& entry,
     }
   }
 
-  const Entry* values = find_entry(*map, "values");
-  const Entry* fill = find_entry(*map, "fill");
-  const Entry* file = find_entry(*map, "file");
   std::vector<std::string> sources;
   for (const Entry* source : {values, fill, file}) {
     if (source != nullptr) sources.push_back("`" + source->key + "`");
@@ -131,6 +172,17 @@ std::optional<TensorSpec> read_tensor(Reader& reader, const Entry& entry,
                   "fill");
   check_companion(reader, find_entry(*map, "sha256"), file != nullptr, path,
                   "file");
+  if (const Entry* rounding = find_entry(*map, "rounding")) {
+    const std::string rounding_path = join_path(path, "rounding");
+    const Scalar scalar = resolve_scalar(rounding->value);
+    if (scalar.kind != Scalar::Kind::kString || scalar.text != "nearest") {
+      reader.error(reader.where(*rounding), rounding_path,
+                   "expected `nearest`; got " + describe(rounding->value));
+    } else {
+      spec.round_to_nearest = true;
+      check_companion(reader, rounding, values != nullptr, path, "values");
+    }
+  }
   if (sources.size() != 1 || !dtype) return std::nullopt;
 
   if (shape) spec.shape = *shape;

@@ -1,6 +1,8 @@
 // `values`: a nested list (shape inferred, ragged rows rejected) or a flat
 // list with `shape`, each element checked against the dtype and kept exactly.
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -28,6 +30,66 @@ int64_t element_count(const std::vector<int64_t>& shape) {
     count *= dim;
   }
   return count;
+}
+
+// The number as a person would write it: the shortest of %.1g .. %.17g
+// that reads back as the same double.
+std::string number_text(double value) {
+  if (std::isnan(value)) return ".nan";
+  if (std::isinf(value)) return value > 0 ? ".inf" : "-.inf";
+  char buffer[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
+  return buffer;
+}
+
+// IEEE binary formats by their significand bits (implicit bit included),
+// smallest normal exponent and largest finite value.
+struct FloatFormat {
+  int precision;
+  int min_exponent;
+  double max_finite;
+};
+
+FloatFormat format_of(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat16:
+      return {11, -14, 65504.0};
+    case DType::kBFloat16:
+      return {8, -126, 3.38953138925153547590470800371487866880e38};
+    default:
+      return {24, -126, static_cast<double>(std::numeric_limits<float>::max())};
+  }
+}
+
+// `value` rounded to the nearest value of `format`, ties to even (the
+// default rounding mode of std::nearbyint), infinite past the largest.
+double round_to(const FloatFormat& format, double value) {
+  if (!std::isfinite(value) || value == 0.0) return value;
+  const int exponent = std::max(std::ilogb(value), format.min_exponent);
+  const double quantum = std::ldexp(1.0, exponent - (format.precision - 1));
+  const double rounded = std::nearbyint(value / quantum) * quantum;
+  if (std::fabs(rounded) > format.max_finite) {
+    return std::copysign(std::numeric_limits<double>::infinity(), value);
+  }
+  return rounded;
+}
+
+// The shortest decimal that rounds to `value` in `dtype` (0.3333 for the
+// float16 nearest 1/3): how a person writes a value of that dtype.
+std::string dtype_number_text(DType dtype, double value) {
+  if (!std::isfinite(value) || dtype == DType::kFloat64) {
+    return number_text(value);
+  }
+  const FloatFormat format = format_of(dtype);
+  char buffer[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+    if (round_to(format, std::strtod(buffer, nullptr)) == value) break;
+  }
+  return buffer;
 }
 
 std::string index_path(const std::string& path,
@@ -88,17 +150,43 @@ class ValuesWalker {
   bool element(const YAML::Node& node) {
     const Scalar scalar = resolve_scalar(node);
     if (is_floating(dtype_)) {
+      double value = 0.0;
       if (scalar.kind == Scalar::Kind::kFloat) {
-        spec_.float_values.push_back(scalar.float_value);
+        value = scalar.float_value;
       } else if (scalar.kind == Scalar::Kind::kInt) {
-        spec_.float_values.push_back(
-            scalar.int_overflow ? std::strtod(scalar.text.c_str(), nullptr)
-                                : static_cast<double>(scalar.int_value));
+        value = scalar.int_overflow ? std::strtod(scalar.text.c_str(), nullptr)
+                                    : static_cast<double>(scalar.int_value);
+        if (!spec_.round_to_nearest && !scalar.int_overflow &&
+            static_cast<long double>(scalar.int_value) !=
+                static_cast<long double>(value)) {
+          // Beyond 2^53: already rounded on the way to a double.
+          const double becomes =
+              dtype_ == DType::kFloat64
+                  ? value
+                  : inexact_in(dtype_, value).value_or(value);
+          return fail(node, std::string(dtype_name(dtype_)) +
+                                " cannot hold " + scalar.text +
+                                " exactly: it would become " +
+                                dtype_number_text(dtype_, becomes) +
+                                "; write that value, or add `rounding: "
+                                "nearest` to the tensor");
+        }
       } else {
         return fail(node, "expected a number for " +
                               std::string(dtype_name(dtype_)) + "; got " +
                               describe(node));
       }
+      if (!spec_.round_to_nearest) {
+        if (const auto becomes = inexact_in(dtype_, value)) {
+          return fail(node, std::string(dtype_name(dtype_)) +
+                                " cannot hold " + scalar.text +
+                                " exactly: it would become " +
+                                dtype_number_text(dtype_, *becomes) +
+                                "; write that value, or add `rounding: "
+                                "nearest` to the tensor");
+        }
+      }
+      spec_.float_values.push_back(value);
       return true;
     }
     if (dtype_ == DType::kBool) {
@@ -135,6 +223,29 @@ class ValuesWalker {
 };
 
 }  // namespace
+
+std::optional<double> inexact_in(DType dtype, double value) {
+  if (dtype != DType::kFloat16 && dtype != DType::kBFloat16 &&
+      dtype != DType::kFloat32) {
+    return std::nullopt;
+  }
+  const FloatFormat format = format_of(dtype);
+  const double nearest = round_to(format, value);
+  if (nearest == value || std::isnan(value)) return std::nullopt;
+  if (std::isinf(nearest)) return nearest;
+  // The shortest decimal that rounds to `nearest` in this dtype: an author
+  // who wrote it (0.1 for float32) meant that value of the dtype.
+  char buffer[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, nearest);
+    const double shortest = std::strtod(buffer, nullptr);
+    if (round_to(format, shortest) == nearest) {
+      if (shortest == value) return std::nullopt;
+      break;
+    }
+  }
+  return nearest;
+}
 
 bool read_values(Reader& reader, const Entry& entry, const std::string& path,
                  DType dtype, const std::optional<std::vector<int64_t>>& given,

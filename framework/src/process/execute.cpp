@@ -7,10 +7,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
+#include <sstream>
 #include <typeinfo>
 
 #include "casebook/diagnosis.h"
+#include "compare/compare.h"
 #include "gpu/torch_gpu.h"
 #include "kernel_ops/kernel_plugin.h"
 #include "process/child_limits.h"
@@ -49,6 +52,60 @@ void record_error(ChildReport* report, Family family,
   report->consequences.push_back(message);
 }
 
+// How `again` differs from `first` under the case's `deterministic`: empty
+// when it does not; else "at output 0 index [3] (run 1: 0.5, this run: 0.25)".
+std::string repeat_difference(const Case& kase,
+                              const std::vector<at::Tensor>& first,
+                              const std::vector<at::Tensor>& again) {
+  if (first.size() != again.size()) return "in its number of outputs";
+  for (size_t i = 0; i < first.size(); ++i) {
+    const at::Tensor a = first[i].cpu();
+    const at::Tensor b = again[i].cpu();
+    const std::string which = "at output " + std::to_string(i);
+    if (a.sizes() != b.sizes() || a.scalar_type() != b.scalar_type()) {
+      return which + " in its shape or dtype";
+    }
+    at::Tensor differs;
+    if (kase.deterministic == Case::Determinism::kBitwise) {
+      // The bits: NaN payloads and signed zeros count, as they do for an
+      // atomics-order bug.
+      const at::Tensor x = a.contiguous().reshape({-1});
+      const at::Tensor y = b.contiguous().reshape({-1});
+      const auto size = x.element_size();
+      const at::ScalarType bits = size == 1   ? at::kByte
+                                  : size == 2 ? at::kShort
+                                  : size == 4 ? at::kInt
+                                              : at::kLong;
+      differs = x.scalar_type() == at::kBool ? x.ne(y)
+                                             : x.view(bits).ne(y.view(bits));
+    } else {
+      ToleranceRule rule{kase.tolerance, kase.equal_nan};
+      const Comparison comparison = compare_outputs({a}, {b}, rule, "run 1");
+      if (comparison.equal()) continue;
+      return which + ": " + comparison.report;
+    }
+    if (!differs.any().item<bool>()) continue;
+    const int64_t flat = differs.nonzero()[0][0].item<int64_t>();
+    std::vector<int64_t> index(static_cast<size_t>(a.dim()), 0);
+    int64_t rest = flat;
+    for (int64_t d = a.dim(); d-- > 0;) {
+      index[static_cast<size_t>(d)] = rest % a.size(d);
+      rest /= a.size(d);
+    }
+    const at::Tensor x = a.contiguous().reshape({-1});
+    const at::Tensor y = b.contiguous().reshape({-1});
+    std::ostringstream text;
+    text.precision(9);
+    text << which << " index " << format_index(index)
+         << " (run 1: " << x[flat].item<double>()
+         << ", this run: " << y[flat].item<double>() << "; "
+         << differs.sum().item<int64_t>() << " of " << x.numel()
+         << " elements differ, bitwise)";
+    return text.str();
+  }
+  return {};
+}
+
 bool poisons_gpu_process(Family family) {
   return family == Family::kDeviceAssert || family == Family::kIllegalAddress ||
          family == Family::kCrash;
@@ -71,30 +128,75 @@ std::vector<at::Tensor> make_inputs(const Case& kase, const OpDef& op,
   return inputs;
 }
 
+// The cpu64 reference computes in float64 throughout: a floating `dtype`
+// argument (softmax(dtype: float32)) becomes float64 too, and the judge
+// casts the result to the run's output dtype at the end.
+std::map<std::string, ArgValue> args_for(const Case& kase,
+                                         const RunRequest& request) {
+  std::map<std::string, ArgValue> args = kase.args;
+  if (request.kind != JobKind::kReferenceCpu64) return args;
+  for (auto& [name, value] : args) {
+    if (value.kind != ArgValue::Kind::kString) continue;
+    const auto dtype = parse_dtype(value.string_value);
+    if (dtype && is_floating(*dtype)) value.string_value = "float64";
+  }
+  return args;
+}
+
+// The op once, on freshly made inputs (a repeat must not see what an
+// in-place op did to the inputs of the run before).
+NamedOutputs call_op(const Case& kase, const OpDef& op,
+                     const RunRequest& request, const BackendRuntime& runtime,
+                     at::Device device,
+                     const std::map<std::string, ArgValue>& args,
+                     bool check_gradients, double* seconds) {
+  std::vector<at::Tensor> inputs = make_inputs(kase, op, request, device);
+  require_gradients(kase, &inputs);
+  OpCall call{inputs, args, request.backend, device, runtime.plugin};
+  auto start = std::chrono::steady_clock::now();
+  NamedOutputs outputs;
+  if (request.kind == JobKind::kReferenceTorch) {
+    outputs.tensors = op.torch_reference(call);
+  } else if (op.run_named) {
+    outputs = op.run_named(call);
+  } else {
+    outputs.tensors = op.run(call);
+  }
+  append_gradients(kase, inputs, device, &outputs);
+  if (check_gradients && request.backend == Backend::kCpu &&
+      request.kind == JobKind::kRun) {
+    check_finite_differences(kase, op, inputs);
+  }
+  *seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  return outputs;
+}
+
 // Runs the op and writes its outputs; every exception becomes an error.
 void run_op(const Case& kase, const OpDef& op, const RunRequest& request,
             const BackendRuntime& runtime, at::Device device,
             ChildReport* report) {
   try {
-    std::vector<at::Tensor> inputs = make_inputs(kase, op, request, device);
-    require_gradients(kase, &inputs);
-    OpCall call{inputs, kase.args, request.backend, device, runtime.plugin};
-    auto start = std::chrono::steady_clock::now();
-    NamedOutputs outputs;
-    if (request.kind == JobKind::kReferenceTorch) {
-      outputs.tensors = op.torch_reference(call);
-    } else if (op.run_named) {
-      outputs = op.run_named(call);
-    } else {
-      outputs.tensors = op.run(call);
+    const std::map<std::string, ArgValue> args = args_for(kase, request);
+    NamedOutputs outputs = call_op(kase, op, request, runtime, device, args,
+                                   true, &report->seconds);
+    // `repeat`: the reference runs once; only a judged run is repeated.
+    const int repeats = request.kind == JobKind::kRun ? kase.repeat : 1;
+    for (int run = 2; run <= repeats; ++run) {
+      NamedOutputs again = call_op(kase, op, request, runtime, device, args,
+                                   false, &report->seconds);
+      if (kase.deterministic == Case::Determinism::kNone) continue;
+      const std::string difference = repeat_difference(kase, outputs.tensors, again.tensors);
+      if (!difference.empty()) {
+        record_error(report, Family::kMismatch,
+                     "not deterministic: run " + std::to_string(run) + " of " +
+                         std::to_string(repeats) + " differs from run 1 " +
+                         difference,
+                     "casebook::NotDeterministic");
+        return;
+      }
     }
-    append_gradients(kase, inputs, device, &outputs);
-    if (request.backend == Backend::kCpu && request.kind == JobKind::kRun) {
-      check_finite_differences(kase, op, inputs);
-    }
-    report->seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
     report->status = ChildReport::Status::kOutputs;
     for (size_t i = 0; i < outputs.tensors.size(); ++i) {
       std::string path =

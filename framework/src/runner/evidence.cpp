@@ -69,6 +69,8 @@ std::string reference_name(Case::Reference reference) {
       return "cpu64 (the op on the CPU in float64, cast to the run's dtype)";
     case Case::Reference::kTorch:
       return "torch (LibTorch's equivalent op on the CPU)";
+    case Case::Reference::kNone:
+      return "none (the case's expected `outputs` alone)";
   }
   return "?";
 }

@@ -1,9 +1,11 @@
 #include "runner/judge.h"
 
+#include <regex>
 #include <sstream>
 
 #include "casebook/diagnosis.h"
 #include "compare/compare.h"
+#include "compare/expected.h"
 #include "runner/evidence.h"
 #include "runner/rerun.h"
 
@@ -66,6 +68,20 @@ void set_failure(CaseVerdict* verdict, Verdict kind, Family family,
   verdict->message = std::move(message);
 }
 
+// "the reference (cpu64)": which truth a comparison missed.
+std::string reference_label(const Case& kase) {
+  switch (kase.reference) {
+    case Case::Reference::kCpu64:
+      return "the reference (cpu64)";
+    case Case::Reference::kTorch:
+      return "the reference (torch)";
+    case Case::Reference::kCpu:
+    case Case::Reference::kNone:
+      break;
+  }
+  return "the reference (cpu)";
+}
+
 // The verdict of a run expected to match the reference (also the first step
 // of an xfail). Leaves PASS or a failure with family and message; a value
 // mismatch leaves what was compared in `mismatch` for the evidence.
@@ -79,8 +95,38 @@ void judge_match(const JudgeInputs& in, const Observed& seen,
     set_failure(verdict, Verdict::kFail, seen.family, seen.message);
     return;
   }
-  // Outputs. The reference run itself passes by producing them.
-  if (in.reference == in.run) {
+  // Outputs. First what the case file says they must be, on every backend
+  // (the CPU reference too); then, unless this run is the reference, the
+  // reference.
+  const Case& kase = in.planned.value();
+  const std::vector<at::Tensor>& actual = in.run->result.outputs;
+  ToleranceRule rule{kase.tolerance, kase.equal_nan};
+  const std::vector<OutputExpectation> truths = kase.outputs_for(in.backend);
+  if (!truths.empty()) {
+    std::vector<std::string> names;
+    for (const TensorFile& file : in.run->result.report.outputs) {
+      names.push_back(file.name);
+    }
+    ExpectedCheck check = check_expected_outputs(truths, actual, names, rule);
+    if (!check.invalid.empty()) {
+      set_failure(verdict, Verdict::kError, Family::kInvalidCase,
+                  first_line(check.invalid));
+      return;
+    }
+    if (!check.comparison.equal()) {
+      set_failure(verdict, Verdict::kFail, check.comparison.family,
+                  first_line(check.comparison.report));
+      verdict->details = check.comparison.report;
+      if (check.index) {
+        mismatch->expected = actual;
+        mismatch->expected[*check.index] = check.expected;
+        mismatch->actual = actual;
+        mismatch->comparison = std::move(check.comparison);
+      }
+      return;
+    }
+  }
+  if (in.reference == in.run || kase.reference == Case::Reference::kNone) {
     verdict->verdict = Verdict::kPass;
     return;
   }
@@ -97,8 +143,6 @@ void judge_match(const JudgeInputs& in, const Observed& seen,
     return;
   }
   std::vector<at::Tensor> expected = in.reference->result.outputs;
-  const Case& kase = in.planned.value();
-  const std::vector<at::Tensor>& actual = in.run->result.outputs;
   if (kase.reference == Case::Reference::kCpu64) {
     // "cast to the output dtype": the dtype the op gives in the case's own
     // precision, i.e. the run's; a differing count or shape is judged below.
@@ -106,8 +150,8 @@ void judge_match(const JudgeInputs& in, const Observed& seen,
       expected[i] = expected[i].to(actual[i].scalar_type());
     }
   }
-  ToleranceRule rule{kase.tolerance, kase.equal_nan};
-  Comparison comparison = compare_outputs(expected, actual, rule);
+  Comparison comparison =
+      compare_outputs(expected, actual, rule, reference_label(kase));
   if (comparison.equal()) {
     verdict->verdict = Verdict::kPass;
     return;
@@ -154,6 +198,16 @@ void judge_error(const Expectation& expect, const Observed& seen,
                 "expected " + wanted + " at positions " +
                     text(expect.positions) + ", got positions " +
                     text(seen.positions) + ": " + first_line(seen.message));
+    return;
+  }
+  if (expect.message &&
+      !std::regex_search(seen.message,
+                         std::regex(*expect.message, std::regex::ECMAScript))) {
+    set_failure(verdict, Verdict::kFail, seen.family,
+                "expected " + wanted + " with a message matching `" +
+                    *expect.message + "`; got " + family_text(seen.family) +
+                    ": " + first_line(seen.message));
+    verdict->details = "the first error in full:\n" + seen.message;
     return;
   }
   verdict->verdict = Verdict::kPass;
@@ -207,6 +261,11 @@ CaseVerdict judge(const JudgeInputs& in) {
     verdict.verdict = Verdict::kSkip;
     verdict.backend_absent = true;
     verdict.message = in.status->reason;
+    return verdict;
+  }
+  if (!expect.missing.empty()) {
+    set_failure(&verdict, Verdict::kError, Family::kInvalidCase,
+                expect.missing);
     return verdict;
   }
   if (in.run == nullptr || !in.run->result.finished) {

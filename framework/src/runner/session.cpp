@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <torch/version.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -68,9 +69,12 @@ Plan load_plan(const std::vector<fs::path>& paths, const RunOptions& options) {
   Plan plan;
   const OpRegistry& registry = registry_of(options);
   std::map<std::string, fs::path> ids;
+  // `when` conditions read this run's environment (LibTorch, OS, CPU).
+  const EnvironmentFacts facts = condition_facts(TORCH_VERSION);
   for (const fs::path& file : find_case_files(paths, &plan.missing_paths)) {
     PlannedCase planned;
     planned.loaded = load_case_file(file);
+    if (planned.loaded.value) resolve_conditions(*planned.loaded.value, facts);
     auto [first, fresh] = ids.emplace(planned.loaded.id, file);
     if (!fresh) {
       planned.plan_errors.push_back(file.string() + ": case id `" +
@@ -274,6 +278,7 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
     for (Backend backend : planned.reported) {
       if (!is_gpu(backend) || !selected(planned, backend)) continue;
       if (kase.expectation(backend).kind == Expectation::Kind::kSkip) continue;
+      if (!kase.expectation(backend).missing.empty()) continue;  // its ERROR
       if (!execution.backends[backend].ready()) continue;
       gpu_runs.push_back(backend);
     }

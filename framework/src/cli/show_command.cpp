@@ -1,0 +1,269 @@
+// `casebook show CASE [--backend B] [--full] [--write-expected]`: runs one
+// case on one backend, in a child process like every run, and prints each
+// output (shape, dtype, strides, summary statistics, values), so that an
+// author can turn a correct run into the case's expected `outputs`.
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "casebook/diagnosis.h"
+#include "casebook/loader.h"
+#include "casebook/ops.h"
+#include "cli/commands.h"
+#include "process/execute.h"
+#include "process/subprocess.h"
+#include "tensors/fixtures.h"
+#include "tensors/materialise.h"
+
+namespace casebook {
+namespace fs = std::filesystem;
+namespace {
+
+// Values printed, and written inline by --write-expected, up to this many
+// elements; larger outputs are elided in print and become a .npy fixture.
+constexpr int64_t kShownElements = 64;
+
+std::string number(double value) {
+  if (std::isnan(value)) return ".nan";
+  if (std::isinf(value)) return value > 0 ? ".inf" : "-.inf";
+  char buffer[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
+  return buffer;
+}
+
+std::string ints(at::IntArrayRef values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) {
+    out += (i ? ", " : "") + std::to_string(values[i]);
+  }
+  return out + "]";
+}
+
+std::string dtype_of(const at::Tensor& tensor) {
+  const auto dtype = to_dtype(tensor.scalar_type());
+  return dtype ? std::string(dtype_name(*dtype))
+               : std::string(c10::toString(tensor.scalar_type()));
+}
+
+// A flow-style YAML list of `flat`'s values, nested by `sizes`; the
+// values are those of the output's dtype, written as float64 shortest text.
+void nested_values(std::ostream& out, const at::Tensor& flat,
+                   at::IntArrayRef sizes, size_t dim, int64_t* at,
+                   int64_t limit) {
+  if (dim == sizes.size()) {
+    out << (*at < limit ? number(flat[*at].item<double>()) : "...");
+    ++*at;
+    return;
+  }
+  out << "[";
+  for (int64_t i = 0; i < sizes[dim]; ++i) {
+    if (i) out << ", ";
+    if (*at >= limit) {
+      out << "...";
+      break;
+    }
+    nested_values(out, flat, sizes, dim + 1, at, limit);
+  }
+  out << "]";
+}
+
+std::string values_text(const at::Tensor& tensor, int64_t limit) {
+  const at::Tensor flat = tensor.contiguous().reshape({-1}).to(at::kDouble);
+  std::ostringstream out;
+  int64_t at = 0;
+  nested_values(out, flat, tensor.sizes(), 0, &at, limit);
+  return out.str();
+}
+
+void print_output(std::ostream& out, size_t index, const TensorFile& file,
+                  const at::Tensor& tensor, bool full) {
+  out << "output " << index;
+  if (!file.name.empty()) out << " `" << file.name << "`";
+  out << ": dtype " << dtype_of(tensor) << ", shape " << ints(tensor.sizes())
+      << ", strides " << ints(tensor.strides()) << "\n";
+  const at::Tensor values = tensor.to(at::kDouble);
+  const int64_t count = values.numel();
+  if (count > 0) {
+    const at::Tensor finite = values.isfinite();
+    const int64_t nans = values.isnan().sum().item<int64_t>();
+    const int64_t infs = count - nans - finite.sum().item<int64_t>();
+    const at::Tensor finite_values = values.masked_select(finite);
+    out << "  elements " << count << ", NaN " << nans << ", inf " << infs;
+    if (finite_values.numel() > 0) {
+      out << ", min " << number(finite_values.min().item<double>()) << ", max "
+          << number(finite_values.max().item<double>()) << ", mean "
+          << number(finite_values.mean().item<double>());
+    }
+    out << "\n";
+  }
+  const int64_t limit = full ? count : kShownElements;
+  out << "  values " << values_text(tensor, limit);
+  if (count > limit) {
+    out << "\n  (" << count - limit << " more elided; --full shows all)";
+  }
+  out << "\n";
+}
+
+// Runs `kase` on `backend` in a child; the outputs' report and tensors.
+bool run_in_child(const Case& kase, const OpDef& op, Backend backend,
+                  ChildReport* report, std::string* run_root) {
+  CaseTable table;
+  table.cases.push_back(&kase);
+  table.ops.push_back(&op);
+  std::string pattern = (access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+  pattern += "/casebook-show-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) return false;
+  *run_root = pattern;
+  RunRequest request;
+  request.backend = backend;
+  request.output_dir = pattern;
+  ChildProcess child = spawn_child(
+      [&](int report_fd, int) {
+        return run_one_shot_child(table, request, report_fd);
+      },
+      false);
+  std::string text;
+  while (read_available(child.from_child, &text)) {
+  }
+  close_fd(&child.from_child);
+  int status = 0;
+  waitpid(child.pid, &status, 0);
+  if (text.empty()) {
+    report->status = ChildReport::Status::kError;
+    report->message = "the run " + describe_wait_status(status);
+    return true;
+  }
+  *report = decode_report(text.substr(0, text.find('\n')));
+  return true;
+}
+
+// --write-expected: an `outputs:` block appended to the case file, values
+// inline up to kShownElements, else a .npy fixture (with its sha256) in the
+// fixtures folder nearest the case.
+bool write_expected(const fs::path& file, const Case& kase,
+                    const std::vector<TensorFile>& files,
+                    const std::vector<at::Tensor>& outputs) {
+  if (!kase.outputs.empty()) {
+    std::cerr << "casebook show: " << file.string()
+              << " already has `outputs`; edit them by hand or remove them "
+                 "first\n";
+    return false;
+  }
+  std::ostringstream block;
+  block << "outputs:  # written by casebook show --write-expected\n";
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const at::Tensor& tensor = outputs[i];
+    block << "  " << i << ": {dtype: " << dtype_of(tensor)
+          << ", shape: " << ints(tensor.sizes());
+    if (tensor.numel() <= kShownElements) {
+      block << ", values: " << values_text(tensor, tensor.numel());
+    } else {
+      fs::path folder = file.parent_path() / "fixtures";
+      for (fs::path up = file.parent_path(); !up.empty();
+           up = up.parent_path()) {
+        if (fs::is_directory(up / "fixtures")) {
+          folder = up / "fixtures";
+          break;
+        }
+        if (up == up.parent_path()) break;
+      }
+      const std::string name = "expected/" + file.stem().string() + "_output" +
+                               std::to_string(i) + ".npy";
+      fs::create_directories((folder / name).parent_path());
+      std::string sha;
+      try {
+        write_npy(folder / name, tensor);
+        sha = sha256_file(folder / name);
+      } catch (const std::exception& error) {
+        std::cerr << "casebook show: cannot write " << (folder / name).string()
+                  << ": " << error.what() << "\n";
+        return false;
+      }
+      block << ", file: " << name << ", sha256: " << sha;
+    }
+    if (files[i].name.empty())
+      block << "}\n";
+    else
+      block << "}  # " << files[i].name << "\n";
+  }
+  std::ofstream out(file, std::ios::app);
+  out << block.str();
+  if (!out) {
+    std::cerr << "casebook show: cannot write " << file.string() << "\n";
+    return false;
+  }
+  std::cout << "written to " << file.string() << ":\n" << block.str();
+  return true;
+}
+
+}  // namespace
+
+int show_command(const std::string& argument, const std::string& backend_name_,
+                 bool full, bool write) {
+  Backend backend = Backend::kCpu;
+  if (!backend_name_.empty()) {
+    const auto parsed = parse_backend(backend_name_);
+    if (!parsed) {
+      std::cerr << "casebook show: --backend: expected cpu, cuda or hip; got `"
+                << backend_name_ << "`\n";
+      return kExitUsage;
+    }
+    backend = *parsed;
+  }
+  fs::path file;
+  if (!resolve_case_argument(argument, &file)) return kExitUsage;
+  LoadedCase loaded = load_case_file(file);
+  if (!loaded.ok()) {
+    for (const CaseError& error : loaded.errors) {
+      std::cerr << error.to_string() << "\n";
+    }
+    return 1;
+  }
+  const Case& kase = *loaded.value;
+  const OpDef* op = default_registry().find(kase.op);
+  const std::vector<std::string> problems =
+      check_case_against_op(kase, default_registry());
+  if (op == nullptr || !problems.empty()) {
+    for (const std::string& problem : problems) std::cerr << problem << "\n";
+    return 1;
+  }
+  at::set_num_threads(1);  // no OpenMP pool before the fork
+  ChildReport report;
+  std::string run_root;
+  if (!run_in_child(kase, *op, backend, &report, &run_root)) {
+    std::cerr << "casebook show: cannot create a run folder\n";
+    return 1;
+  }
+  int status = 0;
+  std::cout << kase.id << " on " << backend_name(backend) << "\n";
+  if (report.status != ChildReport::Status::kOutputs) {
+    std::cout << (report.status == ChildReport::Status::kSkipped
+                      ? "skipped: "
+                      : "error (" + std::string(family_name(report.family)) +
+                            "): ")
+              << report.message << "\n";
+    status = 1;
+  } else {
+    std::vector<at::Tensor> outputs;
+    for (size_t i = 0; i < report.outputs.size(); ++i) {
+      outputs.push_back(map_tensor_file(report.outputs[i]));
+      print_output(std::cout, i, report.outputs[i], outputs.back(), full);
+    }
+    if (write && !write_expected(file, kase, report.outputs, outputs)) {
+      status = 1;
+    }
+  }
+  std::error_code ignored;
+  fs::remove_all(run_root, ignored);
+  return status;
+}
+
+}  // namespace casebook

@@ -1,0 +1,261 @@
+#include "compare/expected.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "casebook/ops.h"
+#include "tensors/materialise.h"
+
+namespace casebook {
+namespace {
+
+constexpr int64_t kChunk = int64_t{1} << 22;  // as compare.cpp: 32 MiB of f64
+
+std::string number_text(double value) {
+  std::ostringstream out;
+  out.precision(8);
+  out << value;
+  return out.str();
+}
+
+std::string shape_text(at::IntArrayRef sizes) {
+  return format_index(std::vector<int64_t>(sizes.begin(), sizes.end()));
+}
+
+std::vector<int64_t> unravel(int64_t flat, at::IntArrayRef sizes) {
+  std::vector<int64_t> index(sizes.size(), 0);
+  for (size_t d = sizes.size(); d-- > 0;) {
+    index[d] = flat % sizes[d];
+    flat /= sizes[d];
+  }
+  return index;
+}
+
+// The first flat index where `predicate` (on a float64 chunk) holds, or -1.
+template <typename Predicate>
+int64_t first_where(const at::Tensor& flat, Predicate predicate) {
+  const int64_t total = flat.numel();
+  for (int64_t start = 0; start < total; start += kChunk) {
+    const int64_t length = std::min(kChunk, total - start);
+    const at::Tensor chunk = flat.narrow(0, start, length).to(at::kDouble);
+    const at::Tensor hits = predicate(chunk);
+    if (hits.any().item<bool>()) {
+      return start + hits.nonzero()[0][0].item<int64_t>();
+    }
+  }
+  return -1;
+}
+
+// "output 0", "output `loss` (1)".
+std::string output_label(const OutputExpectation& truth,
+                         std::optional<size_t> index) {
+  if (truth.index) return "output " + std::to_string(*truth.index);
+  return "output `" + truth.key + "`" +
+         (index ? " (" + std::to_string(*index) + ")" : "");
+}
+
+class Checker {
+ public:
+  Checker(const std::vector<at::Tensor>& outputs,
+          const std::vector<std::string>& names, const ToleranceRule& rule)
+      : outputs_(outputs), names_(names), rule_(rule) {}
+
+  // False after recording the first failure in `result_`.
+  bool check(const OutputExpectation& truth) {
+    std::optional<size_t> index = truth.index;
+    if (!index) {
+      for (size_t i = 0; i < names_.size(); ++i) {
+        if (names_[i] == truth.key) index = i;
+      }
+    }
+    label_ = output_label(truth, index);
+    if (!index || *index >= outputs_.size()) {
+      std::string known;
+      for (size_t i = 0; i < outputs_.size(); ++i) {
+        known += (i ? ", " : "") + std::to_string(i);
+        if (i < names_.size() && !names_[i].empty())
+          known += " `" + names_[i] + "`";
+      }
+      return fail(Comparison::Difference::kOutputCount, Family::kMismatch,
+                  "the case expects " + label_ +
+                      ", which the run did not "
+                      "give; its outputs: " +
+                      (known.empty() ? std::string("none") : known));
+    }
+    const at::Tensor& output = outputs_[*index];
+    if (truth.shape && output.sizes() != at::IntArrayRef(*truth.shape)) {
+      return fail(Comparison::Difference::kShape, Family::kMismatch,
+                  label_ + ": shape differs from the case's: expected " +
+                      format_index(*truth.shape) + ", got " +
+                      shape_text(output.sizes()));
+    }
+    if (truth.dtype && output.scalar_type() != to_scalar_type(*truth.dtype)) {
+      return fail(
+          Comparison::Difference::kDtype, Family::kMismatch,
+          label_ + ": dtype differs from the case's: expected " +
+              std::string(dtype_name(*truth.dtype)) + ", got " +
+              (to_dtype(output.scalar_type())
+                   ? std::string(dtype_name(*to_dtype(output.scalar_type())))
+                   : std::string(c10::toString(output.scalar_type()))));
+    }
+    const at::Tensor flat = output.contiguous().reshape({-1});
+    if (!check_properties(truth, output, flat)) return false;
+    if (truth.values) return check_values(truth, *index, output);
+    return true;
+  }
+
+  ExpectedCheck result() { return std::move(result_); }
+
+ private:
+  bool fail(Comparison::Difference difference, Family family,
+            const std::string& report) {
+    result_.comparison.difference = difference;
+    result_.comparison.family = family;
+    result_.comparison.report = report;
+    return false;
+  }
+
+  bool property_failure(const at::Tensor& output, const at::Tensor& flat,
+                        int64_t at, Family family, const std::string& what) {
+    return fail(Comparison::Difference::kValues, family,
+                label_ + ": " + what + " at index " +
+                    format_index(unravel(at, output.sizes())) + " (value " +
+                    number_text(flat[at].item<double>()) + ")");
+  }
+
+  bool check_properties(const OutputExpectation& truth,
+                        const at::Tensor& output, const at::Tensor& flat) {
+    const bool floating = at::isFloatingType(output.scalar_type());
+    if (truth.finite && floating) {
+      const int64_t at = first_where(
+          flat, [](const at::Tensor& c) { return c.isfinite().logical_not(); });
+      if (at >= 0) {
+        return property_failure(output, flat, at, Family::kNanOrInf,
+                                "not finite (`finite: true`)");
+      }
+    }
+    if (truth.all_nan) {
+      const int64_t at = first_where(
+          flat, [](const at::Tensor& c) { return c.isnan().logical_not(); });
+      if (at >= 0) {
+        return property_failure(output, flat, at, Family::kMismatch,
+                                "expected NaN everywhere (`nan: true`), not "
+                                "NaN");
+      }
+    }
+    if (truth.nan_positions) {
+      at::Tensor wanted = at::zeros({flat.numel()}, at::kBool);
+      for (const std::vector<int64_t>& position : *truth.nan_positions) {
+        int64_t index = -1;
+        if (position.front() == -1) {
+          index = position.size() == 2 ? position[1] : -1;
+        } else if (position.size() == output.sizes().size()) {
+          index = 0;
+          for (size_t d = 0; d < position.size() && index >= 0; ++d) {
+            index =
+                position[d] < output.size(static_cast<int64_t>(d))
+                    ? index * output.size(static_cast<int64_t>(d)) + position[d]
+                    : -1;
+          }
+        }
+        if (index < 0 || index >= flat.numel()) {
+          std::vector<int64_t> shown(
+              position.begin() + (position.front() == -1 ? 1 : 0),
+              position.end());
+          return fail(Comparison::Difference::kValues, Family::kMismatch,
+                      label_ + ": the NaN position " + format_index(shown) +
+                          " lies outside its shape " +
+                          shape_text(output.sizes()));
+        }
+        wanted[index] = true;
+      }
+      const at::Tensor is_nan =
+          floating ? flat.isnan() : at::zeros({flat.numel()}, at::kBool);
+      const at::Tensor missing = wanted.logical_and(is_nan.logical_not());
+      if (missing.any().item<bool>()) {
+        return property_failure(
+            output, flat, missing.nonzero()[0][0].item<int64_t>(),
+            Family::kMismatch, "expected NaN (`nan` positions), not NaN");
+      }
+      const at::Tensor extra = is_nan.logical_and(wanted.logical_not());
+      if (extra.any().item<bool>()) {
+        return property_failure(output, flat,
+                                extra.nonzero()[0][0].item<int64_t>(),
+                                Family::kNanOrInf,
+                                "NaN where the case's `nan` positions have "
+                                "none");
+      }
+    }
+    if (truth.min) {
+      const double low = *truth.min;
+      const int64_t at = first_where(
+          flat, [low](const at::Tensor& c) { return c.ge(low).logical_not(); });
+      if (at >= 0) {
+        return property_failure(output, flat, at, Family::kMismatch,
+                                "below `min: " + number_text(low) + "`");
+      }
+    }
+    if (truth.max) {
+      const double high = *truth.max;
+      const int64_t at = first_where(flat, [high](const at::Tensor& c) {
+        return c.le(high).logical_not();
+      });
+      if (at >= 0) {
+        return property_failure(output, flat, at, Family::kMismatch,
+                                "above `max: " + number_text(high) + "`");
+      }
+    }
+    return true;
+  }
+
+  bool check_values(const OutputExpectation& truth, size_t index,
+                    const at::Tensor& output) {
+    at::Tensor expected;
+    try {
+      expected = materialise(*truth.values).view;
+    } catch (const std::exception& error) {
+      result_.invalid = error.what();
+      return fail(Comparison::Difference::kValues, Family::kInvalidCase,
+                  error.what());
+    }
+    ToleranceRule rule = rule_;
+    if (truth.tolerance) rule.explicit_tolerance = truth.tolerance;
+    if (truth.equal_nan) rule.equal_nan = *truth.equal_nan;
+    if (truth.tolerance && !truth.equal_nan) {
+      rule.equal_nan = truth.tolerance->equal_nan || rule_.equal_nan;
+    }
+    Comparison comparison =
+        compare_outputs({expected}, {output}, rule, "the expected values");
+    if (comparison.equal()) return true;
+    comparison.output_index = index;
+    comparison.report = label_ + ": " + comparison.report;
+    result_.comparison = std::move(comparison);
+    result_.index = index;
+    result_.expected = expected;
+    return false;
+  }
+
+  const std::vector<at::Tensor>& outputs_;
+  const std::vector<std::string>& names_;
+  const ToleranceRule& rule_;
+  std::string label_;
+  ExpectedCheck result_;
+};
+
+}  // namespace
+
+ExpectedCheck check_expected_outputs(
+    const std::vector<OutputExpectation>& truths,
+    const std::vector<at::Tensor>& outputs,
+    const std::vector<std::string>& names, const ToleranceRule& rule) {
+  Checker checker(outputs, names, rule);
+  for (const OutputExpectation& truth : truths) {
+    if (!checker.check(truth)) break;
+  }
+  return checker.result();
+}
+
+}  // namespace casebook

@@ -1,0 +1,187 @@
+// `outputs`: what each output must be, by index or by name: values (inline,
+// generated or from a fixture) and properties (finite, nan, shape, dtype,
+// min, max, equal_nan, tolerance).
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "model/sections.h"
+
+namespace casebook::model {
+namespace {
+
+const std::vector<std::string> kPropertyKeys{"tolerance", "equal_nan", "finite",
+                                             "nan",       "min",       "max"};
+
+std::optional<DType> read_output_dtype(Reader& reader, const Entry& item,
+                                       const std::string& path) {
+  const Scalar scalar = resolve_scalar(item.value);
+  const auto dtype = scalar.kind == Scalar::Kind::kString
+                         ? parse_dtype(scalar.text)
+                         : std::nullopt;
+  if (!dtype) {
+    std::vector<std::string> names;
+    for (DType each : all_dtypes()) names.emplace_back(dtype_name(each));
+    reader.error(
+        reader.where(item), path,
+        "expected one of " + join(names) + "; got " + describe(item.value));
+  }
+  return dtype;
+}
+
+// `nan: true`, or a list of positions: integers (row-major flat indices) or
+// lists of integers (multi-indices).
+void read_nan(Reader& reader, const Entry& item, const std::string& path,
+              OutputExpectation& out) {
+  const Scalar scalar = resolve_scalar(item.value);
+  if (item.value.IsScalar() && scalar.kind == Scalar::Kind::kBool &&
+      scalar.bool_value) {
+    out.all_nan = true;
+    return;
+  }
+  const std::string what =
+      "`true` (every element is NaN) or a list of positions (flat indices "
+      "or [i, j, ...] multi-indices)";
+  if (!item.value.IsSequence()) {
+    reader.error(reader.where(item), path,
+                 "expected " + what + "; got " + describe(item.value));
+    return;
+  }
+  std::vector<std::vector<int64_t>> positions;
+  for (size_t i = 0; i < item.value.size(); ++i) {
+    const YAML::Node node = item.value[i];
+    const std::string at = path + "[" + std::to_string(i) + "]";
+    std::vector<YAML::Node> parts;
+    if (node.IsSequence()) {
+      for (const auto& part : node) parts.push_back(part);
+    } else {
+      parts.push_back(node);
+    }
+    std::vector<int64_t> position;
+    for (const YAML::Node& part : parts) {
+      const Scalar number = resolve_scalar(part);
+      if (!part.IsScalar() || number.kind != Scalar::Kind::kInt ||
+          number.int_overflow || number.int_value < 0) {
+        reader.error(part, at, "expected an index >= 0; got " + describe(part));
+        return;
+      }
+      position.push_back(number.int_value);
+    }
+    // A flat index is kept as {-1, i}: a multi-index has no negative part.
+    if (!node.IsSequence()) position.insert(position.begin(), -1);
+    positions.push_back(position);
+  }
+  out.nan_positions = positions;
+}
+
+std::optional<double> read_bound(Reader& reader, const Entry& item,
+                                 const std::string& path) {
+  const auto value = reader.read_number(item.value, reader.where(item), path);
+  if (value && std::isnan(*value)) {
+    reader.error(reader.where(item), path,
+                 "expected a number (not .nan); got " + describe(item.value));
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<OutputExpectation> read_output(
+    Reader& reader, const Entry& entry, const std::string& path,
+    const std::filesystem::path& case_file) {
+  const size_t errors_before = reader.error_count();
+  OutputExpectation out;
+  out.key = entry.key;
+  out.where = reader.where(entry);
+  const Scalar key = resolve_scalar(entry.key_node);
+  if (key.kind == Scalar::Kind::kInt) {
+    if (key.int_overflow || key.int_value < 0) {
+      reader.error(entry.key_node, path,
+                   "expected an output index >= 0 or an output name; got " +
+                       describe(entry.key_node));
+      return std::nullopt;
+    }
+    out.index = static_cast<size_t>(key.int_value);
+  } else if (key.kind != Scalar::Kind::kString || key.text.empty()) {
+    reader.error(entry.key_node, path,
+                 "expected an output index >= 0 or an output name; got " +
+                     describe(entry.key_node));
+    return std::nullopt;
+  }
+  TensorKeys keys;
+  keys.extra = kPropertyKeys;
+  keys.source_optional = true;
+  std::vector<Entry> extras;
+  bool has_source = false;
+  out.values =
+      read_tensor(reader, entry, path, case_file, keys, &extras, &has_source);
+  if (out.values) {
+    out.dtype = out.values->dtype;
+    if (out.values->shape_given) out.shape = out.values->shape;
+  }
+  bool any = has_source;
+  for (const Entry& item : extras) {
+    const std::string item_path = join_path(path, item.key);
+    any = true;
+    if (item.key == "dtype") {
+      out.dtype = read_output_dtype(reader, item, item_path);
+    } else if (item.key == "shape") {
+      out.shape = reader.read_int_list(item, item_path, 0);
+    } else if (item.key == "tolerance") {
+      read_tolerance_at(reader, item, item_path, &out.tolerance,
+                        &out.equal_nan);
+    } else if (item.key == "equal_nan") {
+      if (auto value = reader.read_bool(item, item_path))
+        out.equal_nan = *value;
+    } else if (item.key == "finite") {
+      const auto value = reader.read_bool(item, item_path);
+      if (value && !*value) {
+        reader.error(reader.where(item), item_path,
+                     "expected `true` (omit the key to allow NaN and inf)");
+      }
+      out.finite = value.value_or(false);
+    } else if (item.key == "nan") {
+      read_nan(reader, item, item_path, out);
+    } else if (item.key == "min") {
+      out.min = read_bound(reader, item, item_path);
+    } else if (item.key == "max") {
+      out.max = read_bound(reader, item, item_path);
+    }
+  }
+  if (!any && reader.error_count() == errors_before) {
+    reader.error(out.where, path,
+                 "expected what the output must be: values, fill or file, "
+                 "or a property (finite, nan, shape, dtype, min, max)");
+  }
+  if ((out.finite && (out.all_nan || out.nan_positions)) &&
+      reader.error_count() == errors_before) {
+    reader.error(out.where, path,
+                 "`finite` and `nan` contradict each other: give one");
+  }
+  if (out.min && out.max && *out.min > *out.max &&
+      reader.error_count() == errors_before) {
+    reader.error(out.where, join_path(path, "max"), "expected max >= min");
+  }
+  if (reader.error_count() != errors_before) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
+std::vector<OutputExpectation> read_outputs(
+    Reader& reader, const Entry& entry, const std::string& path,
+    const std::filesystem::path& case_file) {
+  std::vector<OutputExpectation> outputs;
+  const auto map = reader.read_map(
+      entry.value, reader.where(entry), path, {},
+      "a map from output index (0, 1, ...) or name to what it must be");
+  if (!map) return outputs;
+  for (const Entry& item : *map) {
+    if (auto output =
+            read_output(reader, item, join_path(path, item.key), case_file)) {
+      outputs.push_back(std::move(*output));
+    }
+  }
+  return outputs;
+}
+
+}  // namespace casebook::model

@@ -1,0 +1,128 @@
+// `casebook show` prints what a run produced and writes it back as the
+// case's expected outputs; `casebook report` says so when nothing fails, and
+// labels an XFAIL's reason as the author's expectation.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "run_command.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using casebook::testing_support::has_line;
+using casebook::testing_support::run_casebook;
+
+class ShowAndReport : public testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() /
+            ("casebook-show-" + std::to_string(getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_ / "fixtures");
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  fs::path write(const std::string& name, const std::string& text) {
+    std::ofstream(root_ / name) << text;
+    return root_ / name;
+  }
+  fs::path root_;
+};
+
+TEST_F(ShowAndReport, ShowPrintsShapeDtypeStridesStatisticsAndValues) {
+  const auto run = run_casebook("show tests/data/expect/values_pass.yaml");
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_TRUE(has_line(
+      run.output, "^output 0: dtype float32, shape \\[\\], strides \\[\\]$"))
+      << run.output;
+  EXPECT_TRUE(has_line(run.output,
+                       "^  elements 1, NaN 0, inf 0, min 3, max 3, mean 3$"))
+      << run.output;
+  EXPECT_TRUE(has_line(run.output, "^  values 3$")) << run.output;
+}
+
+TEST_F(ShowAndReport, LargeOutputsAreElidedUnlessFull) {
+  const fs::path file = write(
+      "big.yaml",
+      "casebook: 1\nsummary: s\nop: torch.softmax\nargs: {dim: 0}\n"
+      "inputs:\n  input: {dtype: float32, shape: [100], fill: {full: 0}}\n");
+  const auto elided = run_casebook("show " + file.string());
+  EXPECT_TRUE(
+      has_line(elided.output, "^  \\(36 more elided; --full shows all\\)$"))
+      << elided.output;
+  const auto full = run_casebook("show " + file.string() + " --full");
+  EXPECT_FALSE(has_line(full.output, "elided")) << full.output;
+}
+
+// A correct run becomes the case's truth: inline values for a small output,
+// a .npy fixture with its sha256 for a large one; the case then passes on
+// its expected values.
+TEST_F(ShowAndReport, WriteExpectedTurnsARunIntoOutputsThatPass) {
+  const fs::path small =
+      write("small.yaml",
+            "casebook: 1\nsummary: s\nop: torch.softmax\nargs: {dim: 0}\n"
+            "inputs:\n  input: {dtype: float32, values: [0, 1, 2]}\n");
+  const fs::path big = write(
+      "big.yaml",
+      "casebook: 1\nsummary: s\nop: torch.sum\nargs: {dim: 1}\n"
+      "inputs:\n  input: {dtype: float32, shape: [100, 3], fill: {normal: "
+      "{mean: 0, std: 1}}, seed: 2}\n");
+  for (const fs::path& file : {small, big}) {
+    const auto write_run =
+        run_casebook("show " + file.string() + " --write-expected");
+    EXPECT_EQ(write_run.status, 0) << write_run.output;
+    std::ifstream in(file);
+    std::ostringstream text;
+    text << in.rdbuf();
+    EXPECT_TRUE(has_line(text.str(), "^outputs: ")) << text.str();
+    const auto again =
+        run_casebook("run " + file.string() + " --backend cpu --evidence ''");
+    EXPECT_EQ(again.status, 0) << again.output;
+    EXPECT_TRUE(has_line(again.output, "^PASS ")) << again.output;
+  }
+  EXPECT_TRUE(fs::exists(root_ / "fixtures" / "expected" / "big_output0.npy"));
+  // Written once: a second --write-expected refuses to add another block.
+  EXPECT_NE(run_casebook("show " + small.string() + " --write-expected").status,
+            0);
+}
+
+TEST_F(ShowAndReport, ReportOnAPassSaysSo) {
+  const auto run = run_casebook(
+      "report tests/data/expect/values_pass.yaml "
+      "--backend cpu");
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_TRUE(has_line(run.output, "^Verdict: PASS\\. Nothing fails"))
+      << run.output;
+  EXPECT_FALSE(has_line(run.output, "One computation fails")) << run.output;
+  EXPECT_FALSE(has_line(run.output, "taken as the cause")) << run.output;
+}
+
+TEST_F(ShowAndReport, ReportLabelsAnXfailReasonAsTheAuthorsExpectation) {
+  const fs::path file =
+      write("known.yaml",
+            "casebook: 1\nsummary: s\nop: torch.sum\n"
+            "inputs:\n  input: {dtype: float32, values: [1, 2]}\n"
+            "outputs: {0: {dtype: float32, values: 4}}\n"
+            "expect: {cpu: {xfail: the sum is wrong on purpose}}\n"
+            "origin: {source: 'https://example.org/issues/9'}\n");
+  const auto run = run_casebook("report " + file.string() + " --backend cpu");
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_TRUE(has_line(run.output,
+                       "^Verdict: XFAIL, a known failure\\. The author's "
+                       "expectation: the sum is wrong on purpose\\."))
+      << run.output;
+  EXPECT_TRUE(
+      has_line(run.output, "^Reported at: https://example.org/issues/9$"))
+      << run.output;
+  EXPECT_TRUE(has_line(run.output,
+                       "^The first error \\(the author expects this failure"))
+      << run.output;
+  EXPECT_TRUE(has_line(run.output, "^output 0: mismatched elements: 1 / 1 "))
+      << run.output;
+}
+
+}  // namespace
