@@ -158,7 +158,7 @@ TEST(MissingGpuExpectation, IsAnErrorOfThatBackendWhenItRuns) {
                                   "cpu_fails_gpu_silent.yaml");
   ASSERT_TRUE(planned.loaded.ok());
   BackendStatus present;
-  present.available = true;
+  present.state = Readiness::kReady;
   JudgeInputs inputs{planned, Backend::kCuda, nullptr, nullptr, &present};
   const CaseVerdict verdict = judge(inputs);
   EXPECT_EQ(verdict.verdict, Verdict::kError);
