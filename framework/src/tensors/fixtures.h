@@ -25,6 +25,12 @@ class FixtureError : public std::runtime_error {
 // NumPy; NumPy itself has no bfloat16).
 at::Tensor read_npy(const std::filesystem::path& file);
 void write_npy(const std::filesystem::path& file, const at::Tensor& tensor);
+// The bytes of a .npy file before its data, for a C-order `shape` of `type`
+// (what write_npy writes first).
+std::string npy_header(at::ScalarType type, const std::vector<int64_t>& shape);
+// read_npy without the copy: a tensor over a read-only private mapping of the
+// file, alive as long as the tensor (Fortran order: a contiguous copy).
+at::Tensor map_npy(const std::filesystem::path& file);
 
 // safetensors: the tensor `name`, or the only tensor when `name` is empty.
 at::Tensor read_safetensors(const std::filesystem::path& file,
