@@ -34,7 +34,8 @@ constexpr size_t kChunkBytes = size_t{4} << 20;
 class Sha256 {
  public:
   Sha256() : context_(EVP_MD_CTX_new(), &EVP_MD_CTX_free) {
-    if (!context_ || EVP_DigestInit_ex(context_.get(), EVP_sha256(), nullptr) != 1) {
+    if (!context_ ||
+        EVP_DigestInit_ex(context_.get(), EVP_sha256(), nullptr) != 1) {
       throw CaptureError("OpenSSL could not start a sha256");
     }
   }
@@ -82,8 +83,8 @@ class TempFile {
     for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
       path_ = folder / (".capture-" + std::to_string(::getpid()) + "-" +
                         std::to_string(counter++) + ".tmp");
-      fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-                   0644);
+      fd_ =
+          ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
       if (fd_ < 0 && errno != EEXIST) break;
     }
     if (fd_ < 0) {
@@ -104,8 +105,8 @@ class TempFile {
       const ssize_t wrote = ::write(fd_, bytes, size);
       if (wrote < 0 && errno == EINTR) continue;
       if (wrote <= 0) {
-        throw CaptureError(path_.string() + ": write failed: " +
-                           std::strerror(errno));
+        throw CaptureError(path_.string() +
+                           ": write failed: " + std::strerror(errno));
       }
       bytes += wrote;
       size -= static_cast<size_t>(wrote);
@@ -120,8 +121,8 @@ class TempFile {
     fd_ = -1;
     if (::link(path_.c_str(), final.c_str()) == 0) return true;
     if (errno == EEXIST) return false;
-    throw CaptureError(final.string() + ": cannot create it: " +
-                       std::strerror(errno));
+    throw CaptureError(final.string() +
+                       ": cannot create it: " + std::strerror(errno));
   }
 
  private:
@@ -151,9 +152,9 @@ void stream_values(const at::Tensor& tensor, TempFile& file, Sha256& sha) {
     put(tensor.contiguous());
     return;
   }
-  const int64_t row_bytes =
-      std::max<int64_t>(1, tensor.numel() / std::max<int64_t>(1, tensor.size(0)) *
-                               tensor.element_size());
+  const int64_t row_bytes = std::max<int64_t>(
+      1, tensor.numel() / std::max<int64_t>(1, tensor.size(0)) *
+             tensor.element_size());
   const int64_t rows =
       std::max<int64_t>(1, static_cast<int64_t>(kChunkBytes) / row_bytes);
   for (int64_t start = 0; start < tensor.size(0); start += rows) {
@@ -192,8 +193,8 @@ bool plain_key(const std::string& key) {
 
 const std::set<std::string>& origin_keys() {
   static const std::set<std::string> kKeys = {
-      "first_error", "iteration", "last_completed_step", "revision",
-      "versions", "backend", "data", "distinguishing", "cause", "change",
+      "first_error", "iteration", "last_completed_step", "revision", "versions",
+      "backend",     "data",      "distinguishing",      "cause",    "change",
       "control"};
   return kKeys;
 }
@@ -282,8 +283,8 @@ void check_request(const CaptureRequest& request) {
         (group && !plain_key(key.substr(key.find('.') + 1)))) {
       std::string known;
       for (const std::string& k : origin_keys()) known += " " + k;
-      throw CaptureError("capture: --origin `" + key +
-                         "`: expected one of" + known +
+      throw CaptureError("capture: --origin `" + key + "`: expected one of" +
+                         known +
                          " (versions.NAME and data.NAME for their keys)");
     }
   }
@@ -321,8 +322,8 @@ std::vector<std::pair<std::string, std::string>> detected_origin() {
     }
     if (::pclose(pipe) != 0) revision.clear();
   }
-  while (!revision.empty() && std::isspace(static_cast<unsigned char>(
-                                  revision.back()))) {
+  while (!revision.empty() &&
+         std::isspace(static_cast<unsigned char>(revision.back()))) {
     revision.pop_back();
   }
   if (!revision.empty()) origin.emplace_back("revision", revision);
@@ -336,8 +337,8 @@ CaptureResult write_capture(const CaptureRequest& request) {
   std::error_code error;
   fs::create_directories(case_folder, error);
   if (error) {
-    throw CaptureError(case_folder.string() + ": cannot create the folder: " +
-                       error.message());
+    throw CaptureError(case_folder.string() +
+                       ": cannot create the folder: " + error.message());
   }
   CaptureResult result;
   result.case_file = case_folder / (request.name + ".yaml");
@@ -395,8 +396,8 @@ CaptureResult write_capture(const CaptureRequest& request) {
         }
       }
       result.fixtures.push_back(fixture);
-      inputs << "    file: "
-             << (op_folder(request.op) + "/" + digest + ".npy") << "\n"
+      inputs << "    file: " << (op_folder(request.op) + "/" + digest + ".npy")
+             << "\n"
              << "    sha256: " << digest << "\n";
     }
     if (!tensor.is_contiguous() && tensor.numel() > 1) {

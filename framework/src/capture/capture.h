@@ -22,7 +22,7 @@ class CaptureError : public std::runtime_error {
 };
 
 struct CapturedTensor {
-  std::string name;  // the op's argument name (`input`, `target`)
+  std::string name;   // the op's argument name (`input`, `target`)
   at::Tensor tensor;  // any strides; a CUDA tensor is copied to the CPU
 };
 

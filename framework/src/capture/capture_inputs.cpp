@@ -88,9 +88,9 @@ at::Tensor from_dict(const fs::path& file, const std::string& key,
   std::vector<std::string> tensors;
   std::string names;
   for (const auto& item : dict) {
-    const std::string name =
-        item.key().isString() ? item.key().toStringRef()
-                              : std::string(item.key().tagKind());
+    const std::string name = item.key().isString()
+                                 ? item.key().toStringRef()
+                                 : std::string(item.key().tagKind());
     names += (names.empty() ? "" : ", ") + name;
     if (item.value().isTensor()) tensors.push_back(name);
     if (key == name) {
@@ -106,11 +106,11 @@ at::Tensor from_dict(const fs::path& file, const std::string& key,
   }
   if (key.empty()) {
     throw CaptureError(file.string() + ": holds a dict with " +
-                       std::to_string(tensors.size()) + " tensors (" +
-                       names + "); name one with `#KEY`");
+                       std::to_string(tensors.size()) + " tensors (" + names +
+                       "); name one with `#KEY`");
   }
-  throw CaptureError(file.string() + ": no key `" + key +
-                     "`; the dict holds " + (names.empty() ? "(none)" : names));
+  throw CaptureError(file.string() + ": no key `" + key + "`; the dict holds " +
+                     (names.empty() ? "(none)" : names));
 }
 
 at::Tensor read_pt_as_saved(const fs::path& file, const std::string& key) {
@@ -148,8 +148,7 @@ at::Tensor read_pt_as_saved(const fs::path& file, const std::string& key) {
 
 TensorArgument parse_tensor_argument(const std::string& text) {
   const size_t equals = text.find('=');
-  if (equals == std::string::npos || equals == 0 ||
-      equals + 1 == text.size()) {
+  if (equals == std::string::npos || equals == 0 || equals + 1 == text.size()) {
     throw CaptureError("--tensor `" + text + "`: expected NAME=FILE[#KEY]");
   }
   TensorArgument argument;

@@ -29,8 +29,8 @@ bool split_pair(const std::string& text, const std::string& flag,
 int run_case(const std::filesystem::path& case_file,
              const std::string& backends) {
   std::vector<std::string> arguments = {
-      "casebook", "run", "--backend", backends, "--evidence", "",
-      case_file.string()};
+      "casebook",   "run", "--backend",       backends,
+      "--evidence", "",    case_file.string()};
   std::vector<char*> argv;
   for (std::string& argument : arguments) argv.push_back(argument.data());
   argv.push_back(nullptr);
