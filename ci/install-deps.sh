@@ -4,7 +4,9 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ git libtorch-dev libyaml-cpp-dev libgtest-dev
           libgmock-dev libcli11-dev nlohmann-json3-dev libssl-dev
-          libbenchmark-dev hipcc libxml2-utils)
+          libbenchmark-dev hipcc libxml2-utils
+          python3-torch python3-numpy python3-venv python3-setuptools
+          python3-wheel)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed" ||
