@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <iomanip>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -300,6 +301,13 @@ fs::path fixtures_folder(const CaptureRequest& request,
          "fixtures";
 }
 
+std::string first_line(const char* file) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
 }  // namespace
 
 std::string op_folder(const std::string& op) {
@@ -328,6 +336,18 @@ std::vector<std::pair<std::string, std::string>> detected_origin() {
   }
   if (!revision.empty()) origin.emplace_back("revision", revision);
   origin.emplace_back("versions.torch", TORCH_VERSION);
+  // The GPU driver, from the kernel module (no CUDA or HIP call: this
+  // process may fork a runner later, and a recorder's host owns its GPU).
+  const std::string nvidia = first_line("/proc/driver/nvidia/version");
+  const size_t module = nvidia.find("Kernel Module");
+  if (module != std::string::npos) {
+    std::istringstream words(nvidia.substr(module + 13));
+    std::string version;
+    if (words >> version) origin.emplace_back("versions.driver", version);
+  } else {
+    const std::string amdgpu = first_line("/sys/module/amdgpu/version");
+    if (!amdgpu.empty()) origin.emplace_back("versions.driver", amdgpu);
+  }
   return origin;
 }
 
