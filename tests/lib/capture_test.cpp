@@ -154,6 +154,32 @@ TEST_F(CaptureTest, PtListKeepsANonContiguousViewsLayout) {
   expect_identical(loaded_input(result.case_file), view);
 }
 
+TEST_F(CaptureTest, ScalarsAndExpandedViewsKeepTheirValues) {
+  CaptureRequest made = request("scalar");
+  made.tensors = {{"self", at::scalar_tensor(5, at::kLong)}};
+  expect_identical(loaded_input(write_capture(made).case_file),
+                   made.tensors[0].tensor);
+  // Overlapping strides cannot be stated as a layout: values kept, a note.
+  made.name = "expanded";
+  made.tensors = {{"self", at::arange(3, at::kFloat).expand({4, 3})}};
+  const CaptureResult result = write_capture(made);
+  ASSERT_EQ(result.notes.size(), 1u);
+  EXPECT_NE(result.notes[0].find("layout not kept"), std::string::npos);
+  const at::Tensor loaded = loaded_input(result.case_file);
+  EXPECT_TRUE(at::equal(loaded, made.tensors[0].tensor));
+  EXPECT_TRUE(loaded.is_contiguous());
+}
+
+TEST_F(CaptureTest, FixturesGoBesideTheCasesFolderWhenNoneIsAbove) {
+  fs::remove_all(root_ / "fixtures");
+  CaptureRequest made = request("beside");
+  made.cases = root_ / "sub" / "cases/";
+  made.tensors = {{"self", at::ones({100})}};
+  const CaptureResult result = write_capture(made);
+  EXPECT_EQ(result.fixtures.at(0).parent_path(), root_ / "sub/fixtures/abs");
+  expect_identical(loaded_input(result.case_file), made.tensors[0].tensor);
+}
+
 TEST_F(CaptureTest, AnAlteredOrTruncatedFixtureIsRefusedByItsHash) {
   CaptureRequest made = request("altered");
   made.tensors = {{"self", at::arange(100, at::kFloat)}};

@@ -297,8 +297,9 @@ fs::path fixtures_folder(const CaptureRequest& request,
   if (auto found = find_fixtures_folder(case_folder / "probe.yaml")) {
     return *found;
   }
-  return fs::absolute(request.cases).lexically_normal().parent_path() /
-         "fixtures";
+  fs::path cases = fs::absolute(request.cases).lexically_normal();
+  if (cases.filename().empty()) cases = cases.parent_path();  // `cases/`
+  return cases.parent_path() / "fixtures";
 }
 
 std::string first_line(const char* file) {
