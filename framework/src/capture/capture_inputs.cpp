@@ -187,7 +187,7 @@ at::Tensor read_saved_tensor(const fs::path& file, const std::string& key) {
       }
     } else if (extension == ".safetensors") {
       try {
-        tensor = read_safetensors(file, key);
+        tensor = map_safetensors(file, key);
       } catch (const FixtureError& fixture) {
         throw CaptureError(std::string(fixture.what()) + "; found " +
                            describe_start(file));

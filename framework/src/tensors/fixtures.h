@@ -36,6 +36,10 @@ at::Tensor map_npy(const std::filesystem::path& file);
 at::Tensor read_safetensors(const std::filesystem::path& file,
                             const std::string& name);
 std::vector<std::string> safetensors_names(const std::filesystem::path& file);
+// read_safetensors without the copy: a tensor over a read-only private
+// mapping of the file, alive as long as the tensor.
+at::Tensor map_safetensors(const std::filesystem::path& file,
+                           const std::string& name);
 
 // A .pt written by Python's torch.save (or torch::jit::pickle_save): a single
 // tensor, or a dict of them, from which `name` is taken (the only tensor
