@@ -63,6 +63,12 @@ def capture(op, name, tensors, cases="cases", args=None, origin=None,
 def _yaml_text(value):
     if isinstance(value, bool):
         return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, float) and value != value:
+        return ".nan"
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return ".inf" if value > 0 else "-.inf"
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_yaml_text(item) for item in value) + "]"
     return str(value)
