@@ -39,15 +39,15 @@ def capture(op, name, tensors, cases="cases", args=None, origin=None,
             f"casebook executable `{executable}` not found; pass casebook= or "
             "set $CASEBOOK")
     with tempfile.TemporaryDirectory(prefix="casebook-capture-") as folder:
-        batch = os.path.join(folder, "batch.pt")
-        # CPU copies with their strides (a CUDA tensor cannot be read by a
-        # CPU LibTorch); detach: no autograd history is saved.
-        torch.save({key: value.detach().cpu() for key, value in tensors.items()},
-                   batch)
         command = [executable, "capture", "--op", op, "--name", name,
                    "--cases", str(cases)]
-        for key in tensors:
-            command += ["--tensor", f"{key}={batch}#{key}"]
+        for key, value in tensors.items():
+            # One file per tensor, the tensor itself: LibTorch 1.13 cannot
+            # unpickle a dict of one item. CPU copies with their strides (a
+            # CUDA tensor cannot be read by a CPU LibTorch); detached.
+            saved = os.path.join(folder, f"{key}.pt")
+            torch.save(value.detach().cpu(), saved)
+            command += ["--tensor", f"{key}={saved}"]
         for key, value in (args or {}).items():
             command += ["--arg", f"{key}={_yaml_text(value)}"]
         for key, value in (origin or {}).items():

@@ -310,6 +310,22 @@ TEST_F(CaptureTest, BadInputNamesTheFileAndWhatWasFoundAndWritesNothing) {
   EXPECT_EQ(files(), before);
 }
 
+// A dict of one item: read where LibTorch can, else an error that says why.
+TEST_F(CaptureTest, ADictOfOneItemIsReadOrExplained) {
+  try {
+    EXPECT_TRUE(at::equal(read_saved_tensor(kData / "single.pt", "x"),
+                          at::arange(3.0, at::kFloat)));
+  } catch (const CaptureError& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("single.pt: not a torch.save "
+                        "file LibTorch can read"),
+              std::string::npos);
+    EXPECT_NE(std::string(error.what()).find("a dict or list of a single item"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 // The CLI end to end: a capture that reproduces (a label of 4 in a 4-class
 // problem) and one that does not, with --expect-failure.
 TEST_F(CaptureTest, CommandRunsTheCaseAndJudgesReproduction) {

@@ -1,6 +1,8 @@
 // What `casebook capture --tensor NAME=FILE[#KEY]` reads: a tensor as it was
 // saved, strides and all.
-#include <torch/csrc/jit/serialization/pickle.h>
+#include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/serialization/import_read.h>
+#include <torch/version.h>
 
 #include <cctype>
 #include <cstring>
@@ -116,11 +118,25 @@ at::Tensor from_dict(const fs::path& file, const std::string& key,
 at::Tensor read_pt_as_saved(const fs::path& file, const std::string& key) {
   c10::IValue value;
   try {
-    value = torch::jit::pickle_load(read_file_bytes(file));
+    // What torch::jit::pickle_load does, on the file rather than on its
+    // bytes in memory: each storage is read once, into its tensor.
+    caffe2::serialize::PyTorchStreamReader reader(file.string());
+    value = torch::jit::readArchiveAndTensors(
+        "data", /*pickle_prefix=*/"", /*tensor_prefix=*/"",
+        /*type_resolver=*/{}, /*obj_loader=*/{}, /*device=*/{}, reader);
   } catch (const c10::Error& error) {
-    throw CaptureError(file.string() + ": not a torch.save file; found " +
-                       describe_start(file) + " (" +
-                       error.what_without_backtrace() + ")");
+    const std::string why = error.what_without_backtrace();
+    // LibTorch 1.13's unpickler lacks SETITEM and APPEND, which Python uses
+    // for a dict or list of a single item.
+    const std::string hint =
+        why.find("Unknown opcode") == std::string::npos
+            ? ""
+            : "; LibTorch " TORCH_VERSION
+              " cannot unpickle a dict or list of a single item: save the "
+              "tensor itself, or several";
+    throw CaptureError(file.string() + ": not a torch.save file LibTorch " +
+                       "can read; found " + describe_start(file) + " (" + why +
+                       ")" + hint);
   }
   if (value.isTensor()) {
     if (!key.empty()) {

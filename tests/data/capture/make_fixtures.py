@@ -16,6 +16,8 @@ torch.save([logits, base[1:, 2:].t()], "list.pt")
 torch.save(5, "number.pt")
 torch.save({"input": logits, "lr": 0.1}, "mixed.pt")
 torch.save(torch.zeros(2, dtype=torch.complex64), "complex.pt")
+# A dict of one item: pickled with SETITEM, which LibTorch 1.13 lacks.
+torch.save({"x": torch.arange(3.0)}, "single.pt")
 # Expected values of the views, as PyTorch sees them.
 view = base[1:, 2:].t()
 with open("list_view.txt", "w") as out:
