@@ -374,7 +374,9 @@ CaptureResult write_capture(const CaptureRequest& request) {
   std::string backend = "cpu";
   std::ostringstream inputs;
   for (const CapturedTensor& captured : request.tensors) {
-    if (!captured.tensor.is_cpu()) backend = captured.tensor.device().str();
+    if (!captured.tensor.is_cpu()) {
+      backend = c10::DeviceTypeName(captured.tensor.device().type(), true);
+    }
     const at::Tensor tensor = captured.tensor.is_cpu()
                                   ? captured.tensor
                                   : captured.tensor.to(at::kCPU);
