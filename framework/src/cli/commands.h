@@ -101,6 +101,19 @@ int show_command(const std::string& kase, const std::string& backend, bool full,
 // one the children see (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES).
 void apply_ctest_gpu_allocation();
 
+// `casebook capture` (issue 14): saved tensors (.pt, .npy, .safetensors) into
+// <cases>/<op>/<name>.yaml and content-named fixtures, then the new case run
+// on `backends`. 0 when written (1 with expect_failure when every verdict is
+// PASS, or when the new case does not run); 2 for bad input.
+struct CaptureArguments {
+  std::string op, name, cases = "cases", fixtures, summary;
+  std::vector<std::string> tensors, args, origin;
+  std::string backends = "cpu,cuda,hip";
+  bool expect_failure = false;
+  bool no_run = false;
+};
+int capture_command(const CaptureArguments& arguments);
+
 int main_entry(int argc, char** argv);
 
 }  // namespace casebook

@@ -205,6 +205,43 @@ int main_entry(int argc, char** argv) {
                  "fixture with its sha256 for outputs of more than 64 "
                  "elements)");
 
+  CaptureArguments capture_arguments;
+  CLI::App* capture = app.add_subcommand(
+      "capture",
+      "turn saved tensors (.pt from torch.save, .npy, .safetensors) into a "
+      "case file and fixtures named by their sha256, then run it and print "
+      "its verdict per backend");
+  capture->add_option("--op", capture_arguments.op,
+                      "torch.<name>, aten::<name>[.<overload>], ...")
+      ->required();
+  capture->add_option("--tensor", capture_arguments.tensors,
+                      "NAME=FILE[#KEY]: an input of the op (KEY: a dict key, "
+                      "a list index or a safetensors name)")
+      ->required();
+  capture->add_option("--arg", capture_arguments.args,
+                      "KEY=VALUE: an argument of the op (YAML text)");
+  capture->add_option("--name", capture_arguments.name,
+                      "the case's name: writes <cases>/<op>/<name>.yaml")
+      ->required();
+  capture->add_option("--cases", capture_arguments.cases, "the cases folder")
+      ->capture_default_str();
+  capture->add_option("--fixtures", capture_arguments.fixtures,
+                      "the fixtures folder (default: the nearest fixtures/ "
+                      "above the case, else one beside the cases folder)");
+  capture->add_option("--summary", capture_arguments.summary,
+                      "the case's one-line summary");
+  capture->add_option("--origin", capture_arguments.origin,
+                      "KEY=VALUE for the dossier: first_error, iteration, "
+                      "last_completed_step, versions.NAME, data.NAME, ...");
+  capture->add_option("--backend,-b", capture_arguments.backends,
+                      "backends to run the new case on")
+      ->capture_default_str();
+  capture->add_flag("--expect-failure", capture_arguments.expect_failure,
+                    "exit 1 when the capture does not reproduce (every "
+                    "verdict PASS)");
+  capture->add_flag("--no-run", capture_arguments.no_run,
+                    "write the case without running it");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -222,6 +259,7 @@ int main_entry(int argc, char** argv) {
   }
   if (*explain) return explain_command(family);
   if (*ops) return ops_command(ops_glob);
+  if (*capture) return capture_command(capture_arguments);
   if (*new_case) return new_command(new_op, new_name);
   if (*diagnose) return diagnose_command(diagnose_case, diagnose_backend);
   if (*report) {

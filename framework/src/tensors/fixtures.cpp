@@ -1,7 +1,11 @@
 #include "tensors/fixtures.h"
 
+#include <fcntl.h>
 #include <openssl/evp.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <torch/csrc/jit/serialization/pickle.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <fstream>
@@ -242,6 +246,74 @@ at::Tensor read_fixture(const std::filesystem::path& file,
   if (extension == ".pt" || extension == ".pth") return read_pt(file, name);
   throw FixtureError(file.string() + ": unknown fixture kind `" + extension +
                      "`; expected .npy, .safetensors or .pt");
+}
+
+// Issue 14 (capture): read_safetensors over a mapping of the file.
+at::Tensor map_safetensors(const std::filesystem::path& file,
+                           const std::string& name) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw FixtureError(file.string() + ": cannot open the file");
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || info.st_size < 8) {
+    ::close(fd);
+    throw FixtureError(file.string() +
+                       ": not a safetensors file (shorter than its 8-byte "
+                       "header length)");
+  }
+  const auto length = static_cast<size_t>(info.st_size);
+  void* mapped = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (mapped == MAP_FAILED) {
+    throw FixtureError(file.string() + ": cannot map the file");
+  }
+  std::shared_ptr<void> mapping(mapped,
+                                [length](void* p) { ::munmap(p, length); });
+  const auto* bytes = static_cast<const unsigned char*>(mapped);
+  uint64_t header_length = 0;
+  for (int i = 7; i >= 0; --i) header_length = (header_length << 8) | bytes[i];
+  if (header_length > length - 8) {
+    throw FixtureError(file.string() + ": safetensors header length " +
+                       std::to_string(header_length) + " exceeds the file");
+  }
+  nlohmann::json header;
+  try {
+    header = nlohmann::json::parse(bytes + 8, bytes + 8 + header_length);
+  } catch (const nlohmann::json::exception& error) {
+    throw FixtureError(file.string() +
+                       ": safetensors header is not JSON: " + error.what());
+  }
+  if (!header.is_object()) {
+    throw FixtureError(file.string() + ": safetensors header is not an object");
+  }
+  std::vector<std::string> names;
+  for (const auto& item : header.items()) {
+    if (item.key() != "__metadata__") names.push_back(item.key());
+  }
+  const std::string chosen = pick_name(names, name, file);
+  const nlohmann::json& entry = header.at(chosen);
+  try {
+    const at::ScalarType type =
+        safetensors_type(entry.at("dtype").get<std::string>(), file);
+    const auto shape = entry.at("shape").get<std::vector<int64_t>>();
+    const auto offsets = entry.at("data_offsets").get<std::vector<uint64_t>>();
+    uint64_t size = c10::elementSize(type);
+    for (int64_t extent : shape) size *= static_cast<uint64_t>(extent);
+    const uint64_t start = 8 + header_length;
+    if (offsets.size() != 2 || offsets[1] < offsets[0] ||
+        offsets[1] - offsets[0] != size || start + offsets[1] > length) {
+      throw FixtureError(file.string() + ": tensor `" + chosen +
+                         "`: data_offsets " + entry.at("data_offsets").dump() +
+                         " do not hold " + std::to_string(size) +
+                         " bytes inside the file");
+    }
+    void* data = const_cast<unsigned char*>(bytes + start + offsets[0]);
+    return at::from_blob(
+        data, shape, [mapping](void*) {}, at::TensorOptions().dtype(type));
+  } catch (const nlohmann::json::exception& error) {
+    throw FixtureError(file.string() + ": tensor `" + chosen +
+                       "`: malformed header entry " + entry.dump() + ": " +
+                       error.what());
+  }
 }
 
 }  // namespace casebook

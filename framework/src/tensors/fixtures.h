@@ -36,11 +36,21 @@ at::Tensor read_npy(const std::filesystem::path& file,
 void write_npy(const std::filesystem::path& file, const at::Tensor& tensor);
 // The sidecar of a .npy file: `<file>.json`.
 std::filesystem::path npy_sidecar(const std::filesystem::path& file);
+// The bytes of a .npy file before its data, for a C-order `shape` of `type`
+// (what write_npy writes first).
+std::string npy_header(at::ScalarType type, const std::vector<int64_t>& shape);
+// read_npy without the copy: a tensor over a read-only private mapping of the
+// file, alive as long as the tensor (Fortran order: a contiguous copy).
+at::Tensor map_npy(const std::filesystem::path& file);
 
 // safetensors: the tensor `name`, or the only tensor when `name` is empty.
 at::Tensor read_safetensors(const std::filesystem::path& file,
                             const std::string& name);
 std::vector<std::string> safetensors_names(const std::filesystem::path& file);
+// read_safetensors without the copy: a tensor over a read-only private
+// mapping of the file, alive as long as the tensor.
+at::Tensor map_safetensors(const std::filesystem::path& file,
+                           const std::string& name);
 
 // A .pt written by Python's torch.save (or torch::jit::pickle_save): a single
 // tensor, or a dict of them, from which `name` is taken (the only tensor

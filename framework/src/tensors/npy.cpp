@@ -9,7 +9,13 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <memory>
 #include <sstream>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tensors/fixtures.h"
 
@@ -301,6 +307,86 @@ void write_npy(const std::filesystem::path& file, const at::Tensor& tensor) {
   std::ofstream side(sidecar, std::ios::trunc);
   side << record.dump(2) << "\n";
   if (!side) throw FixtureError(sidecar.string() + ": write failed");
+}
+
+// Issue 14 (capture): a header alone, and a reader that maps the file
+// instead of copying it, so that a 1 GiB capture holds one copy.
+std::string npy_header(at::ScalarType type, const std::vector<int64_t>& shape) {
+  std::ostringstream dict;
+  dict << "{'descr': '" << descr_of(type)
+       << "', 'fortran_order': False, 'shape': (";
+  const size_t dims = shape.size();
+  for (size_t d = 0; d < dims; ++d) {
+    dict << shape[d] << (dims == 1 || d + 1 < dims ? "," : "")
+         << (d + 1 < dims ? " " : "");
+  }
+  dict << "), }";
+  std::string header = dict.str();
+  const bool v2 = header.size() + 11 > 65535;
+  const size_t prefix = v2 ? 12 : 10;
+  header.append(63 - (prefix + header.size()) % 64, ' ');
+  header.push_back('\n');
+  std::string bytes(kMagic, kMagicSize);
+  bytes.push_back(static_cast<char>(v2 ? 2 : 1));
+  bytes.push_back(0);
+  const auto size = static_cast<uint32_t>(header.size());
+  for (size_t i = 0; i < (v2 ? 4u : 2u); ++i) {
+    bytes.push_back(static_cast<char>((size >> (8 * i)) & 0xff));
+  }
+  return bytes + header;
+}
+
+at::Tensor map_npy(const std::filesystem::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw FixtureError(file.string() + ": cannot open the file");
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || info.st_size < 10) {
+    ::close(fd);
+    throw FixtureError(file.string() + ": not a .npy file (no \\x93NUMPY)");
+  }
+  const auto length = static_cast<size_t>(info.st_size);
+  void* mapped = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (mapped == MAP_FAILED) {
+    throw FixtureError(file.string() + ": cannot map the file");
+  }
+  std::shared_ptr<void> mapping(mapped,
+                                [length](void* p) { ::munmap(p, length); });
+  const auto* data = static_cast<const unsigned char*>(mapped);
+  if (std::memcmp(data, kMagic, kMagicSize) != 0) {
+    throw FixtureError(file.string() + ": not a .npy file (no \\x93NUMPY)");
+  }
+  const int major = data[6];
+  if (major < 1 || major > 3) {
+    throw FixtureError(file.string() + ": .npy format version " +
+                       std::to_string(major) + " is not 1, 2 or 3");
+  }
+  const size_t length_size = major == 1 ? 2 : 4;
+  const size_t header_start = 8 + length_size;
+  const size_t header_size = little_endian(data + 8, length_size);
+  if (length < header_start + header_size) {
+    throw FixtureError(file.string() + ": .npy header is truncated");
+  }
+  const std::string text(reinterpret_cast<const char*>(data) + header_start,
+                         header_size);
+  const Header header = HeaderParser(text, file).parse();
+  const at::ScalarType type = descr_type(header.descr, file);
+  std::vector<int64_t> shape = header.shape;
+  if (header.fortran_order) std::reverse(shape.begin(), shape.end());
+  int64_t numel = 1;
+  for (int64_t size : shape) numel *= size;
+  const size_t expected = numel * c10::elementSize(type);
+  const size_t present = length - header_start - header_size;
+  if (present != expected) {
+    throw FixtureError(file.string() + ": .npy data holds " +
+                       std::to_string(present) +
+                       " bytes, the header's shape and dtype need " +
+                       std::to_string(expected));
+  }
+  if (header.fortran_order && shape.size() > 1) return read_npy(file);
+  void* start = const_cast<unsigned char*>(data + header_start + header_size);
+  return at::from_blob(
+      start, shape, [mapping](void*) {}, at::TensorOptions().dtype(type));
 }
 
 }  // namespace casebook

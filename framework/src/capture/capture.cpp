@@ -1,0 +1,472 @@
+// write_capture: a case file and its fixtures, streamed, hashed on the way,
+// published with link() so that nothing is ever replaced.
+#include "capture/capture.h"
+
+#include <ATen/ATen.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <torch/version.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "casebook/loader.h"
+#include "tensors/fixtures.h"
+#include "tensors/layout.h"
+#include "tensors/materialise.h"
+
+namespace casebook {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr size_t kChunkBytes = size_t{4} << 20;
+
+class Sha256 {
+ public:
+  Sha256() : context_(EVP_MD_CTX_new(), &EVP_MD_CTX_free) {
+    if (!context_ ||
+        EVP_DigestInit_ex(context_.get(), EVP_sha256(), nullptr) != 1) {
+      throw CaptureError("OpenSSL could not start a sha256");
+    }
+  }
+  void update(const void* data, size_t size) {
+    EVP_DigestUpdate(context_.get(), data, size);
+  }
+  std::string hex() {
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int size = 0;
+    EVP_DigestFinal_ex(context_.get(), digest, &size);
+    std::ostringstream text;
+    for (unsigned int i = 0; i < size; ++i) {
+      text << std::hex << std::setw(2) << std::setfill('0')
+           << static_cast<int>(digest[i]);
+    }
+    return text.str();
+  }
+
+ private:
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context_;
+};
+
+// The sha256 of a file, read in chunks (a fixture may be large).
+std::string sha256_streamed(const fs::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw CaptureError(file.string() + ": cannot read it");
+  Sha256 sha;
+  std::vector<char> buffer(kChunkBytes);
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer.data(), buffer.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    sha.update(buffer.data(), static_cast<size_t>(got));
+  }
+  ::close(fd);
+  return sha.hex();
+}
+
+// A temporary file beside `final`, created exclusively; removed unless
+// published.
+class TempFile {
+ public:
+  explicit TempFile(const fs::path& folder) {
+    static std::atomic<unsigned> counter{0};
+    for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
+      path_ = folder / (".capture-" + std::to_string(::getpid()) + "-" +
+                        std::to_string(counter++) + ".tmp");
+      fd_ =
+          ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+      if (fd_ < 0 && errno != EEXIST) break;
+    }
+    if (fd_ < 0) {
+      throw CaptureError(folder.string() + ": cannot create a file there: " +
+                         std::strerror(errno));
+    }
+  }
+  ~TempFile() {
+    if (fd_ >= 0) ::close(fd_);
+    ::unlink(path_.c_str());
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+
+  void write(const void* data, size_t size) {
+    const char* bytes = static_cast<const char*>(data);
+    while (size > 0) {
+      const ssize_t wrote = ::write(fd_, bytes, size);
+      if (wrote < 0 && errno == EINTR) continue;
+      if (wrote <= 0) {
+        throw CaptureError(path_.string() +
+                           ": write failed: " + std::strerror(errno));
+      }
+      bytes += wrote;
+      size -= static_cast<size_t>(wrote);
+    }
+  }
+  // Flushes and links to `final`; false when `final` exists (untouched).
+  bool publish(const fs::path& final) {
+    if (::fsync(fd_) != 0 || ::close(fd_) != 0) {
+      fd_ = -1;
+      throw CaptureError(path_.string() + ": cannot flush it");
+    }
+    fd_ = -1;
+    if (::link(path_.c_str(), final.c_str()) == 0) return true;
+    if (errno == EEXIST) return false;
+    throw CaptureError(final.string() +
+                       ": cannot create it: " + std::strerror(errno));
+  }
+
+ private:
+  fs::path path_;
+  int fd_ = -1;
+};
+
+bool inline_values(const at::Tensor& tensor) {
+  return tensor.numel() <= kInlineLimit &&
+         (tensor.scalar_type() == at::kBool ||
+          at::isIntegralType(tensor.scalar_type(), /*includeBool=*/false));
+}
+
+// The tensor's logical values, C order, into `file` and `sha`, a chunk at a
+// time: a non-contiguous tensor is never copied whole.
+void stream_values(const at::Tensor& tensor, TempFile& file, Sha256& sha) {
+  auto put = [&](const at::Tensor& chunk) {
+    const size_t size = chunk.numel() * chunk.element_size();
+    const char* data = static_cast<const char*>(chunk.data_ptr());
+    for (size_t done = 0; done < size; done += kChunkBytes) {
+      const size_t count = std::min(kChunkBytes, size - done);
+      file.write(data + done, count);
+      sha.update(data + done, count);
+    }
+  };
+  if (tensor.is_contiguous() || tensor.dim() == 0) {
+    put(tensor.contiguous());
+    return;
+  }
+  const int64_t row_bytes = std::max<int64_t>(
+      1, tensor.numel() / std::max<int64_t>(1, tensor.size(0)) *
+             tensor.element_size());
+  const int64_t rows =
+      std::max<int64_t>(1, static_cast<int64_t>(kChunkBytes) / row_bytes);
+  for (int64_t start = 0; start < tensor.size(0); start += rows) {
+    put(tensor.narrow(0, start, std::min(rows, tensor.size(0) - start))
+            .contiguous());
+  }
+}
+
+std::string shape_text(at::IntArrayRef sizes) {
+  std::string text = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    text += (i ? ", " : "") + std::to_string(sizes[i]);
+  }
+  return text + "]";
+}
+
+std::string quoted(const std::string& text) {
+  return nlohmann::json(text).dump();
+}
+
+// An origin value: an integer plain, anything else a quoted string.
+std::string origin_value(const std::string& text) {
+  const bool integer =
+      !text.empty() && text.size() < 19 &&
+      text.find_first_not_of("0123456789") == std::string::npos;
+  return integer ? text : quoted(text);
+}
+
+bool plain_key(const std::string& key) {
+  if (key.empty()) return false;
+  for (char c : key) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+const std::set<std::string>& origin_keys() {
+  static const std::set<std::string> kKeys = {
+      "first_error", "iteration", "last_completed_step", "revision", "versions",
+      "backend",     "data",      "distinguishing",      "cause",    "change",
+      "control"};
+  return kKeys;
+}
+
+std::string origin_section(
+    const std::vector<std::pair<std::string, std::string>>& detected,
+    const std::vector<std::pair<std::string, std::string>>& given) {
+  // Key order: first seen; a given value wins over a detected one.
+  std::vector<std::pair<std::string, std::string>> merged;
+  auto put = [&](const std::pair<std::string, std::string>& entry) {
+    for (auto& existing : merged) {
+      if (existing.first == entry.first) {
+        existing.second = entry.second;
+        return;
+      }
+    }
+    merged.push_back(entry);
+  };
+  for (const auto& entry : detected) put(entry);
+  for (const auto& entry : given) put(entry);
+  // Top-level keys in order; versions.* and data.* gathered under theirs.
+  std::vector<std::string> tops;
+  for (const auto& entry : merged) {
+    const std::string top = entry.first.substr(0, entry.first.find('.'));
+    if (std::find(tops.begin(), tops.end(), top) == tops.end()) {
+      tops.push_back(top);
+    }
+  }
+  std::string text;
+  for (const std::string& top : tops) {
+    for (const auto& [key, value] : merged) {
+      if (key == top) text += "  " + key + ": " + origin_value(value) + "\n";
+    }
+    std::string group;
+    for (const auto& [key, value] : merged) {
+      if (key.rfind(top + ".", 0) == 0) {
+        group += "    " + key.substr(top.size() + 1) + ": " +
+                 origin_value(value) + "\n";
+      }
+    }
+    if (!group.empty()) text += "  " + top + ":\n" + group;
+  }
+  return text.empty() ? "" : "origin:\n" + text;
+}
+
+void check_request(const CaptureRequest& request) {
+  if (request.op.empty()) throw CaptureError("capture: no --op given");
+  const std::string& name = request.name;
+  if (name.empty() || name[0] == '.' ||
+      name.find_first_of("/\\") != std::string::npos) {
+    throw CaptureError("capture: --name `" + name +
+                       "`: expected a file name (no `/`, not starting "
+                       "with `.`)");
+  }
+  if (request.tensors.empty()) {
+    throw CaptureError("capture: no --tensor given");
+  }
+  std::set<std::string> names;
+  for (const CapturedTensor& captured : request.tensors) {
+    if (!plain_key(captured.name) || !names.insert(captured.name).second) {
+      throw CaptureError("capture: tensor name `" + captured.name +
+                         "`: expected a distinct name of letters, digits "
+                         "and _");
+    }
+    if (!captured.tensor.defined()) {
+      throw CaptureError("capture: tensor `" + captured.name +
+                         "` is undefined");
+    }
+    if (!to_dtype(captured.tensor.scalar_type())) {
+      throw CaptureError("capture: tensor `" + captured.name + "`: dtype " +
+                         c10::toString(captured.tensor.scalar_type()) +
+                         " is not one casebook supports");
+    }
+  }
+  for (const auto& [key, value] : request.args) {
+    if (!plain_key(key) || value.empty()) {
+      throw CaptureError("capture: --arg `" + key + "=" + value +
+                         "`: expected KEY=VALUE");
+    }
+  }
+  for (const auto& [key, value] : request.origin) {
+    const std::string top = key.substr(0, key.find('.'));
+    const bool group = key.find('.') != std::string::npos;
+    if (!origin_keys().count(top) ||
+        (group && top != "versions" && top != "data") ||
+        (group && !plain_key(key.substr(key.find('.') + 1)))) {
+      std::string known;
+      for (const std::string& k : origin_keys()) known += " " + k;
+      throw CaptureError("capture: --origin `" + key + "`: expected one of" +
+                         known +
+                         " (versions.NAME and data.NAME for their keys)");
+    }
+  }
+}
+
+fs::path fixtures_folder(const CaptureRequest& request,
+                         const fs::path& case_folder) {
+  if (!request.fixtures.empty()) return request.fixtures;
+  if (auto found = find_fixtures_folder(case_folder / "probe.yaml")) {
+    return *found;
+  }
+  fs::path cases = fs::absolute(request.cases).lexically_normal();
+  if (cases.filename().empty()) cases = cases.parent_path();  // `cases/`
+  return cases.parent_path() / "fixtures";
+}
+
+std::string first_line(const char* file) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+}  // namespace
+
+std::string op_folder(const std::string& op) {
+  for (const char* prefix : {"torch.", "aten::"}) {
+    if (op.rfind(prefix, 0) == 0) return op.substr(std::strlen(prefix));
+  }
+  std::string folder = op;
+  const size_t dot = folder.find('.');
+  if (dot != std::string::npos) folder[dot] = '/';
+  return folder;
+}
+
+std::vector<std::pair<std::string, std::string>> detected_origin() {
+  std::vector<std::pair<std::string, std::string>> origin;
+  std::array<char, 128> line{};
+  std::string revision;
+  if (FILE* pipe = ::popen("git rev-parse --short=12 HEAD 2>/dev/null", "r")) {
+    while (std::fgets(line.data(), line.size(), pipe) != nullptr) {
+      revision += line.data();
+    }
+    if (::pclose(pipe) != 0) revision.clear();
+  }
+  while (!revision.empty() &&
+         std::isspace(static_cast<unsigned char>(revision.back()))) {
+    revision.pop_back();
+  }
+  if (!revision.empty()) origin.emplace_back("revision", revision);
+  origin.emplace_back("versions.torch", TORCH_VERSION);
+  // The GPU driver, from the kernel module (no CUDA or HIP call: this
+  // process may fork a runner later, and a recorder's host owns its GPU).
+  const std::string nvidia = first_line("/proc/driver/nvidia/version");
+  const size_t module = nvidia.find("Kernel Module");
+  if (module != std::string::npos) {
+    std::istringstream words(nvidia.substr(module + 13));
+    std::string version;
+    if (words >> version) origin.emplace_back("versions.driver", version);
+  } else {
+    const std::string amdgpu = first_line("/sys/module/amdgpu/version");
+    if (!amdgpu.empty()) origin.emplace_back("versions.driver", amdgpu);
+  }
+  return origin;
+}
+
+CaptureResult write_capture(const CaptureRequest& request) {
+  check_request(request);
+  const fs::path case_folder = request.cases / op_folder(request.op);
+  std::error_code error;
+  fs::create_directories(case_folder, error);
+  if (error) {
+    throw CaptureError(case_folder.string() +
+                       ": cannot create the folder: " + error.message());
+  }
+  CaptureResult result;
+  result.case_file = case_folder / (request.name + ".yaml");
+  if (fs::exists(result.case_file, error)) {
+    throw CaptureError(result.case_file.string() +
+                       ": a case of that name already exists; choose "
+                       "another --name");
+  }
+  const fs::path fixtures = fixtures_folder(request, case_folder);
+  const fs::path fixture_folder = fixtures / op_folder(request.op);
+
+  std::string backend = "cpu";
+  std::ostringstream inputs;
+  for (const CapturedTensor& captured : request.tensors) {
+    if (!captured.tensor.is_cpu()) {
+      backend = c10::DeviceTypeName(captured.tensor.device().type(), true);
+    }
+    const at::Tensor tensor = captured.tensor.is_cpu()
+                                  ? captured.tensor
+                                  : captured.tensor.to(at::kCPU);
+    const std::string dtype(dtype_name(*to_dtype(tensor.scalar_type())));
+    inputs << "  " << captured.name << ":\n    dtype: " << dtype
+           << "\n    shape: " << shape_text(tensor.sizes()) << "\n";
+    if (inline_values(tensor)) {
+      const at::Tensor values = tensor.to(at::kLong).contiguous().view({-1});
+      inputs << "    values: [";
+      for (int64_t i = 0; i < values.numel(); ++i) {
+        const int64_t value = values.data_ptr<int64_t>()[i];
+        inputs << (i ? ", " : "")
+               << (tensor.scalar_type() == at::kBool
+                       ? (value ? "true" : "false")
+                       : std::to_string(value));
+      }
+      inputs << "]\n";
+    } else {
+      fs::create_directories(fixture_folder, error);
+      if (error) {
+        throw CaptureError(fixture_folder.string() +
+                           ": cannot create the folder: " + error.message());
+      }
+      TempFile temp(fixture_folder);
+      Sha256 sha;
+      std::vector<int64_t> shape(tensor.sizes().begin(), tensor.sizes().end());
+      const std::string header = npy_header(tensor.scalar_type(), shape);
+      temp.write(header.data(), header.size());
+      sha.update(header.data(), header.size());
+      stream_values(tensor, temp, sha);
+      const std::string digest = sha.hex();
+      const fs::path fixture = fixture_folder / (digest + ".npy");
+      if (!temp.publish(fixture)) {
+        const std::string existing = sha256_streamed(fixture);
+        if (existing != digest) {
+          throw CaptureError(fixture.string() +
+                             ": a fixture of that name already exists with "
+                             "other bytes (sha256 " +
+                             existing + ", this tensor's " + digest + ")");
+        }
+      }
+      result.fixtures.push_back(fixture);
+      inputs << "    file: " << (op_folder(request.op) + "/" + digest + ".npy")
+             << "\n"
+             << "    sha256: " << digest << "\n";
+    }
+    if (!tensor.is_contiguous() && tensor.numel() > 1) {
+      Layout layout;
+      layout.kind = Layout::Kind::kStrided;
+      layout.stride.assign(tensor.strides().begin(), tensor.strides().end());
+      layout.storage_offset = tensor.storage_offset();
+      try {
+        layout_geometry(layout, {tensor.sizes().begin(), tensor.sizes().end()});
+        inputs << "    layout: {stride: " << shape_text(tensor.strides())
+               << ", storage_offset: " << tensor.storage_offset() << "}\n";
+      } catch (const std::invalid_argument& refused) {
+        // Overlapping (expanded) or negative strides: a case cannot state
+        // them; the values are kept, the layout is not.
+        result.notes.push_back("tensor `" + captured.name +
+                               "`: layout not kept (" + refused.what() + ")");
+      }
+    }
+  }
+
+  std::ostringstream text;
+  text << "casebook: 1\nsummary: "
+       << quoted(request.summary.empty()
+                     ? "captured " + request.op + " failure " + request.name
+                     : request.summary)
+       << "\nop: " << request.op << "\n";
+  if (!request.args.empty()) {
+    text << "args:\n";
+    for (const auto& [key, value] : request.args) {
+      text << "  " << key << ": " << value << "\n";
+    }
+  }
+  text << "inputs:\n" << inputs.str();
+  auto detected = detected_origin();
+  detected.emplace_back("backend", backend);
+  text << origin_section(detected, request.origin);
+
+  TempFile temp(case_folder);
+  const std::string bytes = text.str();
+  temp.write(bytes.data(), bytes.size());
+  if (!temp.publish(result.case_file)) {
+    throw CaptureError(result.case_file.string() +
+                       ": a case of that name already exists (written "
+                       "meanwhile); choose another --name");
+  }
+  return result;
+}
+
+}  // namespace casebook

@@ -1,0 +1,87 @@
+// Capture: tensors as people save them (or as a program holds them) into a
+// case file and content-named fixtures, written atomically, never
+// overwriting anything. Knows no case model: it writes YAML text that the
+// loader (framework/src/model/) reads like any hand-written case.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace casebook {
+
+// A capture that cannot be made: bad input, or a file that already exists.
+// The message names the file and what was found.
+class CaptureError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct CapturedTensor {
+  std::string name;   // the op's argument name (`input`, `target`)
+  at::Tensor tensor;  // any strides; a CUDA tensor is copied to the CPU
+};
+
+struct CaptureRequest {
+  std::string op;    // `torch.cross_entropy`, `aten::add.Tensor`, ...
+  std::string name;  // the case's file name, without .yaml
+  std::filesystem::path cases = "cases";
+  // Empty: the nearest `fixtures/` folder above <cases>/<op>/ (the one the
+  // loader will look in), else <cases>/../fixtures, created.
+  std::filesystem::path fixtures;
+  std::string summary;  // empty: "captured <op> failure <name>"
+  // `args`: key and YAML text (`mean`, `-100`, `[0, 1]`), written as given.
+  std::vector<std::pair<std::string, std::string>> args;
+  std::vector<CapturedTensor> tensors;
+  // `origin`: key (`iteration`, `versions.cuda`, `data.id`) and value; these
+  // win over what is detected (versions.torch, revision, backend).
+  std::vector<std::pair<std::string, std::string>> origin;
+};
+
+struct CaptureResult {
+  std::filesystem::path case_file;
+  std::vector<std::filesystem::path> fixtures;  // written or already there
+  std::vector<std::string> notes;  // what could not be kept (a layout)
+};
+
+// Integer and bool tensors of at most this many elements are written inline
+// as `values`; anything else goes to a fixture.
+constexpr int64_t kInlineLimit = 64;
+
+// Writes <cases>/<op without torch.>/<name>.yaml and its fixtures
+// (<fixtures>/<op folder>/<sha256>.npy). Every tensor is checked first; a
+// fixture is streamed to a temporary file while hashed, then linked to its
+// name (an existing fixture of that name with other bytes is an error; with
+// the same bytes it is shared); the case file is written the same way and
+// never replaces one. On an error nothing it created is left behind.
+CaptureResult write_capture(const CaptureRequest& request);
+
+// The folder of a case for `op`: `torch.cross_entropy` -> `cross_entropy`,
+// `aten::add.Tensor` -> `add.Tensor`, `kernels.sum` -> `kernels/sum`.
+std::string op_folder(const std::string& op);
+
+// origin detected here: versions.torch, revision (git of the current
+// folder, if any).
+std::vector<std::pair<std::string, std::string>> detected_origin();
+
+// The tensor `key` of a saved file, as saved (strides kept where the format
+// keeps them: .pt): `.pt`/`.pth` (torch.save of a tensor, a dict or a list of
+// tensors; `key` a dict key or a list index; each storage read once),
+// `.npy` and `.safetensors` (mapped): one copy in memory. Throws
+// CaptureError naming the file and what was found.
+at::Tensor read_saved_tensor(const std::filesystem::path& file,
+                             const std::string& key);
+
+// `NAME=FILE[#KEY]` into its parts; throws CaptureError.
+struct TensorArgument {
+  std::string name;
+  std::filesystem::path file;
+  std::string key;
+};
+TensorArgument parse_tensor_argument(const std::string& text);
+
+}  // namespace casebook

@@ -1,0 +1,228 @@
+// What `casebook capture --tensor NAME=FILE[#KEY]` reads: a tensor as it was
+// saved, strides and all.
+#include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/serialization/import_read.h>
+#include <torch/version.h>
+
+#include <cctype>
+#include <cstring>
+#include <fstream>
+
+#include "capture/capture.h"
+#include "tensors/fixtures.h"
+#include "tensors/materialise.h"
+
+namespace casebook {
+namespace fs = std::filesystem;
+namespace {
+
+// What a file's first bytes say it is, for "not what its extension says".
+std::string describe_start(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  char head[8] = {};
+  in.read(head, sizeof head);
+  const auto count = static_cast<size_t>(in.gcount());
+  if (count == 0) return "an empty file";
+  if (count >= 4 && std::memcmp(head, "PK\x03\x04", 4) == 0) {
+    return "a zip archive (a torch.save file)";
+  }
+  if (count >= 6 && std::memcmp(head, "\x93NUMPY", 6) == 0) {
+    return "a .npy file";
+  }
+  if (count >= 1 && head[0] == '\x80') return "a pickle (legacy torch.save)";
+  std::string shown;
+  for (size_t i = 0; i < count; ++i) {
+    const auto c = static_cast<unsigned char>(head[i]);
+    if (std::isprint(c)) {
+      shown.push_back(static_cast<char>(c));
+    } else {
+      static const char kHex[] = "0123456789abcdef";
+      shown += std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
+    }
+  }
+  return "a file starting with `" + shown + "`";
+}
+
+std::string kind_of(const c10::IValue& value) {
+  if (value.isTensor()) return "a tensor";
+  if (value.isGenericDict()) return "a dict";
+  if (value.isList()) return "a list";
+  if (value.isTuple()) return "a tuple";
+  if (value.isString()) return "a string";
+  if (value.isInt()) return "an int";
+  if (value.isDouble()) return "a float";
+  if (value.isBool()) return "a bool";
+  if (value.isNone()) return "None";
+  return std::string("a ") + value.tagKind();
+}
+
+at::Tensor from_sequence(const fs::path& file, const std::string& key,
+                         const std::vector<c10::IValue>& items,
+                         const std::string& what) {
+  if (key.empty()) {
+    if (items.size() == 1 && items[0].isTensor()) return items[0].toTensor();
+    throw CaptureError(file.string() + ": holds " + what + " of " +
+                       std::to_string(items.size()) +
+                       " items; name one with `#INDEX`");
+  }
+  size_t index = 0;
+  try {
+    size_t used = 0;
+    index = std::stoul(key, &used);
+    if (used != key.size()) throw std::invalid_argument(key);
+  } catch (const std::exception&) {
+    throw CaptureError(file.string() + ": holds " + what + "; `#" + key +
+                       "` is not an index");
+  }
+  if (index >= items.size()) {
+    throw CaptureError(file.string() + ": no item " + key + " in " + what +
+                       " of " + std::to_string(items.size()) + " items");
+  }
+  if (!items[index].isTensor()) {
+    throw CaptureError(file.string() + ": item " + key + " is " +
+                       kind_of(items[index]) + ", not a tensor");
+  }
+  return items[index].toTensor();
+}
+
+at::Tensor from_dict(const fs::path& file, const std::string& key,
+                     const c10::impl::GenericDict& dict) {
+  std::vector<std::string> tensors;
+  std::string names;
+  for (const auto& item : dict) {
+    const std::string name = item.key().isString()
+                                 ? item.key().toStringRef()
+                                 : std::string(item.key().tagKind());
+    names += (names.empty() ? "" : ", ") + name;
+    if (item.value().isTensor()) tensors.push_back(name);
+    if (key == name) {
+      if (!item.value().isTensor()) {
+        throw CaptureError(file.string() + ": `" + key + "` is " +
+                           kind_of(item.value()) + ", not a tensor");
+      }
+      return item.value().toTensor();
+    }
+  }
+  if (key.empty() && tensors.size() == 1) {
+    return dict.at(c10::IValue(tensors.front())).toTensor();
+  }
+  if (key.empty()) {
+    throw CaptureError(file.string() + ": holds a dict with " +
+                       std::to_string(tensors.size()) + " tensors (" + names +
+                       "); name one with `#KEY`");
+  }
+  throw CaptureError(file.string() + ": no key `" + key + "`; the dict holds " +
+                     (names.empty() ? "(none)" : names));
+}
+
+at::Tensor read_pt_as_saved(const fs::path& file, const std::string& key) {
+  c10::IValue value;
+  try {
+    // What torch::jit::pickle_load does, on the file rather than on its
+    // bytes in memory: each storage is read once, into its tensor.
+    caffe2::serialize::PyTorchStreamReader reader(file.string());
+    value = torch::jit::readArchiveAndTensors(
+        "data", /*pickle_prefix=*/"", /*tensor_prefix=*/"",
+        /*type_resolver=*/{}, /*obj_loader=*/{}, /*device=*/{}, reader);
+  } catch (const c10::Error& error) {
+    const std::string why = error.what_without_backtrace();
+    // LibTorch 1.13's unpickler lacks SETITEM and APPEND, which Python uses
+    // for a dict or list of a single item.
+    const std::string hint =
+        why.find("Unknown opcode") == std::string::npos
+            ? ""
+            : "; LibTorch " TORCH_VERSION
+              " cannot unpickle a dict or list of a single item: save the "
+              "tensor itself, or several";
+    throw CaptureError(file.string() + ": not a torch.save file LibTorch " +
+                       "can read; found " + describe_start(file) + " (" + why +
+                       ")" + hint);
+  }
+  if (value.isTensor()) {
+    if (!key.empty()) {
+      throw CaptureError(file.string() + ": holds a single tensor; `#" + key +
+                         "` names none");
+    }
+    return value.toTensor();
+  }
+  if (value.isGenericDict()) return from_dict(file, key, value.toGenericDict());
+  if (value.isList()) {
+    const auto list = value.toList();
+    return from_sequence(file, key, {list.begin(), list.end()}, "a list");
+  }
+  if (value.isTuple()) {
+    return from_sequence(file, key, value.toTupleRef().elements().vec(),
+                         "a tuple");
+  }
+  throw CaptureError(file.string() +
+                     ": expected a tensor, or a dict or list of tensors; "
+                     "found " +
+                     kind_of(value));
+}
+
+}  // namespace
+
+TensorArgument parse_tensor_argument(const std::string& text) {
+  const size_t equals = text.find('=');
+  if (equals == std::string::npos || equals == 0 || equals + 1 == text.size()) {
+    throw CaptureError("--tensor `" + text + "`: expected NAME=FILE[#KEY]");
+  }
+  TensorArgument argument;
+  argument.name = text.substr(0, equals);
+  std::string file = text.substr(equals + 1);
+  const size_t hash = file.rfind('#');
+  if (hash != std::string::npos) {
+    argument.key = file.substr(hash + 1);
+    file = file.substr(0, hash);
+  }
+  argument.file = file;
+  return argument;
+}
+
+at::Tensor read_saved_tensor(const fs::path& file, const std::string& key) {
+  std::error_code error;
+  if (!fs::is_regular_file(file, error)) {
+    throw CaptureError(file.string() + ": no such file");
+  }
+  const std::string extension = file.extension().string();
+  at::Tensor tensor;
+  try {
+    if (extension == ".pt" || extension == ".pth") {
+      tensor = read_pt_as_saved(file, key);
+    } else if (extension == ".npy") {
+      if (!key.empty()) {
+        throw CaptureError(file.string() +
+                           ": a .npy file holds one tensor; `#" + key +
+                           "` names none");
+      }
+      try {
+        tensor = map_npy(file);
+      } catch (const FixtureError& fixture) {
+        throw CaptureError(std::string(fixture.what()) + "; found " +
+                           describe_start(file));
+      }
+    } else if (extension == ".safetensors") {
+      try {
+        tensor = map_safetensors(file, key);
+      } catch (const FixtureError& fixture) {
+        throw CaptureError(std::string(fixture.what()) + "; found " +
+                           describe_start(file));
+      }
+    } else {
+      throw CaptureError(file.string() + ": unknown kind `" + extension +
+                         "`; expected .pt, .pth, .npy or .safetensors");
+    }
+  } catch (const FixtureError& fixture) {
+    throw CaptureError(fixture.what());
+  }
+  if (!to_dtype(tensor.scalar_type())) {
+    throw CaptureError(file.string() + (key.empty() ? "" : "#" + key) +
+                       ": dtype " + c10::toString(tensor.scalar_type()) +
+                       " is not one casebook supports (bool, uint8, int8, "
+                       "int16, int32, int64, float16, bfloat16, float32, "
+                       "float64)");
+  }
+  return tensor;
+}
+
+}  // namespace casebook

@@ -1,0 +1,99 @@
+// `casebook capture`: saved tensors into a case, then the case run at once.
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <iostream>
+
+#include "capture/capture.h"
+#include "cli/commands.h"
+
+extern char** environ;
+
+namespace casebook {
+namespace {
+
+bool split_pair(const std::string& text, const std::string& flag,
+                std::vector<std::pair<std::string, std::string>>* into) {
+  const size_t equals = text.find('=');
+  if (equals == std::string::npos || equals == 0) {
+    std::cerr << "casebook capture: " << flag << " `" << text
+              << "`: expected KEY=VALUE\n";
+    return false;
+  }
+  into->emplace_back(text.substr(0, equals), text.substr(equals + 1));
+  return true;
+}
+
+// `casebook run` on the new case, in a fresh process of this executable
+// (the capture process may hold threads; the runner must not fork from it).
+int run_case(const std::filesystem::path& case_file,
+             const std::string& backends) {
+  std::vector<std::string> arguments = {
+      "casebook",   "run", "--backend",       backends,
+      "--evidence", "",    case_file.string()};
+  std::vector<char*> argv;
+  for (std::string& argument : arguments) argv.push_back(argument.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  pid_t child = 0;
+  if (posix_spawn(&child, "/proc/self/exe", nullptr, nullptr, argv.data(),
+                  environ) != 0) {
+    std::cerr << "casebook capture: cannot start casebook run\n";
+    return kExitUsage;
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : kExitUsage;
+}
+
+}  // namespace
+
+int capture_command(const CaptureArguments& arguments) {
+  CaptureRequest request;
+  request.op = arguments.op;
+  request.name = arguments.name;
+  request.cases = arguments.cases;
+  request.fixtures = arguments.fixtures;
+  request.summary = arguments.summary;
+  for (const std::string& arg : arguments.args) {
+    if (!split_pair(arg, "--arg", &request.args)) return kExitUsage;
+  }
+  for (const std::string& origin : arguments.origin) {
+    if (!split_pair(origin, "--origin", &request.origin)) return kExitUsage;
+  }
+  CaptureResult result;
+  try {
+    for (const std::string& text : arguments.tensors) {
+      const TensorArgument argument = parse_tensor_argument(text);
+      request.tensors.push_back(
+          {argument.name, read_saved_tensor(argument.file, argument.key)});
+    }
+    result = write_capture(request);
+  } catch (const CaptureError& error) {
+    std::cerr << "casebook capture: " << error.what() << "\n";
+    return kExitUsage;
+  }
+  for (const std::string& note : result.notes) {
+    std::cerr << "casebook capture: " << note << "\n";
+  }
+  std::cout << "wrote " << result.case_file.string() << "\n";
+  for (const auto& fixture : result.fixtures) {
+    std::cout << "fixture " << fixture.string() << "\n";
+  }
+  if (arguments.no_run) return 0;
+  const int run = run_case(result.case_file, arguments.backends);
+  if (run == kExitUsage) {
+    std::cerr << "casebook capture: the new case does not run; see above\n";
+    return 1;
+  }
+  if (run == 0) {
+    std::cout << "the capture does not reproduce a failure: every verdict "
+                 "is PASS\n";
+    return arguments.expect_failure ? 1 : 0;
+  }
+  std::cout << "the capture reproduces a failure\n";
+  return 0;
+}
+
+}  // namespace casebook

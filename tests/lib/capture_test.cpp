@@ -1,0 +1,356 @@
+// Capture (issue 14): saved tensors into a case and fixtures that the loader
+// reads back to the very same tensors; refused input; concurrent captures;
+// the capture CLI's verdicts.
+#include "capture/capture.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "casebook/loader.h"
+#include "run_command.h"
+#include "tensors/fixtures.h"
+#include "tensors/materialise.h"
+
+namespace casebook {
+namespace {
+
+namespace fs = std::filesystem;
+using testing_support::run_shell;
+
+const fs::path kData = fs::path(CASEBOOK_TEST_DATA) / "capture";
+
+class CaptureTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::path(::testing::TempDir()) /
+            ("casebook_capture_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_ / "fixtures");
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  CaptureRequest request(const std::string& name) const {
+    CaptureRequest request;
+    request.op = "torch.abs";
+    request.name = name;
+    request.cases = root_ / "cases";
+    return request;
+  }
+  // Every file under the root (fixtures folder aside: it was made by SetUp).
+  std::vector<std::string> files() const {
+    std::vector<std::string> found;
+    for (const auto& entry : fs::recursive_directory_iterator(root_)) {
+      if (entry.is_regular_file()) {
+        found.push_back(fs::relative(entry.path(), root_).string());
+      }
+    }
+    return found;
+  }
+  fs::path root_;
+};
+
+void write_bytes(const fs::path& file, const std::string& bytes) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The case's first input, as a run would make it.
+at::Tensor loaded_input(const fs::path& case_file, size_t index = 0) {
+  const LoadedCase loaded = load_case_file(case_file);
+  if (!loaded.ok()) {
+    ADD_FAILURE() << loaded.errors.front().to_string();
+    return {};
+  }
+  return materialise(loaded.value->inputs.at(index)).view;
+}
+
+void expect_identical(const at::Tensor& found, const at::Tensor& expected) {
+  ASSERT_TRUE(found.defined());
+  EXPECT_EQ(found.scalar_type(), expected.scalar_type());
+  EXPECT_EQ(found.sizes(), expected.sizes());
+  EXPECT_EQ(found.strides(), expected.strides());
+  EXPECT_EQ(found.storage_offset(), expected.storage_offset());
+  EXPECT_TRUE(at::equal(found, expected));
+}
+
+std::string safetensors_bytes(const at::Tensor& tensor) {
+  const std::string header = R"({"w":{"dtype":"BF16","shape":[2,3],)"
+                             R"("data_offsets":[0,12]}})";
+  std::string bytes;
+  for (int i = 0; i < 8; ++i) {
+    bytes.push_back(static_cast<char>((header.size() >> (8 * i)) & 0xff));
+  }
+  return bytes + header +
+         std::string(static_cast<const char*>(tensor.data_ptr()), 12);
+}
+
+TEST_F(CaptureTest, NpyRoundTripsThroughAFixture) {
+  const at::Tensor tensor = at::randn({3, 5}, at::kFloat);
+  write_npy(root_ / "x.npy", tensor);
+  CaptureRequest made = request("npy");
+  made.tensors = {{"self", read_saved_tensor(root_ / "x.npy", "")}};
+  const CaptureResult result = write_capture(made);
+  EXPECT_EQ(result.case_file, root_ / "cases/abs/npy.yaml");
+  ASSERT_EQ(result.fixtures.size(), 1u);
+  EXPECT_EQ(result.fixtures[0].parent_path(), root_ / "fixtures/abs");
+  EXPECT_EQ(result.fixtures[0].stem().string(),
+            sha256_file(result.fixtures[0]));
+  expect_identical(loaded_input(result.case_file), tensor);
+  EXPECT_NE(read_text(result.case_file).find("sha256: "), std::string::npos);
+}
+
+TEST_F(CaptureTest, SafetensorsRoundTripsBfloat16) {
+  const at::Tensor tensor = at::randn({2, 3}).to(at::kBFloat16);
+  write_bytes(root_ / "w.safetensors", safetensors_bytes(tensor));
+  CaptureRequest made = request("st");
+  made.tensors = {{"self", read_saved_tensor(root_ / "w.safetensors", "w")}};
+  expect_identical(loaded_input(write_capture(made).case_file), tensor);
+}
+
+TEST_F(CaptureTest, PtDictRoundTripsWithSmallLabelsInline) {
+  CaptureRequest made = request("dict");
+  made.op = "torch.cross_entropy";
+  made.tensors = {{"input", read_saved_tensor(kData / "batch.pt", "input")},
+                  {"target", read_saved_tensor(kData / "batch.pt", "target")}};
+  const CaptureResult result = write_capture(made);
+  EXPECT_EQ(result.fixtures.size(), 1u);  // the logits; the labels inline
+  const std::string text = read_text(result.case_file);
+  EXPECT_NE(text.find("values: [0, 2, 4]"), std::string::npos) << text;
+  expect_identical(loaded_input(result.case_file, 0), made.tensors[0].tensor);
+  expect_identical(loaded_input(result.case_file, 1), made.tensors[1].tensor);
+}
+
+TEST_F(CaptureTest, PtListKeepsANonContiguousViewsLayout) {
+  const at::Tensor view = read_saved_tensor(kData / "list.pt", "1");
+  // What PyTorch saw (make_fixtures.py): strides [1, 8], offset 10.
+  std::ifstream facts(kData / "list_view.txt");
+  std::vector<double> values(24);
+  for (double& value : values) facts >> value;
+  int64_t stride0 = 0, stride1 = 0, offset = 0;
+  facts >> stride0 >> stride1 >> offset;
+  EXPECT_EQ(view.strides(), (std::vector<int64_t>{stride0, stride1}));
+  EXPECT_EQ(view.storage_offset(), offset);
+  EXPECT_TRUE(
+      at::equal(view.contiguous().view({-1}), at::tensor(values, at::kDouble)));
+  CaptureRequest made = request("view");
+  made.tensors = {{"self", view}};
+  const CaptureResult result = write_capture(made);
+  EXPECT_NE(read_text(result.case_file)
+                .find("layout: {stride: [1, 8], "
+                      "storage_offset: 10}"),
+            std::string::npos);
+  expect_identical(loaded_input(result.case_file), view);
+}
+
+TEST_F(CaptureTest, ScalarsAndExpandedViewsKeepTheirValues) {
+  CaptureRequest made = request("scalar");
+  made.tensors = {{"self", at::scalar_tensor(5, at::kLong)}};
+  expect_identical(loaded_input(write_capture(made).case_file),
+                   made.tensors[0].tensor);
+  // Overlapping strides cannot be stated as a layout: values kept, a note.
+  made.name = "expanded";
+  made.tensors = {{"self", at::arange(3, at::kFloat).expand({4, 3})}};
+  const CaptureResult result = write_capture(made);
+  ASSERT_EQ(result.notes.size(), 1u);
+  EXPECT_NE(result.notes[0].find("layout not kept"), std::string::npos);
+  const at::Tensor loaded = loaded_input(result.case_file);
+  EXPECT_TRUE(at::equal(loaded, made.tensors[0].tensor));
+  EXPECT_TRUE(loaded.is_contiguous());
+}
+
+TEST_F(CaptureTest, FixturesGoBesideTheCasesFolderWhenNoneIsAbove) {
+  fs::remove_all(root_ / "fixtures");
+  CaptureRequest made = request("beside");
+  made.cases = root_ / "sub" / "cases/";
+  made.tensors = {{"self", at::ones({100})}};
+  const CaptureResult result = write_capture(made);
+  EXPECT_EQ(result.fixtures.at(0).parent_path(), root_ / "sub/fixtures/abs");
+  expect_identical(loaded_input(result.case_file), made.tensors[0].tensor);
+}
+
+TEST_F(CaptureTest, AnAlteredOrTruncatedFixtureIsRefusedByItsHash) {
+  CaptureRequest made = request("altered");
+  made.tensors = {{"self", at::arange(100, at::kFloat)}};
+  const CaptureResult result = write_capture(made);
+  const fs::path fixture = result.fixtures.at(0);
+  std::string bytes = read_text(fixture);
+  for (const std::string& changed : {bytes.substr(0, bytes.size() - 4),
+                                     bytes.substr(0, bytes.size() - 1) + "X"}) {
+    fs::permissions(fixture, fs::perms::owner_write, fs::perm_options::add);
+    write_bytes(fixture, changed);
+    try {
+      loaded_input(result.case_file);
+      ADD_FAILURE() << "an altered fixture was accepted";
+    } catch (const std::exception& error) {
+      EXPECT_NE(std::string(error.what())
+                    .find("sha256 expected " + fixture.stem().string()),
+                std::string::npos)
+          << error.what();
+    }
+  }
+}
+
+TEST_F(CaptureTest, NothingIsOverwritten) {
+  CaptureRequest made = request("once");
+  made.tensors = {{"self", at::ones({100})}};
+  const CaptureResult first = write_capture(made);
+  const std::string before = read_text(first.case_file);
+  made.origin = {{"cause", "another"}};
+  try {
+    write_capture(made);
+    ADD_FAILURE() << "a case was overwritten";
+  } catch (const CaptureError& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("once.yaml: a case of that name "
+                        "already exists"),
+              std::string::npos);
+  }
+  EXPECT_EQ(read_text(first.case_file), before);
+  // A fixture of the same name with other bytes is an error, not replaced.
+  const fs::path fixture = first.fixtures.at(0);
+  fs::permissions(fixture, fs::perms::owner_write, fs::perm_options::add);
+  write_bytes(fixture, "other bytes");
+  made.name = "twice";
+  try {
+    write_capture(made);
+    ADD_FAILURE() << "a fixture was overwritten";
+  } catch (const CaptureError& error) {
+    EXPECT_NE(std::string(error.what()).find("already exists with other bytes"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_EQ(read_text(fixture), "other bytes");
+  EXPECT_FALSE(fs::exists(root_ / "cases/abs/twice.yaml"));
+}
+
+TEST_F(CaptureTest, ConcurrentCapturesLoseNothing) {
+  const at::Tensor shared = at::randn({50});
+  constexpr int kCaptures = 8;
+  std::vector<std::thread> threads;
+  std::vector<std::string> errors(kCaptures);
+  for (int i = 0; i < kCaptures; ++i) {
+    threads.emplace_back([&, i] {
+      CaptureRequest made = request("c" + std::to_string(i % 4));
+      made.tensors = {{"self", shared}};
+      try {
+        write_capture(made);
+      } catch (const CaptureError& error) {
+        errors[i] = error.what();
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  int refused = 0;
+  for (const std::string& error : errors) {
+    if (error.empty()) continue;
+    ++refused;
+    EXPECT_NE(error.find("already exists"), std::string::npos) << error;
+  }
+  EXPECT_EQ(refused, 4);  // each name written once, by one of its two
+  for (int i = 0; i < 4; ++i) {
+    expect_identical(
+        loaded_input(root_ / ("cases/abs/c" + std::to_string(i) + ".yaml")),
+        shared);
+  }
+  std::vector<std::string> all = files();
+  EXPECT_EQ(all.size(), 5u) << ::testing::PrintToString(all);  // 4 + 1
+}
+
+TEST_F(CaptureTest, BadInputNamesTheFileAndWhatWasFoundAndWritesNothing) {
+  fs::copy_file(kData / "batch.pt", root_ / "zip.npy");
+  write_npy(root_ / "n.npy", at::ones({2}));
+  fs::copy_file(root_ / "n.npy", root_ / "npy.pt");
+  write_bytes(root_ / "text.safetensors", "hello, world");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {(root_ / "zip.npy").string(), "found a zip archive"},
+      {(root_ / "npy.pt").string(), "found a .npy file"},
+      {(root_ / "text.safetensors").string(), "found a file starting with"},
+      {(kData / "batch.pt").string() + "#label",
+       "no key `label`; the dict "
+       "holds input, target"},
+      {(kData / "list.pt").string() + "#2", "no item 2 in a list of 2"},
+      {(kData / "complex.pt").string(), "dtype ComplexFloat is not one"},
+      {(kData / "number.pt").string(), "found an int"},
+      {(kData / "mixed.pt").string() + "#lr", "`lr` is a float, not a tensor"},
+  };
+  const std::vector<std::string> before = files();
+  for (const auto& [argument, found] : cases) {
+    try {
+      const TensorArgument parsed = parse_tensor_argument("self=" + argument);
+      read_saved_tensor(parsed.file, parsed.key);
+      ADD_FAILURE() << argument << " was accepted";
+    } catch (const CaptureError& error) {
+      const std::string message = error.what();
+      EXPECT_NE(
+          message.find(
+              parse_tensor_argument("x=" + argument).file.filename().string()),
+          std::string::npos)
+          << message;
+      EXPECT_NE(message.find(found), std::string::npos) << message;
+    }
+  }
+  CaptureRequest bad = request("bad");
+  bad.tensors = {{"self", at::ones({100})}, {"self", at::ones({2})}};
+  EXPECT_THROW(write_capture(bad), CaptureError);  // a name twice
+  bad.tensors = {{"self", at::ones({100})}};
+  bad.origin = {{"iteraton", "3"}};
+  EXPECT_THROW(write_capture(bad), CaptureError);  // an unknown origin key
+  EXPECT_EQ(files(), before);
+}
+
+// A dict of one item: read where LibTorch can, else an error that says why.
+TEST_F(CaptureTest, ADictOfOneItemIsReadOrExplained) {
+  try {
+    EXPECT_TRUE(at::equal(read_saved_tensor(kData / "single.pt", "x"),
+                          at::arange(3.0, at::kFloat)));
+  } catch (const CaptureError& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("single.pt: not a torch.save "
+                        "file LibTorch can read"),
+              std::string::npos);
+    EXPECT_NE(std::string(error.what()).find("a dict or list of a single item"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+// The CLI end to end: a capture that reproduces (a label of 4 in a 4-class
+// problem) and one that does not, with --expect-failure.
+TEST_F(CaptureTest, CommandRunsTheCaseAndJudgesReproduction) {
+  const std::string casebook = std::string("cd '") + root_.string() + "' && '" +
+                               CASEBOOK_EXECUTABLE + "' capture ";
+  const std::string batch = (kData / "batch.pt").string();
+  const auto reproduced =
+      run_shell(casebook + "--op torch.cross_entropy --tensor input=" + batch +
+                "#input --tensor target=" + batch +
+                "#target --name label4 --origin iteration=18231 --backend cpu "
+                "--expect-failure");
+  EXPECT_EQ(reproduced.status, 0) << reproduced.output;
+  EXPECT_TRUE(testing_support::has_line(
+      reproduced.output, R"(cross_entropy/label4 +FAIL index_out_of_range)"))
+      << reproduced.output;
+  const std::string text = read_text(root_ / "cases/cross_entropy/label4.yaml");
+  EXPECT_NE(text.find("  iteration: 18231\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("    torch: \""), std::string::npos) << text;
+
+  const auto passing =
+      run_shell(casebook + "--op torch.abs --tensor self=" + batch +
+                "#input --name fine --backend cpu --expect-failure");
+  EXPECT_EQ(passing.status, 1) << passing.output;
+  EXPECT_NE(passing.output.find("does not reproduce"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace casebook

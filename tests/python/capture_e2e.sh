@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# End to end (ctest label `python`): the casebook_capture package installs
+# offline with pip into a venv over Debian's python3-torch, a training loop
+# failing on a label of 4 in a 4-class problem records a case, and casebook
+# runs that case to index_out_of_range on the CPU.
+# usage: capture_e2e.sh CASEBOOK_EXECUTABLE SOURCE_DIR
+set -euo pipefail
+casebook=$1
+source_dir=$2
+python=/usr/bin/python3  # Debian's, with python3-torch (not the one on PATH)
+if ! "$python" -c 'import torch, numpy, venv' 2>/dev/null; then
+  echo "SKIP: $python lacks torch, numpy or venv (ci/install-deps.sh)"
+  exit 77
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# A copy: pip's build must not leave build/ or *.egg-info in the source.
+cp -r "$source_dir/python" "$work/package"
+"$python" -m venv --system-site-packages "$work/venv"
+"$work/venv/bin/pip" install --quiet --no-build-isolation --no-index \
+  --disable-pip-version-check "$work/package"
+mkdir -p "$work/project/fixtures"
+cd "$work/project"
+CASEBOOK=$casebook "$work/venv/bin/python" \
+  "$source_dir/tests/python/train_label_4.py" cases
+case_file=cases/cross_entropy/label_4.yaml
+test -f "$case_file"
+grep -q '^  iteration: 2$' "$case_file"
+grep -q '^  last_completed_step: "forward"$' "$case_file"
+grep -q '^  first_error: "IndexError: Target 4 is out of bounds.' "$case_file"
+grep -q '^    values: \[0, 1, 4, 3, 2, 1\]$' "$case_file"
+status=0
+output=$("$casebook" run "$case_file" --backend cpu --evidence '') || status=$?
+echo "$output"
+test "$status" -eq 1
+echo "$output" | grep -Eq 'cross_entropy/label_4 +FAIL index_out_of_range'
+echo "PASS: the captured case fails with index_out_of_range on cpu"
