@@ -370,7 +370,7 @@ at::Tensor map_npy(const std::filesystem::path& file) {
   const std::string text(reinterpret_cast<const char*>(data) + header_start,
                          header_size);
   const Header header = HeaderParser(text, file).parse();
-  const at::ScalarType type = descr_type(header.descr, file);
+  const at::ScalarType type = descr_type(header.descr, file, std::nullopt);
   std::vector<int64_t> shape = header.shape;
   if (header.fortran_order) std::reverse(shape.begin(), shape.end());
   int64_t numel = 1;
