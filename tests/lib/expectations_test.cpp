@@ -209,7 +209,8 @@ TEST(Cpu64, ADtypeArgumentBecomesFloat64) {
                      "cases/torch/softmax_float32_dtype_cpu64.yaml");
   ASSERT_TRUE(loaded.ok());
   const Case& kase = *loaded.value;
-  const OpDef* op = default_registry().find(kase.op);
+  const ResolvedOp resolved = resolve_op(kase, default_registry());
+  const OpDef* op = resolved.def;
   ASSERT_NE(op, nullptr);
   CaseTable table;
   table.cases.push_back(&kase);

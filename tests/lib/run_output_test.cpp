@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -339,7 +340,13 @@ TEST(Shards, MergeResultsJoinsEveryShardsJunitAndSummary) {
        at = xml.find("<testcase ", at + 1)) {
     ++testcases;
   }
-  EXPECT_EQ(testcases, 7u) << xml;  // 3 validate + 4 cross_entropy cases
+  // Every case of the two folders, each once.
+  const auto every = run_casebook(
+      "list cases/validate cases/cross_entropy "
+      "--backend cpu");
+  const size_t cases = static_cast<size_t>(
+      std::count(every.output.begin(), every.output.end(), '\n'));
+  EXPECT_EQ(testcases, cases) << xml;
   const std::string md = read_file(merged / "cases.md");
   EXPECT_TRUE(has_line(md, "^## shard-0$")) << md;
   EXPECT_TRUE(has_line(md, "^## shard-1$")) << md;

@@ -80,7 +80,7 @@ TEST_F(ShowAndReport, WriteExpectedTurnsARunIntoOutputsThatPass) {
     text << in.rdbuf();
     EXPECT_TRUE(has_line(text.str(), "^outputs: ")) << text.str();
     const auto again =
-        run_casebook("run " + file.string() + " --backend cpu --evidence ''");
+        run_casebook("run --verbose " + file.string() + " --backend cpu --evidence ''");
     EXPECT_EQ(again.status, 0) << again.output;
     EXPECT_TRUE(has_line(again.output, "^PASS ")) << again.output;
   }

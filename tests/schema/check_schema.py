@@ -83,9 +83,14 @@ def maps_of(case):
             for sub in ("fill", "layout"):
                 if isinstance(tensor.get(sub), dict):
                     yield f"inputs.{name}.{sub}", tensor[sub]
+    for key, expected in (case.get("outputs") or {}).items():
+        if isinstance(expected, dict):
+            yield f"outputs.{key}", expected
     for backend, entry in (case.get("expect") or {}).items():
-        if isinstance(entry, dict):
-            yield f"expect.{backend}", entry
+        entries = entry if isinstance(entry, list) else [entry]
+        for index, each in enumerate(entries):
+            if isinstance(each, dict):
+                yield f"expect.{backend}[{index}]", each
 
 
 def main():

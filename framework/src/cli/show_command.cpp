@@ -208,6 +208,7 @@ bool write_expected(const fs::path& file, const Case& kase,
 
 int show_command(const std::string& argument, const std::string& backend_name_,
                  bool full, bool write) {
+  at::set_num_threads(1);  // no OpenMP pool before the fork
   Backend backend = Backend::kCpu;
   if (!backend_name_.empty()) {
     const auto parsed = parse_backend(backend_name_);
@@ -228,14 +229,15 @@ int show_command(const std::string& argument, const std::string& backend_name_,
     return 1;
   }
   const Case& kase = *loaded.value;
-  const OpDef* op = default_registry().find(kase.op);
-  const std::vector<std::string> problems =
-      check_case_against_op(kase, default_registry());
-  if (op == nullptr || !problems.empty()) {
-    for (const std::string& problem : problems) std::cerr << problem << "\n";
+  // The one answer to "what does this case run?": registered or dispatcher.
+  const ResolvedOp resolved = resolve_op(kase, default_registry());
+  const OpDef* op = resolved.def;
+  if (op == nullptr || !resolved.problems.empty()) {
+    for (const std::string& problem : resolved.problems) {
+      std::cerr << problem << "\n";
+    }
     return 1;
   }
-  at::set_num_threads(1);  // no OpenMP pool before the fork
   ChildReport report;
   std::string run_root;
   if (!run_in_child(kase, *op, backend, &report, &run_root)) {

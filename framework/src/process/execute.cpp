@@ -187,7 +187,8 @@ void run_op(const Case& kase, const OpDef& op, const RunRequest& request,
       NamedOutputs again = call_op(kase, op, request, runtime, device, args,
                                    false, &report->seconds);
       if (kase.deterministic == Case::Determinism::kNone) continue;
-      const std::string difference = repeat_difference(kase, outputs.tensors, again.tensors);
+      const std::string difference =
+          repeat_difference(kase, outputs.tensors, again.tensors);
       if (!difference.empty()) {
         record_error(report, Family::kMismatch,
                      "not deterministic: run " + std::to_string(run) + " of " +
@@ -202,7 +203,8 @@ void run_op(const Case& kase, const OpDef& op, const RunRequest& request,
       std::string path =
           request.output_dir + "/output" + std::to_string(i) + ".bin";
       report->outputs.push_back(write_tensor_file(outputs.tensors[i], path));
-      if (i < outputs.names.size()) report->outputs.back().name = outputs.names[i];
+      if (i < outputs.names.size())
+        report->outputs.back().name = outputs.names[i];
     }
   } catch (const OpError& error) {
     record_error(report, error.family(), error.what(), "casebook::OpError");

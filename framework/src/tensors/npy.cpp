@@ -3,19 +3,19 @@
 // large dependency for one function), and the format is small: a magic
 // string, a version, a Python-literal dict header, then the raw data.
 // https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
-
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "tensors/fixtures.h"
 
