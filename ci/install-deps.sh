@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ git libtorch-dev libyaml-cpp-dev libgtest-dev
           libgmock-dev libcli11-dev nlohmann-json3-dev libssl-dev
-          libbenchmark-dev hipcc libxml2-utils python3-yaml
+          hipcc libxml2-utils python3-yaml
           python3-jsonschema pkg-config libre2-dev python3-numpy clang
           libclang-rt-14-dev python3-torch python3-venv python3-setuptools
           python3-wheel)

@@ -15,12 +15,27 @@ namespace {
 
 namespace fs = std::filesystem;
 
+fs::path scratch_path() {
+  return fs::path(::testing::TempDir()) /
+         ("casebook_fixtures_" + std::to_string(::getpid()));
+}
+
 fs::path scratch_dir() {
-  const fs::path dir = fs::path(::testing::TempDir()) /
-                       ("casebook_fixtures_" + std::to_string(::getpid()));
+  const fs::path dir = scratch_path();
   fs::create_directories(dir);
   return dir;
 }
+
+// The scratch folder goes with the test program: a run leaves nothing behind.
+class ScratchCleanup : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(scratch_path(), ignored);
+  }
+};
+::testing::Environment* const kScratchCleanup =
+    ::testing::AddGlobalTestEnvironment(new ScratchCleanup);
 
 void write_bytes(const fs::path& file, const std::string& bytes) {
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
