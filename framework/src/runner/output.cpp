@@ -10,7 +10,6 @@
 #include "casebook/diagnosis.h"
 
 namespace casebook {
-namespace {
 
 std::string indent(const std::string& text, const std::string& prefix) {
   std::istringstream in(text);
@@ -19,8 +18,6 @@ std::string indent(const std::string& text, const std::string& prefix) {
   while (std::getline(in, line)) out += prefix + line + "\n";
   return out;
 }
-
-}  // namespace
 
 Environment run_environment(const std::map<Backend, BackendStatus>& backends) {
   Environment environment = host_environment();

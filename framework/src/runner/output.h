@@ -21,6 +21,9 @@ Environment run_environment(const std::map<Backend, BackendStatus>& backends);
 
 void print_environment(std::ostream& out, const Environment& environment);
 
+// Every line of `text` with `prefix` before it.
+std::string indent(const std::string& text, const std::string& prefix);
+
 // The environment on one line ("casebook 0.1.0 (abc123) · libtorch 1.13.0
 // · ..."), for summaries.
 std::string environment_line(const Environment& environment);

@@ -10,6 +10,8 @@
 #include <set>
 #include <sstream>
 
+#include "runner/output.h"
+
 namespace casebook {
 namespace {
 
@@ -42,14 +44,6 @@ std::string cell_text(const CaseVerdict& verdict) {
 std::string painted(const std::string& text, Verdict verdict, bool colour) {
   if (!colour) return text;
   return colour_of(verdict) + text + "\033[0m";
-}
-
-std::string indent(const std::string& text, const std::string& prefix) {
-  std::istringstream in(text);
-  std::string line;
-  std::string out;
-  while (std::getline(in, line)) out += prefix + line + "\n";
-  return out;
 }
 
 // Backends with at least one verdict that is not an absent skip, in
