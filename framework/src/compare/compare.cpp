@@ -22,15 +22,6 @@ std::string dtype_text(const at::Tensor& tensor) {
   return std::string(c10::toString(tensor.scalar_type()));
 }
 
-std::vector<int64_t> unravel(int64_t flat, at::IntArrayRef sizes) {
-  std::vector<int64_t> index(sizes.size(), 0);
-  for (size_t d = sizes.size(); d-- > 0;) {
-    index[d] = flat % sizes[d];
-    flat /= sizes[d];
-  }
-  return index;
-}
-
 std::string format_number(double value) {
   std::ostringstream out;
   out.precision(6);
@@ -182,6 +173,15 @@ void compare_values(const at::Tensor& expected, const at::Tensor& actual,
 }
 
 }  // namespace
+
+std::vector<int64_t> unravel(int64_t flat, at::IntArrayRef sizes) {
+  std::vector<int64_t> index(sizes.size(), 0);
+  for (size_t d = sizes.size(); d-- > 0;) {
+    index[d] = flat % sizes[d];
+    flat /= sizes[d];
+  }
+  return index;
+}
 
 std::string format_index(const std::vector<int64_t>& index) {
   std::ostringstream out;

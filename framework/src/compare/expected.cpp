@@ -25,15 +25,6 @@ std::string shape_text(at::IntArrayRef sizes) {
   return format_index(std::vector<int64_t>(sizes.begin(), sizes.end()));
 }
 
-std::vector<int64_t> unravel(int64_t flat, at::IntArrayRef sizes) {
-  std::vector<int64_t> index(sizes.size(), 0);
-  for (size_t d = sizes.size(); d-- > 0;) {
-    index[d] = flat % sizes[d];
-    flat /= sizes[d];
-  }
-  return index;
-}
-
 // The first flat index where `predicate` (on a float64 chunk) holds, or -1.
 template <typename Predicate>
 int64_t first_where(const at::Tensor& flat, Predicate predicate) {
