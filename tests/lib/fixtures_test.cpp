@@ -167,6 +167,64 @@ TEST(Pt, ReadsASingleTensorAndADict) {
   EXPECT_THROW(read_pt(many, ""), FixtureError);
 }
 
+std::string saved_dict() {
+  c10::Dict<std::string, at::Tensor> dict;
+  dict.insert("weight", at::arange(12, at::kFloat));
+  const std::vector<char> bytes = torch::jit::pickle_save(dict);
+  return {bytes.begin(), bytes.end()};
+}
+
+void put_u32(std::string& bytes, size_t at, uint32_t value) {
+  for (int i = 0; i < 4; ++i) {
+    bytes[at + i] = static_cast<char>((value >> (8 * i)) & 0xff);
+  }
+}
+
+std::string pt_error(const std::string& bytes) {
+  const fs::path file = scratch_dir() / "hostile.pt";
+  write_bytes(file, bytes);
+  try {
+    read_pt(file, "weight");
+  } catch (const FixtureError& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+// Sizes a .pt claims are checked against its bytes before LibTorch, which
+// allocates what they claim, reads it (found by fuzz.fixtures).
+TEST(Pt, RefusesClaimsPastItsBytes) {
+  const std::string good = saved_dict();
+  ASSERT_EQ(pt_error(good), "(no error)");
+
+  std::string string_claim = good;  // BINUNICODE "weight" claims 2 GiB
+  const size_t key = string_claim.find(std::string("X\x06\0\0\0weight", 11));
+  ASSERT_NE(key, std::string::npos);
+  put_u32(string_claim, key + 1, 0x7fffffff);
+  EXPECT_NE(pt_error(string_claim).find("claims 2147483647 bytes"),
+            std::string::npos)
+      << pt_error(string_claim);
+
+  std::string record_claim = good;  // the first record claims 2 GiB
+  const size_t record = record_claim.find("PK\x01\x02");
+  ASSERT_NE(record, std::string::npos);
+  put_u32(record_claim, record + 20, 0x7fffffff);
+  put_u32(record_claim, record + 24, 0x7fffffff);
+  EXPECT_NE(pt_error(record_claim).find("past the end of the file"),
+            std::string::npos)
+      << pt_error(record_claim);
+
+  std::string compressed = good;  // method 8 (deflate)
+  compressed[record + 10] = 8;
+  EXPECT_NE(pt_error(compressed).find("is compressed (method 8)"),
+            std::string::npos);
+
+  EXPECT_NE(pt_error(good.substr(0, good.size() / 2)).find("not a zip archive"),
+            std::string::npos);
+  EXPECT_NE(pt_error("\x80\x02}q\0.").find("not a zip archive"),
+            std::string::npos);
+}
+
 TEST(Sha256, OfAKnownFile) {
   const fs::path file = scratch_dir() / "abc.txt";
   write_bytes(file, "abc");

@@ -11,6 +11,7 @@
 #include "capture/capture.h"
 #include "tensors/fixtures.h"
 #include "tensors/materialise.h"
+#include "tensors/pt_archive.h"
 
 namespace casebook {
 namespace fs = std::filesystem;
@@ -116,6 +117,11 @@ at::Tensor from_dict(const fs::path& file, const std::string& key,
 }
 
 at::Tensor read_pt_as_saved(const fs::path& file, const std::string& key) {
+  if (auto problem = pt_file_problem(file)) {
+    throw CaptureError(file.string() + ": not a torch.save file casebook " +
+                       "reads; found " + describe_start(file) + " (" +
+                       *problem + ")");
+  }
   c10::IValue value;
   try {
     // What torch::jit::pickle_load does, on the file rather than on its

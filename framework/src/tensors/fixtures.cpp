@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "casebook/limits.h"
+#include "tensors/pt_archive.h"
 
 namespace casebook {
 namespace {
@@ -185,17 +186,23 @@ at::Tensor read_safetensors(const std::filesystem::path& file,
 }
 
 at::Tensor read_pt(const std::filesystem::path& file, const std::string& name) {
+  const std::vector<char> bytes = read_file_bytes(file);
+  if (auto problem =
+          pt_archive_problem(std::string_view(bytes.data(), bytes.size()))) {
+    throw FixtureError(file.string() +
+                       ": not a torch.save file casebook reads: " + *problem);
+  }
   c10::IValue value;
   try {
-    value = torch::jit::pickle_load(read_file_bytes(file));
+    value = torch::jit::pickle_load(bytes);
   } catch (const c10::Error& error) {
     throw FixtureError(file.string() +
                        ": not a torch.save file LibTorch can "
                        "read: " +
                        error.what_without_backtrace());
   } catch (const std::bad_alloc&) {
-    // Found by fuzzing: LibTorch's unpickler allocates whatever length a
-    // pickle claims (4 GB from a 747-byte file) before reading it.
+    // pt_archive_problem refuses the claims fuzzing found; this is the
+    // last line should LibTorch still allocate more than the run may.
     throw FixtureError(file.string() +
                        ": not a torch.save file LibTorch can read: it claims "
                        "more memory than the run may use");

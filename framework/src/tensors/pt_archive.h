@@ -1,0 +1,31 @@
+// A check of a torch.save file's structure before LibTorch reads it.
+//
+// LibTorch trusts the sizes a .pt claims: its zip reader allocates a record's
+// claimed uncompressed size, and its unpickler a string's claimed length,
+// before reading them (fuzzing found 2 GB and 4 GB allocations from
+// 747-byte files). A fixture arrives in a merge request from anyone, so
+// read_pt asks this check first: every claim must fit in the bytes that are
+// there. Knows no LibTorch (it reads bytes).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace casebook {
+
+// What is wrong with `bytes` as a torch.save archive, or nullopt when it is
+// sound: a zip archive (torch.save's format since PyTorch 1.6) whose records
+// are stored uncompressed, as torch.save writes them, each within the file,
+// with a `<archive>/data.pkl` record that is a pickle whose every
+// length-prefixed argument fits in what is left of it and whose opcodes are
+// pickle's (protocols 0 to 5).
+std::optional<std::string> pt_archive_problem(std::string_view bytes);
+
+// pt_archive_problem of a file, read through a private read-only mapping (a
+// capture's .pt may be gigabytes); "cannot open" or "cannot map" when it
+// cannot be read.
+std::optional<std::string> pt_file_problem(const std::filesystem::path& file);
+
+}  // namespace casebook
