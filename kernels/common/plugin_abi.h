@@ -32,6 +32,16 @@ typedef struct CasebookGpuError {
   char text[192];
 } CasebookGpuError;
 
+/* What a case's `when` conditions may read of the device in use: for CUDA
+ * its compute capability (major, minor) and "sm_<major><minor>"; for HIP its
+ * gfx target without feature flags ("gfx90a" of "gfx90a:sramecc+:xnack-"),
+ * major and minor 0. */
+typedef struct CasebookDeviceFacts {
+  int32_t major;
+  int32_t minor;
+  char arch[64];
+} CasebookDeviceFacts;
+
 typedef struct CasebookKernelPluginV1 {
   uint32_t abi_version; /* CASEBOOK_KERNEL_PLUGIN_ABI_VERSION */
   uint32_t struct_size; /* sizeof(CasebookKernelPluginV1) of the plugin */
@@ -64,6 +74,9 @@ typedef struct CasebookKernelPluginV1 {
   void (*sum)(const CasebookSumArgs* args, CasebookKernelStatus* status);
   void (*embedding)(const CasebookEmbeddingArgs* args,
                     CasebookKernelStatus* status);
+  /* The current device's facts (appended after the launchers: an older
+   * table, without it, is refused by its struct_size). */
+  int (*device_facts)(CasebookDeviceFacts* facts, CasebookGpuError* error);
 } CasebookKernelPluginV1;
 
 typedef const CasebookKernelPluginV1* (*CasebookKernelPluginEntry)(void);

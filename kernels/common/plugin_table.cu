@@ -59,6 +59,27 @@ int describe(char* text, size_t capacity, CasebookGpuError* error) {
   return 0;
 }
 
+int device_facts(CasebookDeviceFacts* facts, CasebookGpuError* error) {
+  std::memset(facts, 0, sizeof(*facts));
+  int device = 0;
+  CASEBOOK_PLUGIN_CALL(CASEBOOK_GPU_PREFIX "GetDevice", cudaGetDevice(&device));
+  cudaDeviceProp properties;
+  CASEBOOK_PLUGIN_CALL(CASEBOOK_GPU_PREFIX "GetDeviceProperties",
+                       cudaGetDeviceProperties(&properties, device));
+#if defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__)
+  std::snprintf(facts->arch, sizeof(facts->arch), "%s",
+                properties.gcnArchName);
+  char* features = std::strchr(facts->arch, ':');
+  if (features != nullptr) *features = '\0';
+#else
+  facts->major = properties.major;
+  facts->minor = properties.minor;
+  std::snprintf(facts->arch, sizeof(facts->arch), "sm_%d%d", properties.major,
+                properties.minor);
+#endif
+  return 0;
+}
+
 int set_device(int device, CasebookGpuError* error) {
   CASEBOOK_PLUGIN_CALL(CASEBOOK_GPU_PREFIX "SetDevice", cudaSetDevice(device));
   return 0;
@@ -140,6 +161,7 @@ CasebookKernelPluginV1 make_plugin_table() {
   table.variant = "";
   table.device_count = &device_count;
   table.describe = &describe;
+  table.device_facts = &device_facts;
   table.set_device = &set_device;
   table.device_malloc = &device_malloc;
   table.device_free = &device_free;

@@ -148,6 +148,36 @@ TEST(Conditions, CudaAndHipRuntimesHoldOnlyWherePresent) {
   EXPECT_EQ(kase.expectation(Backend::kCpu).kind, Expectation::Kind::kMatch);
 }
 
+TEST(Conditions, DeviceFactsAreThoseOfTheEntrysBackend) {
+  Case kase = load_ok(with_extra(
+      "expect:\n"
+      "  cuda: [{when: {capability: '>=9.0'}, skip: hopper},\n"
+      "         {when: {capability: '>=8.0, <8.9'}, xfail: ampere}]\n"
+      "  hip: [{when: {gfx: [gfx90a, gfx942]}, xfail: cdna}]\n"));
+  EXPECT_TRUE(reads_device_facts(kase, Backend::kCuda));
+  EXPECT_TRUE(reads_device_facts(kase, Backend::kHip));
+  EXPECT_FALSE(reads_device_facts(kase, Backend::kCpu));
+  // Before the probe no device fact is known: no condition on one holds.
+  resolve_conditions(kase, {{"torch", "2.11.0"}});
+  EXPECT_EQ(kase.expectation(Backend::kCuda).kind, Expectation::Kind::kMatch);
+  EXPECT_EQ(kase.expectation(Backend::kHip).kind, Expectation::Kind::kMatch);
+  const EnvironmentFacts host{{"torch", "2.11.0"}};
+  resolve_conditions(kase, host, {{Backend::kCuda, {{"capability", "9.0"}}}});
+  EXPECT_EQ(kase.expectation(Backend::kCuda).reason, "hopper");
+  resolve_conditions(kase, host, {{Backend::kCuda, {{"capability", "8.6"}}}});
+  EXPECT_EQ(kase.expectation(Backend::kCuda).reason, "ampere");
+  resolve_conditions(kase, host, {{Backend::kCuda, {{"capability", "7.5"}}}});
+  EXPECT_EQ(kase.expectation(Backend::kCuda).kind, Expectation::Kind::kMatch);
+  // One backend's device facts are not another's.
+  resolve_conditions(kase, host,
+                     {{Backend::kHip, {{"gfx", "gfx942"}}},
+                      {Backend::kCpu, {{"capability", "9.0"}}}});
+  EXPECT_EQ(kase.expectation(Backend::kHip).reason, "cdna");
+  EXPECT_EQ(kase.expectation(Backend::kCuda).kind, Expectation::Kind::kMatch);
+  resolve_conditions(kase, host, {{Backend::kHip, {{"gfx", "gfx1100"}}}});
+  EXPECT_EQ(kase.expectation(Backend::kHip).kind, Expectation::Kind::kMatch);
+}
+
 TEST(Origin, SourceIsAccepted) {
   const Case kase = load_ok(with_extra(
       "origin: {source: 'https://github.com/pytorch/pytorch/issues/1'}\n"));
@@ -262,6 +292,21 @@ std::vector<Malformed> malformed() {
        {f + "6:23: `expect.cpu.when.compute_capability`: unknown key "
             "`compute_capability`; expected one of torch, cuda, hip, os, "
             "arch, cpu"}},
+      {"when_device_fact_of_another_backend",
+       with_extra("expect: {cpu: {when: {capability: '9.0'}, skip: s}}\n"),
+       {f + "6:23: `expect.cpu.when.capability`: `capability` is a fact of "
+            "the cuda device, read only by `expect.cuda` entries; this entry "
+            "is expect.cpu"}},
+      {"when_gfx_under_cuda",
+       with_extra("expect: {cuda: {when: {gfx: gfx90a}, skip: s}}\n"),
+       {f + "6:24: `expect.cuda.when.gfx`: `gfx` is a fact of the hip "
+            "device, read only by `expect.hip` entries; this entry is "
+            "expect.cuda"}},
+      {"when_bad_capability",
+       with_extra("expect: {cuda: {when: {capability: sm_90}, skip: s}}\n"),
+       {f + "6:36: `expect.cuda.when.capability`: expected compute "
+            "capability constraints like \">=8.0\" or \"9.0\"; got "
+            "`sm_90`"}},
       {"when_bad_version",
        with_extra("expect: {cpu: {when: {torch: 'newest'}, skip: s}}\n"),
        {f + "6:30: `expect.cpu.when.torch`: expected version constraints "

@@ -133,6 +133,19 @@ TEST(BackendReadiness, TheProbeAnswerSurvivesItsJsonLine) {
   EXPECT_EQ(got.kernels.reason, "bad \"plugin\"\n");
 }
 
+// A ready backend's device facts (what `when: {capability: ...}` reads):
+// LibTorch's device first, the plugin's where LibTorch says nothing.
+TEST(BackendReadiness, DeviceFactsCombineAndSurviveTheJsonLine) {
+  PartReadiness torch = part(Readiness::kReady, "");
+  torch.facts = {{"capability", "9.0"}};
+  PartReadiness kernels = part(Readiness::kReady, "");
+  kernels.facts = {{"capability", "8.6"}, {"gfx", "gfx90a"}};
+  const BackendReadiness sent = combine_readiness(Backend::kCuda, torch, kernels);
+  const BackendReadiness got = readiness_from_json(readiness_to_json(sent));
+  EXPECT_EQ(got.facts, (DeviceFacts{{"capability", "9.0"}, {"gfx", "gfx90a"}}));
+  EXPECT_EQ(got.kernels.facts, kernels.facts);
+}
+
 // This machine as it is (a real probe child): a GPU backend is absent or
 // ready, never broken; without a device node it is absent.
 TEST(BackendProbe, AGpuBackendWithoutItsDeviceIsAbsentNotBroken) {

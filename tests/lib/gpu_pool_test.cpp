@@ -223,5 +223,45 @@ TEST_F(GpuPool, HundredCasesWithThreePoisoningOnesAllPassWithSevenWorkers) {
   EXPECT_EQ(execution.confirm_reruns, 3);
 }
 
+// `when: {capability: ...}` reads the capability the device's probe
+// reported (the simulated device's 8.6), for expect.cuda entries only.
+TEST_F(GpuPool, ConditionsOnTheDeviceReadItsProbedCapability) {
+  write_case(0, "sticky");
+  write_case(1, "pass");
+  {
+    std::ofstream more(dir_ / "cases" / "case_000.yaml", std::ios::app);
+    more << "expect:\n  cuda:\n"
+         << "    - {when: {capability: '>=9.0'}, skip: sm_90 only}\n"
+         << "    - {when: {capability: '" << simulated_device::kCapability
+         << "'}, error: device_assert}\n";
+  }
+  {
+    std::ofstream more(dir_ / "cases" / "case_001.yaml", std::ios::app);
+    more << "expect:\n  cuda: [{when: {capability: '<8.0'}, skip: pre-sm_80}]\n";
+  }
+  Execution execution = run();
+  EXPECT_EQ(verdict(execution, 0, Backend::kCuda).verdict, Verdict::kPass)
+      << verdict(execution, 0, Backend::kCuda).message;
+  EXPECT_EQ(verdict(execution, 1, Backend::kCuda).verdict, Verdict::kPass)
+      << verdict(execution, 1, Backend::kCuda).message;
+  EXPECT_EQ(execution.backends[Backend::kCuda].facts.at("capability"),
+            simulated_device::kCapability);
+}
+
+// Before the probe no device fact is known, so an unconditional skip after
+// a condition on one would have kept the backend from being probed at all.
+TEST_F(GpuPool, ASkipThatADeviceConditionMayOverrideStillProbes) {
+  write_case(0, "sticky");
+  {
+    std::ofstream more(dir_ / "cases" / "case_000.yaml", std::ios::app);
+    more << "expect:\n  cuda:\n"
+         << "    - {when: {capability: '8.6'}, error: device_assert}\n"
+         << "    - {skip: asserts only on sm_86}\n";
+  }
+  Execution execution = run();
+  EXPECT_EQ(verdict(execution, 0, Backend::kCuda).verdict, Verdict::kPass)
+      << verdict(execution, 0, Backend::kCuda).message;
+}
+
 }  // namespace
 }  // namespace casebook

@@ -62,6 +62,14 @@ int describe(char* text, size_t capacity, CasebookGpuError*) {
   return 0;
 }
 
+int device_facts(CasebookDeviceFacts* facts, CasebookGpuError*) {
+  *facts = CasebookDeviceFacts{};
+  facts->major = 8;  // kCapability
+  facts->minor = 6;
+  std::snprintf(facts->arch, sizeof(facts->arch), "sm_86");
+  return 0;
+}
+
 int set_device(int, CasebookGpuError* error) {
   return surface("cudaSetDevice", error);
 }
@@ -137,7 +145,8 @@ const CasebookKernelPluginV1 kTable = {CASEBOOK_KERNEL_PLUGIN_ABI_VERSION,
                                        &nll_loss,
                                        &softmax,
                                        &sum,
-                                       &embedding};
+                                       &embedding,
+                                       &device_facts};
 
 const KernelPlugin& simulated_plugin() {
   static const KernelPlugin plugin{Backend::kCuda, "(simulated device)",
@@ -155,6 +164,7 @@ BackendRuntime open_simulated() {
   PartReadiness kernels;
   kernels.state = Readiness::kReady;
   kernels.description = plugin_describe(simulated_plugin());
+  kernels.facts = plugin_device_facts(simulated_plugin());
   runtime.readiness =
       combine_readiness(Backend::kCuda, std::move(torch), std::move(kernels));
   return runtime;

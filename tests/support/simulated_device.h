@@ -35,6 +35,9 @@ struct KernelPlugin;
 
 namespace casebook::simulated_device {
 
+// The compute capability the device reports to `when` conditions.
+inline constexpr const char* kCapability = "8.6";
+
 void install();
 void uninstall();
 

@@ -155,9 +155,12 @@ struct OutputExpectation {
 
 // A fact of the run's environment a condition reads: "torch" (LibTorch's
 // version), "cuda" / "hip" (the runtime LibTorch was built with), "os",
-// "arch", "cpu" (its features: avx2, avx512f, ...).
+// "arch", "cpu" (its features: avx2, avx512f, ...), and two facts of a GPU
+// device, known once its backend's probe answered: "capability" (CUDA's
+// compute capability, "9.0"; expect.cuda entries only) and "gfx" (HIP's gfx
+// target, "gfx90a"; expect.hip entries only).
 struct Condition {
-  std::string fact;  // "torch", "cuda", "hip", "os", "arch", "cpu"
+  std::string fact;  // "torch", "cuda", "hip", "os", "arch", "cpu", ...
   // Version ranges ("torch: '>=2.0, <2.4'"), a name ("os: linux"), or CPU
   // features that must be present (`avx2`) or absent (`!avx512f`).
   std::string text;
@@ -242,11 +245,20 @@ struct Case {
 };
 
 // The facts conditions read, e.g. {"torch", "1.13.1"}, {"os", "linux"},
-// {"arch", "x86_64"}, {"cpu", "avx avx2 fma"} (space separated features).
+// {"arch", "x86_64"}, {"cpu", "avx avx2 fma"} (space separated features),
+// {"capability", "9.0"}.
 using EnvironmentFacts = std::map<std::string, std::string>;
 
 // Picks, for every backend, the first entry of expect_entries whose
-// conditions all hold in `facts` (none: `match`). Sets `expect`.
-void resolve_conditions(Case& kase, const EnvironmentFacts& facts);
+// conditions all hold in the host's facts plus that backend's device facts
+// (`devices`, from its probe; a fact not known holds no condition). None
+// holds: `match`. Sets `expect`. Called again once the probe has answered.
+void resolve_conditions(
+    Case& kase, const EnvironmentFacts& host,
+    const std::map<Backend, EnvironmentFacts>& devices = {});
+
+// Whether an entry of expect.<backend> has a condition on a device fact, so
+// that what the backend must do is known only after its probe.
+bool reads_device_facts(const Case& kase, Backend backend);
 
 }  // namespace casebook

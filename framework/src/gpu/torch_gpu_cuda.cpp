@@ -60,6 +60,8 @@ PartReadiness probe_torch_gpu(Backend backend) {
        << (driver % 1000) / 10 << ", " << count << " device(s), " << props.name
        << " (sm_" << props.major << props.minor << ")";
   part.description = text.str();
+  part.facts["capability"] =
+      std::to_string(props.major) + "." + std::to_string(props.minor);
   return part;
 }
 

@@ -162,4 +162,15 @@ std::string plugin_describe(const KernelPlugin& plugin) {
   return text + build;
 }
 
+std::map<std::string, std::string> plugin_device_facts(
+    const KernelPlugin& plugin) {
+  CasebookDeviceFacts facts{};
+  CasebookGpuError gpu_error{};
+  if (plugin.table->device_facts(&facts, &gpu_error) != 0) return {};
+  facts.arch[sizeof(facts.arch) - 1] = '\0';
+  if (plugin.backend == Backend::kHip) return {{"gfx", facts.arch}};
+  return {{"capability",
+           std::to_string(facts.major) + "." + std::to_string(facts.minor)}};
+}
+
 }  // namespace casebook

@@ -7,6 +7,7 @@
 // must never do that (docs/architecture.md, "The process model").
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "casebook/backend.h"
@@ -49,6 +50,11 @@ std::string plugin_synchronize(const KernelPlugin& plugin, bool* sticky);
 // "CUDA runtime 13000, driver 13000, device 0: NVIDIA H200, compute 9.0
 // (nvcc ..., sm_90 + PTX)", or the error that prevented it.
 std::string plugin_describe(const KernelPlugin& plugin);
+
+// What `when` conditions read of the device: {"capability": "9.0"} on CUDA,
+// {"gfx": "gfx90a"} on HIP; empty when the runtime cannot say.
+std::map<std::string, std::string> plugin_device_facts(
+    const KernelPlugin& plugin);
 
 // "cudaMalloc returned cudaErrorMemoryAllocation (out of memory)".
 std::string describe_gpu_error(const CasebookGpuError& error);

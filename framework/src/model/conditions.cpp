@@ -1,7 +1,10 @@
 // `when`: conditions on the run's environment (LibTorch's version, the
-// operating system, the machine, the CPU's features), read from a case file
-// and evaluated against the facts of the run, first matching entry first.
+// operating system, the machine, the CPU's features, the GPU's compute
+// capability or gfx target), read from a case file and evaluated against the
+// facts of the run, first matching entry first.
 #include <cctype>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -11,11 +14,20 @@
 namespace casebook {
 namespace {
 
-const std::vector<std::string> kFacts{"torch", "cuda", "hip",
-                                      "os",    "arch", "cpu"};
+const std::vector<std::string> kFacts{"torch", "cuda", "hip",        "os",
+                                      "arch",  "cpu",  "capability", "gfx"};
 
 bool is_version_fact(const std::string& fact) {
-  return fact == "torch" || fact == "cuda" || fact == "hip";
+  return fact == "torch" || fact == "cuda" || fact == "hip" ||
+         fact == "capability";
+}
+
+// The facts of one backend's device, known only once the backend's probe
+// has answered; a condition on one belongs to that backend's entries.
+std::optional<Backend> device_fact_backend(const std::string& fact) {
+  if (fact == "capability") return Backend::kCuda;
+  if (fact == "gfx") return Backend::kHip;
+  return std::nullopt;
 }
 
 std::string trim(const std::string& text) {
@@ -147,9 +159,26 @@ bool holds(const Condition& condition, const EnvironmentFacts& facts) {
 
 }  // namespace
 
-void resolve_conditions(Case& kase, const EnvironmentFacts& facts) {
+bool reads_device_facts(const Case& kase, Backend backend) {
+  const auto entries = kase.expect_entries.find(backend);
+  if (entries == kase.expect_entries.end()) return false;
+  for (const Expectation& entry : entries->second) {
+    for (const Condition& condition : entry.when) {
+      if (device_fact_backend(condition.fact)) return true;
+    }
+  }
+  return false;
+}
+
+void resolve_conditions(Case& kase, const EnvironmentFacts& host,
+                        const std::map<Backend, EnvironmentFacts>& devices) {
   kase.expect.clear();
   for (const auto& [backend, entries] : kase.expect_entries) {
+    EnvironmentFacts facts = host;
+    const auto device = devices.find(backend);
+    if (device != devices.end()) {
+      facts.insert(device->second.begin(), device->second.end());
+    }
     for (const Expectation& entry : entries) {
       bool all = true;
       for (const Condition& condition : entry.when) {
@@ -226,20 +255,30 @@ std::optional<std::string> read_words(Reader& reader, const Entry& item,
 }  // namespace
 
 std::vector<Condition> read_when(Reader& reader, const Entry& entry,
-                                 const std::string& path) {
+                                 const std::string& path, Backend backend) {
   std::vector<Condition> conditions;
   const auto map = reader.read_map(
       entry.value, reader.where(entry), path, kFacts,
-      "a map of facts (torch, cuda, hip, os, arch, cpu) to what they must "
-      "be");
+      "a map of facts (torch, cuda, hip, os, arch, cpu, capability, gfx) to "
+      "what they must be");
   if (!map) return conditions;
   if (map->empty() && entry.value.size() == 0) {
     reader.error(reader.where(entry), path,
                  "expected at least one condition (torch, cuda, hip, os, "
-                 "arch, cpu)");
+                 "arch, cpu, capability, gfx)");
   }
   for (const Entry& item : *map) {
     const std::string item_path = join_path(path, item.key);
+    const std::optional<Backend> device = device_fact_backend(item.key);
+    if (device && *device != backend) {
+      const std::string owner(backend_name(*device));
+      reader.error(item.key_node, item_path,
+                   "`" + item.key + "` is a fact of the " + owner +
+                       " device, read only by `expect." + owner +
+                       "` entries; this entry is expect." +
+                       std::string(backend_name(backend)));
+      continue;
+    }
     Condition condition;
     condition.fact = item.key;
     condition.where = reader.where(item);
@@ -252,9 +291,13 @@ std::vector<Condition> read_when(Reader& reader, const Entry& entry,
       }
       if (!ok) {
         reader.error(condition.where, item_path,
-                     "expected version constraints like \">=1.13, <2.1\" or "
-                     "\"1.13\"; got " +
-                         describe(item.value));
+                     item.key == "capability"
+                         ? "expected compute capability constraints like "
+                           "\">=8.0\" or \"9.0\"; got " +
+                               describe(item.value)
+                         : "expected version constraints like \">=1.13, "
+                           "<2.1\" or \"1.13\"; got " +
+                               describe(item.value));
         continue;
       }
       condition.text = scalar.text;
@@ -263,8 +306,9 @@ std::vector<Condition> read_when(Reader& reader, const Entry& entry,
           item.key == "cpu"
               ? "CPU features (avx2, avx512f, avx512_bf16, amx_bf16, ...), "
                 "each present or absent (`!avx512f`)"
-          : item.key == "os" ? "an operating system (linux) or a list"
-                             : "a machine (x86_64, aarch64) or a list";
+          : item.key == "os"  ? "an operating system (linux) or a list"
+          : item.key == "gfx" ? "a gfx target (gfx90a, gfx942) or a list"
+                              : "a machine (x86_64, aarch64) or a list";
       const auto words = read_words(reader, item, item_path, what);
       if (!words) continue;
       condition.text = *words;

@@ -63,7 +63,7 @@ std::optional<std::string> read_message_pattern(Reader& reader,
 
 std::optional<Expectation> read_expectation(
     Reader& reader, const Entry& entry, const std::string& path,
-    bool validate_op, const std::filesystem::path& case_file) {
+    Backend backend, bool validate_op, const std::filesystem::path& case_file) {
   Expectation expectation;
   expectation.where = reader.where(entry);
   const std::string what =
@@ -126,7 +126,7 @@ std::optional<Expectation> read_expectation(
     } else if (item.key == "outputs" && (kind == "match" || kind == "xfail")) {
       expectation.outputs = read_outputs(reader, item, item_path, case_file);
     } else if (item.key == "when") {
-      expectation.when = read_when(reader, item, item_path);
+      expectation.when = read_when(reader, item, item_path, backend);
     } else {
       reader.error(item.key_node, item_path,
                    "`" + item.key + "` goes with " +
@@ -145,13 +145,14 @@ std::optional<Expectation> read_expectation(
 // `expect.<backend>`: one expectation, or a list of them tried in order (the
 // first whose `when` holds applies; none: `match`).
 std::vector<Expectation> read_entries(Reader& reader, const Entry& item,
-                                      const std::string& path,
+                                      const std::string& path, Backend backend,
                                       bool validate_op,
                                       const std::filesystem::path& case_file) {
   std::vector<Expectation> entries;
   if (!item.value.IsSequence()) {
     if (auto expectation =
-            read_expectation(reader, item, path, validate_op, case_file)) {
+            read_expectation(reader, item, path, backend, validate_op,
+                             case_file)) {
       entries.push_back(*expectation);
     }
     return entries;
@@ -164,7 +165,8 @@ std::vector<Expectation> read_entries(Reader& reader, const Entry& item,
     const std::string at = path + "[" + std::to_string(i) + "]";
     const Entry element{item.key, item.value[i], item.value[i]};
     if (auto expectation =
-            read_expectation(reader, element, at, validate_op, case_file)) {
+            read_expectation(reader, element, at, backend, validate_op,
+                             case_file)) {
       entries.push_back(*expectation);
     }
   }
@@ -197,7 +199,7 @@ void read_expect(Reader& reader, const Entry& entry, Case& out) {
       continue;
     }
     out.expect_entries[backend] =
-        read_entries(reader, item, path, validate_op, out.file);
+        read_entries(reader, item, path, backend, validate_op, out.file);
   }
   // The reference itself must fail: nothing to compare with. (A GPU backend
   // without its own expectation is then that backend's ERROR when it runs:

@@ -73,8 +73,10 @@ std::vector<OutputExpectation> read_outputs(Reader& reader, const Entry& entry,
                                             const std::string& path,
                                             const std::filesystem::path& case_file);
 // `when`: conditions on the run's environment; an unknown fact is an error.
+// `backend`: whose expectation the entry is (a device fact, `capability` or
+// `gfx`, is refused under another backend).
 std::vector<Condition> read_when(Reader& reader, const Entry& entry,
-                                 const std::string& path);
+                                 const std::string& path, Backend backend);
 // Needs case.op, case.backends and case.reference already read.
 void read_expect(Reader& reader, const Entry& entry, Case& out);
 Origin read_origin(Reader& reader, const Entry& entry);

@@ -38,6 +38,8 @@ BackendReadiness combine_readiness(Backend backend, PartReadiness torch,
     }
   } else if (torch.ready() || kernels.ready()) {
     result.state = Readiness::kReady;
+    result.facts = torch.facts;
+    result.facts.insert(kernels.facts.begin(), kernels.facts.end());
     result.description = torch.description;
     if (!kernels.description.empty()) {
       result.description += (result.description.empty() ? "" : "; kernels: ") +
@@ -102,7 +104,8 @@ namespace {
 nlohmann::json part_json(const PartReadiness& part) {
   return {{"state", std::string(readiness_name(part.state))},
           {"reason", part.reason},
-          {"description", part.description}};
+          {"description", part.description},
+          {"facts", part.facts}};
 }
 
 Readiness parse_state(const std::string& name) {
@@ -116,6 +119,7 @@ PartReadiness part_from(const nlohmann::json& json) {
   part.state = parse_state(json.at("state").get<std::string>());
   part.reason = json.value("reason", "");
   part.description = json.value("description", "");
+  part.facts = json.value("facts", DeviceFacts{});
   return part;
 }
 
@@ -126,6 +130,7 @@ std::string readiness_to_json(const BackendReadiness& readiness) {
       {"state", std::string(readiness_name(readiness.state))},
       {"reason", readiness.reason},
       {"description", readiness.description},
+      {"facts", readiness.facts},
       {"torch", part_json(readiness.torch)},
       {"kernels", part_json(readiness.kernels)}};
   return json.dump();
@@ -137,6 +142,7 @@ BackendReadiness readiness_from_json(const std::string& text) {
   readiness.state = parse_state(json.at("state").get<std::string>());
   readiness.reason = json.value("reason", "");
   readiness.description = json.value("description", "");
+  readiness.facts = json.value("facts", DeviceFacts{});
   readiness.torch = part_from(json.at("torch"));
   readiness.kernels = part_from(json.at("kernels"));
   return readiness;

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -25,10 +26,15 @@ namespace casebook {
 enum class Readiness { kReady, kAbsent, kBroken };
 std::string_view readiness_name(Readiness readiness);  // "ready", ...
 
+// What `when` conditions read of a ready device: "capability" ("9.0", CUDA)
+// or "gfx" ("gfx90a", HIP).
+using DeviceFacts = std::map<std::string, std::string>;
+
 struct PartReadiness {
   Readiness state = Readiness::kAbsent;
   std::string reason;       // absent or broken: why
   std::string description;  // ready: runtime, driver, device
+  DeviceFacts facts;        // ready: the device's facts, where it says them
   bool ready() const { return state == Readiness::kReady; }
 };
 
@@ -36,6 +42,7 @@ struct BackendReadiness {
   Readiness state = Readiness::kAbsent;
   std::string reason;
   std::string description;
+  DeviceFacts facts;      // ready: LibTorch's device's, then the plugin's
   PartReadiness torch;    // torch.* ops on the backend's LibTorch device
   PartReadiness kernels;  // kernels.* ops through the kernel plugin
   bool ready() const { return state == Readiness::kReady; }

@@ -37,6 +37,7 @@ PartReadiness open_plugin_part(Backend backend, const KernelPlugin** plugin) {
   }
   part.state = Readiness::kReady;
   part.description = plugin_describe(**plugin);
+  part.facts = plugin_device_facts(**plugin);
   return part;
 }
 

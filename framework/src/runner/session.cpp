@@ -70,7 +70,8 @@ Plan load_plan(const std::vector<fs::path>& paths, const RunOptions& options) {
   const OpRegistry& registry = registry_of(options);
   std::map<std::string, fs::path> ids;
   // `when` conditions read this run's environment (LibTorch, OS, CPU).
-  const EnvironmentFacts facts = condition_facts(TORCH_VERSION);
+  plan.host_facts = condition_facts(TORCH_VERSION);
+  const EnvironmentFacts& facts = plan.host_facts;
   for (const fs::path& file : find_case_files(paths, &plan.missing_paths)) {
     PlannedCase planned;
     planned.loaded = load_case_file(file);
@@ -224,11 +225,14 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
   std::vector<Backend> gpu_wanted;
   for (const PlannedCase& planned : plan.cases) {
     for (Backend backend : planned.reported) {
+      // A skip that may not hold once the device's facts are known
+      // (`when: {capability: ...}`) still wants the probe.
       if (is_gpu(backend) && planned.runnable() && selected(planned, backend) &&
           std::find(gpu_wanted.begin(), gpu_wanted.end(), backend) ==
               gpu_wanted.end() &&
-          planned.value().expectation(backend).kind !=
-              Expectation::Kind::kSkip) {
+          (planned.value().expectation(backend).kind !=
+               Expectation::Kind::kSkip ||
+           reads_device_facts(planned.value(), backend))) {
         gpu_wanted.push_back(backend);
       }
     }
@@ -241,6 +245,21 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
   }
   execution.backends = probe_backends(gpu_wanted);
   if (observer.on_start) observer.on_start(execution.backends);
+  // The devices' facts are known now: conditions on them decide again.
+  std::map<Backend, EnvironmentFacts> devices;
+  for (const auto& [backend, status] : execution.backends) {
+    if (status.ready() && !status.facts.empty()) devices[backend] = status.facts;
+  }
+  if (!devices.empty()) {
+    if (plan.host_facts.empty()) {  // a plan not made by load_plan
+      plan.host_facts = condition_facts(TORCH_VERSION);
+    }
+    for (PlannedCase& planned : plan.cases) {
+      if (planned.loaded.value) {
+        resolve_conditions(*planned.loaded.value, plan.host_facts, devices);
+      }
+    }
+  }
   // A required backend that is absent cannot run: an error, like broken.
   for (auto& [backend, status] : execution.backends) {
     if (status.state == Readiness::kAbsent &&

@@ -18,6 +18,9 @@ namespace casebook {
 struct Plan {
   std::vector<PlannedCase> cases;
   std::vector<std::filesystem::path> missing_paths;
+  // What `when` conditions read of the host (LibTorch, OS, CPU); the
+  // devices' facts join them once the probe has answered (execute_plan).
+  EnvironmentFacts host_facts;
 };
 
 // Loads every case file under `paths` and checks it against its op. Every
