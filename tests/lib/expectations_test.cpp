@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 
 #include "casebook/loader.h"
@@ -197,6 +198,52 @@ TEST(Determinism, RepeatsThatDifferFailNamingTheFirstIndex) {
                  "output 0 index \\[0\\] \\(run 1: [0-9]+, this run: [0-9]+; "
                  "2 of 2 elements differ, bitwise\\)")))
       << verdict.message;
+}
+
+// `deterministic: tolerance` forgives what the case's tolerance forgives and
+// no more; bitwise forgives nothing.
+TEST(Determinism, ToleranceForgivesLastBitsButNotADifference) {
+  testing_support::use_single_thread();
+  const fs::path dir = fs::temp_directory_path() /
+                       ("casebook-tolerance-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string input =
+      "inputs:\n  input: {dtype: float32, values: [1, 2]}\n";
+  std::ofstream(dir / "drift_tolerance.yaml")
+      << "casebook: 1\nsummary: s\nop: testing.drift\nrepeat: 3\n"
+         "deterministic: tolerance\n"
+      << input;
+  std::ofstream(dir / "drift_bitwise.yaml")
+      << "casebook: 1\nsummary: s\nop: testing.drift\nrepeat: 3\n"
+         "deterministic: bitwise\n"
+      << input;
+  std::ofstream(dir / "count_tolerance.yaml")
+      << "casebook: 1\nsummary: s\nop: testing.call_count\nrepeat: 3\n"
+         "deterministic: tolerance\n"
+      << input;
+  RunOptions options;
+  options.backends = {Backend::kCpu};
+  options.registry = &testing_support::registry_with_test_ops();
+  const RunSummary summary = run_cases({dir}, options);
+  fs::remove_all(dir);
+  std::map<std::string, const CaseVerdict*> by_id;
+  for (const CaseVerdict& verdict : summary.verdicts) {
+    by_id[verdict.case_id] = &verdict;
+  }
+  ASSERT_EQ(by_id.size(), 3u);
+  EXPECT_EQ(by_id["drift_tolerance"]->verdict, Verdict::kPass)
+      << by_id["drift_tolerance"]->message;
+  EXPECT_EQ(by_id["drift_bitwise"]->verdict, Verdict::kFail);
+  EXPECT_NE(by_id["drift_bitwise"]->message.find("bitwise"), std::string::npos)
+      << by_id["drift_bitwise"]->message;
+  EXPECT_EQ(by_id["count_tolerance"]->verdict, Verdict::kFail);
+  EXPECT_EQ(by_id["count_tolerance"]->family, Family::kMismatch);
+  EXPECT_TRUE(std::regex_search(
+      by_id["count_tolerance"]->message,
+      std::regex("^not deterministic: run 2 of 3 differs from run 1 at "
+                 "output 0: mismatched elements: 2 / 2 [^]*greatest absolute "
+                 "difference: 1 at index \\[0\\] \\(expected 2, got 3\\)")))
+      << by_id["count_tolerance"]->message;
 }
 
 // cpu64 computes in float64 throughout: softmax(dtype: float32) of bfloat16

@@ -60,6 +60,14 @@ void register_test_ops(OpRegistry& registry) {
     ++calls;
     return std::vector<at::Tensor>{call.input(0) + calls};
   }));
+  // The input plus a drift of 1e-7 per call: repeats differ in their last
+  // bits but agree within float32's tolerance (deterministic: tolerance
+  // passes, bitwise fails).
+  registry.add(test_op("testing.drift", [](const OpCall& call) {
+    static int calls = 0;
+    ++calls;
+    return std::vector<at::Tensor>{call.input(0) + 1e-7 * calls};
+  }));
   registry.add(test_op("testing.hang_with_grandchild",
                        [](const OpCall& call) -> std::vector<at::Tensor> {
                          pid_t grandchild = fork();
