@@ -140,7 +140,8 @@ TEST(BackendReadiness, DeviceFactsCombineAndSurviveTheJsonLine) {
   torch.facts = {{"capability", "9.0"}};
   PartReadiness kernels = part(Readiness::kReady, "");
   kernels.facts = {{"capability", "8.6"}, {"gfx", "gfx90a"}};
-  const BackendReadiness sent = combine_readiness(Backend::kCuda, torch, kernels);
+  const BackendReadiness sent =
+      combine_readiness(Backend::kCuda, torch, kernels);
   const BackendReadiness got = readiness_from_json(readiness_to_json(sent));
   EXPECT_EQ(got.facts, (DeviceFacts{{"capability", "9.0"}, {"gfx", "gfx90a"}}));
   EXPECT_EQ(got.kernels.facts, kernels.facts);
@@ -210,9 +211,8 @@ TEST(BackendProbe, EveryRunOnABrokenBackendIsAnError) {
   RunOptions options;
   options.backends = {Backend::kCpu, Backend::kCuda};
   options.evidence_root.clear();
-  RunSummary summary =
-      run_cases({fs::path(CASEBOOK_SOURCE_DIR) / "cases" / "kernels" / "sum"},
-                options);
+  RunSummary summary = run_cases(
+      {fs::path(CASEBOOK_SOURCE_DIR) / "cases" / "kernels" / "sum"}, options);
   replace_backend_for_tests(Backend::kCuda, nullptr);
   int cuda = 0;
   for (const CaseVerdict& v : summary.verdicts) {

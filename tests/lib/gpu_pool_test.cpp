@@ -237,7 +237,8 @@ TEST_F(GpuPool, ConditionsOnTheDeviceReadItsProbedCapability) {
   }
   {
     std::ofstream more(dir_ / "cases" / "case_001.yaml", std::ios::app);
-    more << "expect:\n  cuda: [{when: {capability: '<8.0'}, skip: pre-sm_80}]\n";
+    more
+        << "expect:\n  cuda: [{when: {capability: '<8.0'}, skip: pre-sm_80}]\n";
   }
   Execution execution = run();
   EXPECT_EQ(verdict(execution, 0, Backend::kCuda).verdict, Verdict::kPass)

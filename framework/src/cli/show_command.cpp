@@ -13,6 +13,7 @@
 
 #include "casebook/diagnosis.h"
 #include "casebook/loader.h"
+#include "casebook/number_text.h"
 #include "casebook/ops.h"
 #include "cli/commands.h"
 #include "process/execute.h"
@@ -27,17 +28,6 @@ namespace {
 // Values printed, and written inline by --write-expected, up to this many
 // elements; larger outputs are elided in print and become a .npy fixture.
 constexpr int64_t kShownElements = 64;
-
-std::string number(double value) {
-  if (std::isnan(value)) return ".nan";
-  if (std::isinf(value)) return value > 0 ? ".inf" : "-.inf";
-  char buffer[40];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
-    if (std::strtod(buffer, nullptr) == value) break;
-  }
-  return buffer;
-}
 
 std::string ints(at::IntArrayRef values) {
   std::string out = "[";
@@ -59,7 +49,7 @@ void nested_values(std::ostream& out, const at::Tensor& flat,
                    at::IntArrayRef sizes, size_t dim, int64_t* at,
                    int64_t limit) {
   if (dim == sizes.size()) {
-    out << (*at < limit ? number(flat[*at].item<double>()) : "...");
+    out << (*at < limit ? number_text(flat[*at].item<double>()) : "...");
     ++*at;
     return;
   }
@@ -98,9 +88,9 @@ void print_output(std::ostream& out, size_t index, const TensorFile& file,
     const at::Tensor finite_values = values.masked_select(finite);
     out << "  elements " << count << ", NaN " << nans << ", inf " << infs;
     if (finite_values.numel() > 0) {
-      out << ", min " << number(finite_values.min().item<double>()) << ", max "
-          << number(finite_values.max().item<double>()) << ", mean "
-          << number(finite_values.mean().item<double>());
+      out << ", min " << number_text(finite_values.min().item<double>())
+          << ", max " << number_text(finite_values.max().item<double>())
+          << ", mean " << number_text(finite_values.mean().item<double>());
     }
     out << "\n";
   }

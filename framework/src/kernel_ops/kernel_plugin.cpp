@@ -97,10 +97,9 @@ std::string kernel_plugin_dir() {
 bool kernel_plugin_file_present(Backend backend) {
   if (!is_gpu(backend)) return false;
   std::error_code ignored;
-  return std::filesystem::exists(
-      std::filesystem::path(kernel_plugin_dir()) /
-          kernel_plugin_file_name(backend),
-      ignored);
+  return std::filesystem::exists(std::filesystem::path(kernel_plugin_dir()) /
+                                     kernel_plugin_file_name(backend),
+                                 ignored);
 }
 
 const KernelPlugin* load_kernel_plugin(Backend backend, std::string* why_not) {

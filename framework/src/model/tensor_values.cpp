@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "casebook/number_text.h"
 #include "model/sections.h"
 
 namespace casebook::model {
@@ -30,19 +31,6 @@ int64_t element_count(const std::vector<int64_t>& shape) {
     count *= dim;
   }
   return count;
-}
-
-// The number as a person would write it: the shortest of %.1g .. %.17g
-// that reads back as the same double.
-std::string number_text(double value) {
-  if (std::isnan(value)) return ".nan";
-  if (std::isinf(value)) return value > 0 ? ".inf" : "-.inf";
-  char buffer[40];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
-    if (std::strtod(buffer, nullptr) == value) break;
-  }
-  return buffer;
 }
 
 // IEEE binary formats by their significand bits (implicit bit included),
@@ -164,9 +152,8 @@ class ValuesWalker {
               dtype_ == DType::kFloat64
                   ? value
                   : inexact_in(dtype_, value).value_or(value);
-          return fail(node, std::string(dtype_name(dtype_)) +
-                                " cannot hold " + scalar.text +
-                                " exactly: it would become " +
+          return fail(node, std::string(dtype_name(dtype_)) + " cannot hold " +
+                                scalar.text + " exactly: it would become " +
                                 dtype_number_text(dtype_, becomes) +
                                 "; write that value, or add `rounding: "
                                 "nearest` to the tensor");
@@ -178,9 +165,8 @@ class ValuesWalker {
       }
       if (!spec_.round_to_nearest) {
         if (const auto becomes = inexact_in(dtype_, value)) {
-          return fail(node, std::string(dtype_name(dtype_)) +
-                                " cannot hold " + scalar.text +
-                                " exactly: it would become " +
+          return fail(node, std::string(dtype_name(dtype_)) + " cannot hold " +
+                                scalar.text + " exactly: it would become " +
                                 dtype_number_text(dtype_, *becomes) +
                                 "; write that value, or add `rounding: "
                                 "nearest` to the tensor");
@@ -290,3 +276,18 @@ bool read_values(Reader& reader, const Entry& entry, const std::string& path,
 }
 
 }  // namespace casebook::model
+
+namespace casebook {
+
+std::string number_text(double value) {
+  if (std::isnan(value)) return ".nan";
+  if (std::isinf(value)) return value > 0 ? ".inf" : "-.inf";
+  char buffer[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
+  return buffer;
+}
+
+}  // namespace casebook

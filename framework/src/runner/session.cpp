@@ -98,9 +98,9 @@ Plan load_plan(const std::vector<fs::path>& paths, const RunOptions& options) {
       // verdict, in the cpu lane; never a cuda or hip verdict for a run no
       // GPU took part in.
       if (planned.op != nullptr && runs_on_host_only(*planned.op)) {
-        const bool cpu = std::find(planned.reported.begin(),
-                                   planned.reported.end(),
-                                   Backend::kCpu) != planned.reported.end();
+        const bool cpu =
+            std::find(planned.reported.begin(), planned.reported.end(),
+                      Backend::kCpu) != planned.reported.end();
         planned.reported.clear();
         if (cpu) planned.reported.push_back(Backend::kCpu);
       }
@@ -248,7 +248,8 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
   // The devices' facts are known now: conditions on them decide again.
   std::map<Backend, EnvironmentFacts> devices;
   for (const auto& [backend, status] : execution.backends) {
-    if (status.ready() && !status.facts.empty()) devices[backend] = status.facts;
+    if (status.ready() && !status.facts.empty())
+      devices[backend] = status.facts;
   }
   if (!devices.empty()) {
     if (plan.host_facts.empty()) {  // a plan not made by load_plan
@@ -340,7 +341,8 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
       }
       JudgeInputs inputs{
           planned,   backend, find_job(jobs, planned, backend, JobKind::kRun),
-          reference, status,  options.evidence_root, &options};
+          reference, status,  options.evidence_root,
+          &options};
       CaseVerdict verdict = judge(inputs);
       if (on_verdict) on_verdict(verdict);
       execution.summary.verdicts.push_back(std::move(verdict));

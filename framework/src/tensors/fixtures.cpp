@@ -1,11 +1,7 @@
 #include "tensors/fixtures.h"
 
-#include <fcntl.h>
 #include <openssl/evp.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <torch/csrc/jit/serialization/pickle.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <fstream>
@@ -15,6 +11,7 @@
 #include <sstream>
 
 #include "casebook/limits.h"
+#include "tensors/mapped_file.h"
 #include "tensors/pt_archive.h"
 
 namespace casebook {
@@ -37,30 +34,32 @@ at::ScalarType safetensors_type(const std::string& name,
 }
 
 struct SafetensorsFile {
-  std::vector<char> bytes;
+  MappedFile mapped;
   nlohmann::json header;
   size_t data_start = 0;
 };
 
 SafetensorsFile open_safetensors(const std::filesystem::path& file) {
   SafetensorsFile opened;
-  opened.bytes = read_file_bytes(file);
-  if (opened.bytes.size() < 8) {
+  std::string why;
+  std::optional<MappedFile> mapped = map_file(file, &why);
+  if (!mapped) throw FixtureError(file.string() + ": " + why);
+  opened.mapped = std::move(*mapped);
+  const unsigned char* bytes = opened.mapped.bytes;
+  const size_t size = opened.mapped.size;
+  if (size < 8) {
     throw FixtureError(file.string() +
                        ": not a safetensors file (shorter "
                        "than its 8-byte header length)");
   }
   uint64_t length = 0;
-  for (int i = 7; i >= 0; --i) {
-    length = (length << 8) | static_cast<unsigned char>(opened.bytes[i]);
-  }
-  if (length > opened.bytes.size() - 8) {
+  for (int i = 7; i >= 0; --i) length = (length << 8) | bytes[i];
+  if (length > size - 8) {
     throw FixtureError(file.string() + ": safetensors header length " +
                        std::to_string(length) + " exceeds the file");
   }
   try {
-    opened.header = nlohmann::json::parse(opened.bytes.begin() + 8,
-                                          opened.bytes.begin() + 8 + length);
+    opened.header = nlohmann::json::parse(bytes + 8, bytes + 8 + length);
   } catch (const nlohmann::json::exception& error) {
     throw FixtureError(file.string() +
                        ": safetensors header is not JSON: " + error.what());
@@ -97,6 +96,50 @@ std::string pick_name(const std::vector<std::string>& names,
                      "`; it holds " + join_names(names));
 }
 
+std::vector<std::string> tensor_names(const SafetensorsFile& opened) {
+  std::vector<std::string> names;
+  for (const auto& item : opened.header.items()) {
+    if (item.key() != "__metadata__") names.push_back(item.key());
+  }
+  return names;
+}
+
+// The one reader of safetensors files: every check, then the tensor over
+// the file's mapping (`over_mapping`: read-only, alive as long as the tensor)
+// or a copy of it.
+at::Tensor load_safetensors(const std::filesystem::path& file,
+                            const std::string& name, bool over_mapping) {
+  const SafetensorsFile opened = open_safetensors(file);
+  const std::string chosen = pick_name(tensor_names(opened), name, file);
+  const nlohmann::json& entry = opened.header.at(chosen);
+  try {
+    const at::ScalarType type =
+        safetensors_type(entry.at("dtype").get<std::string>(), file);
+    const auto shape = entry.at("shape").get<std::vector<int64_t>>();
+    const auto offsets = entry.at("data_offsets").get<std::vector<uint64_t>>();
+    check_fixture_shape(file, shape, type);  // sizes >= 0, within the limit
+    const uint64_t size = element_count(shape) * c10::elementSize(type);
+    const uint64_t room = opened.mapped.size - opened.data_start;
+    if (offsets.size() != 2 || offsets[1] < offsets[0] ||
+        offsets[1] - offsets[0] != size || offsets[1] > room) {
+      throw FixtureError(file.string() + ": tensor `" + chosen +
+                         "`: data_offsets " + entry.at("data_offsets").dump() +
+                         " do not hold " + std::to_string(size) +
+                         " bytes inside the file");
+    }
+    void* data = const_cast<unsigned char*>(opened.mapped.bytes +
+                                            opened.data_start + offsets[0]);
+    const at::Tensor tensor = at::from_blob(
+        data, shape, [keep = opened.mapped.keep](void*) {},
+        at::TensorOptions().dtype(type));
+    return over_mapping ? tensor : tensor.clone();
+  } catch (const nlohmann::json::exception& error) {
+    throw FixtureError(file.string() + ": tensor `" + chosen +
+                       "`: malformed header entry " + entry.dump() + ": " +
+                       error.what());
+  }
+}
+
 }  // namespace
 
 void check_fixture_shape(const std::filesystem::path& file,
@@ -122,7 +165,10 @@ std::vector<char> read_file_bytes(const std::filesystem::path& file) {
 }
 
 std::string sha256_file(const std::filesystem::path& file) {
-  const std::vector<char> bytes = read_file_bytes(file);
+  std::string why;
+  const std::optional<MappedFile> mapped = map_file(file, &why);
+  if (!mapped) throw FixtureError(file.string() + ": " + why);
+  const std::string_view bytes = mapped->view();
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(
       EVP_MD_CTX_new(), &EVP_MD_CTX_free);
   unsigned char digest[EVP_MAX_MD_SIZE];
@@ -142,47 +188,12 @@ std::string sha256_file(const std::filesystem::path& file) {
 }
 
 std::vector<std::string> safetensors_names(const std::filesystem::path& file) {
-  const SafetensorsFile opened = open_safetensors(file);
-  std::vector<std::string> names;
-  for (const auto& item : opened.header.items()) {
-    if (item.key() != "__metadata__") names.push_back(item.key());
-  }
-  return names;
+  return tensor_names(open_safetensors(file));
 }
 
 at::Tensor read_safetensors(const std::filesystem::path& file,
                             const std::string& name) {
-  const SafetensorsFile opened = open_safetensors(file);
-  std::vector<std::string> names;
-  for (const auto& item : opened.header.items()) {
-    if (item.key() != "__metadata__") names.push_back(item.key());
-  }
-  const std::string chosen = pick_name(names, name, file);
-  const nlohmann::json& entry = opened.header.at(chosen);
-  try {
-    const at::ScalarType type =
-        safetensors_type(entry.at("dtype").get<std::string>(), file);
-    const auto shape = entry.at("shape").get<std::vector<int64_t>>();
-    const auto offsets = entry.at("data_offsets").get<std::vector<uint64_t>>();
-    check_fixture_shape(file, shape, type);
-    at::Tensor tensor = at::empty(shape, type);
-    const uint64_t size = tensor.numel() * tensor.element_size();
-    if (offsets.size() != 2 || offsets[1] < offsets[0] ||
-        offsets[1] - offsets[0] != size ||
-        opened.data_start + offsets[1] > opened.bytes.size()) {
-      throw FixtureError(file.string() + ": tensor `" + chosen +
-                         "`: data_offsets " + entry.at("data_offsets").dump() +
-                         " do not hold " + std::to_string(size) +
-                         " bytes inside the file");
-    }
-    std::memcpy(tensor.data_ptr(),
-                opened.bytes.data() + opened.data_start + offsets[0], size);
-    return tensor;
-  } catch (const nlohmann::json::exception& error) {
-    throw FixtureError(file.string() + ": tensor `" + chosen +
-                       "`: malformed header entry " + entry.dump() + ": " +
-                       error.what());
-  }
+  return load_safetensors(file, name, /*over_mapping=*/false);
 }
 
 at::Tensor read_pt(const std::filesystem::path& file, const std::string& name) {
@@ -255,72 +266,9 @@ at::Tensor read_fixture(const std::filesystem::path& file,
                      "`; expected .npy, .safetensors or .pt");
 }
 
-// Issue 14 (capture): read_safetensors over a mapping of the file.
 at::Tensor map_safetensors(const std::filesystem::path& file,
                            const std::string& name) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw FixtureError(file.string() + ": cannot open the file");
-  struct stat info {};
-  if (::fstat(fd, &info) != 0 || info.st_size < 8) {
-    ::close(fd);
-    throw FixtureError(file.string() +
-                       ": not a safetensors file (shorter than its 8-byte "
-                       "header length)");
-  }
-  const auto length = static_cast<size_t>(info.st_size);
-  void* mapped = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (mapped == MAP_FAILED) {
-    throw FixtureError(file.string() + ": cannot map the file");
-  }
-  std::shared_ptr<void> mapping(mapped,
-                                [length](void* p) { ::munmap(p, length); });
-  const auto* bytes = static_cast<const unsigned char*>(mapped);
-  uint64_t header_length = 0;
-  for (int i = 7; i >= 0; --i) header_length = (header_length << 8) | bytes[i];
-  if (header_length > length - 8) {
-    throw FixtureError(file.string() + ": safetensors header length " +
-                       std::to_string(header_length) + " exceeds the file");
-  }
-  nlohmann::json header;
-  try {
-    header = nlohmann::json::parse(bytes + 8, bytes + 8 + header_length);
-  } catch (const nlohmann::json::exception& error) {
-    throw FixtureError(file.string() +
-                       ": safetensors header is not JSON: " + error.what());
-  }
-  if (!header.is_object()) {
-    throw FixtureError(file.string() + ": safetensors header is not an object");
-  }
-  std::vector<std::string> names;
-  for (const auto& item : header.items()) {
-    if (item.key() != "__metadata__") names.push_back(item.key());
-  }
-  const std::string chosen = pick_name(names, name, file);
-  const nlohmann::json& entry = header.at(chosen);
-  try {
-    const at::ScalarType type =
-        safetensors_type(entry.at("dtype").get<std::string>(), file);
-    const auto shape = entry.at("shape").get<std::vector<int64_t>>();
-    const auto offsets = entry.at("data_offsets").get<std::vector<uint64_t>>();
-    uint64_t size = c10::elementSize(type);
-    for (int64_t extent : shape) size *= static_cast<uint64_t>(extent);
-    const uint64_t start = 8 + header_length;
-    if (offsets.size() != 2 || offsets[1] < offsets[0] ||
-        offsets[1] - offsets[0] != size || start + offsets[1] > length) {
-      throw FixtureError(file.string() + ": tensor `" + chosen +
-                         "`: data_offsets " + entry.at("data_offsets").dump() +
-                         " do not hold " + std::to_string(size) +
-                         " bytes inside the file");
-    }
-    void* data = const_cast<unsigned char*>(bytes + start + offsets[0]);
-    return at::from_blob(
-        data, shape, [mapping](void*) {}, at::TensorOptions().dtype(type));
-  } catch (const nlohmann::json::exception& error) {
-    throw FixtureError(file.string() + ": tensor `" + chosen +
-                       "`: malformed header entry " + entry.dump() + ": " +
-                       error.what());
-  }
+  return load_safetensors(file, name, /*over_mapping=*/true);
 }
 
 }  // namespace casebook

@@ -3,11 +3,6 @@
 // large dependency for one function), and the format is small: a magic
 // string, a version, a Python-literal dict header, then the raw data.
 // https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -17,7 +12,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "casebook/limits.h"
 #include "tensors/fixtures.h"
+#include "tensors/mapped_file.h"
 
 namespace casebook {
 namespace {
@@ -206,6 +203,63 @@ uint32_t little_endian(const unsigned char* bytes, size_t count) {
   return value;
 }
 
+// The one reader of .npy files: every check, then the tensor over the
+// file's mapping (`over_mapping`: read-only, alive as long as the tensor) or
+// a copy of it. Fortran order is always a C-order copy.
+at::Tensor load_npy(const std::filesystem::path& file,
+                    std::optional<at::ScalarType> declared, bool over_mapping) {
+  std::string why;
+  const std::optional<MappedFile> mapped = map_file(file, &why);
+  if (!mapped) throw FixtureError(file.string() + ": " + why);
+  const unsigned char* data = mapped->bytes;
+  const size_t size = mapped->size;
+  if (size < 10 || std::memcmp(data, kMagic, kMagicSize) != 0) {
+    throw FixtureError(file.string() + ": not a .npy file (no \\x93NUMPY)");
+  }
+  const int major = data[6];
+  if (major < 1 || major > 3) {
+    throw FixtureError(file.string() + ": .npy format version " +
+                       std::to_string(major) + " is not 1, 2 or 3");
+  }
+  const size_t length_size = major == 1 ? 2 : 4;
+  const size_t header_start = 8 + length_size;
+  if (size < header_start) {
+    throw FixtureError(file.string() + ": .npy file is truncated");
+  }
+  const size_t header_size = little_endian(data + 8, length_size);
+  if (size - header_start < header_size) {
+    throw FixtureError(file.string() + ": .npy header is truncated");
+  }
+  const std::string text(reinterpret_cast<const char*>(data) + header_start,
+                         header_size);
+  const Header header = HeaderParser(text, file).parse();
+  const at::ScalarType type = descr_type(header.descr, file, declared);
+  std::vector<int64_t> shape = header.shape;
+  if (header.fortran_order) std::reverse(shape.begin(), shape.end());
+  check_fixture_shape(file, shape, type);  // sizes >= 0, within the limit
+  const size_t expected =
+      static_cast<size_t>(element_count(shape)) * c10::elementSize(type);
+  const size_t present = size - header_start - header_size;
+  if (present != expected) {
+    throw FixtureError(file.string() + ": .npy data holds " +
+                       std::to_string(present) +
+                       " bytes, the header's shape and dtype need " +
+                       std::to_string(expected));
+  }
+  void* start = const_cast<unsigned char*>(data + header_start + header_size);
+  at::Tensor tensor = at::from_blob(
+      start, shape, [keep = mapped->keep](void*) {},
+      at::TensorOptions().dtype(type));
+  if (header.fortran_order && tensor.dim() > 1) {
+    std::vector<int64_t> reverse(tensor.dim());
+    for (int64_t d = 0; d < tensor.dim(); ++d) {
+      reverse[d] = tensor.dim() - 1 - d;
+    }
+    return tensor.permute(reverse).contiguous();
+  }
+  return over_mapping ? tensor : tensor.clone();
+}
+
 }  // namespace
 
 std::filesystem::path npy_sidecar(const std::filesystem::path& file) {
@@ -216,50 +270,7 @@ std::filesystem::path npy_sidecar(const std::filesystem::path& file) {
 
 at::Tensor read_npy(const std::filesystem::path& file,
                     std::optional<at::ScalarType> declared) {
-  const std::vector<char> bytes = read_file_bytes(file);
-  const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
-  if (bytes.size() < 10 || std::memcmp(data, kMagic, kMagicSize) != 0) {
-    throw FixtureError(file.string() + ": not a .npy file (no \\x93NUMPY)");
-  }
-  const int major = data[6];
-  if (major < 1 || major > 3) {
-    throw FixtureError(file.string() + ": .npy format version " +
-                       std::to_string(major) + " is not 1, 2 or 3");
-  }
-  const size_t length_size = major == 1 ? 2 : 4;
-  const size_t header_start = 8 + length_size;
-  if (bytes.size() < header_start) {
-    throw FixtureError(file.string() + ": .npy file is truncated");
-  }
-  const size_t header_size = little_endian(data + 8, length_size);
-  if (bytes.size() < header_start + header_size) {
-    throw FixtureError(file.string() + ": .npy header is truncated");
-  }
-  const std::string text(bytes.data() + header_start, header_size);
-  const Header header = HeaderParser(text, file).parse();
-  const at::ScalarType type = descr_type(header.descr, file, declared);
-
-  std::vector<int64_t> shape = header.shape;
-  if (header.fortran_order) std::reverse(shape.begin(), shape.end());
-  check_fixture_shape(file, shape, type);
-  at::Tensor tensor = at::empty(shape, type);
-  const size_t expected = tensor.numel() * tensor.element_size();
-  const size_t present = bytes.size() - header_start - header_size;
-  if (present != expected) {
-    throw FixtureError(file.string() + ": .npy data holds " +
-                       std::to_string(present) +
-                       " bytes, the header's shape "
-                       "and dtype need " +
-                       std::to_string(expected));
-  }
-  std::memcpy(tensor.data_ptr(), data + header_start + header_size, expected);
-  if (header.fortran_order && tensor.dim() > 1) {
-    std::vector<int64_t> reverse(tensor.dim());
-    for (int64_t d = 0; d < tensor.dim(); ++d)
-      reverse[d] = tensor.dim() - 1 - d;
-    tensor = tensor.permute(reverse).contiguous();
-  }
-  return tensor;
+  return load_npy(file, declared, /*over_mapping=*/false);
 }
 
 void write_npy(const std::filesystem::path& file, const at::Tensor& tensor) {
@@ -337,56 +348,7 @@ std::string npy_header(at::ScalarType type, const std::vector<int64_t>& shape) {
 }
 
 at::Tensor map_npy(const std::filesystem::path& file) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw FixtureError(file.string() + ": cannot open the file");
-  struct stat info {};
-  if (::fstat(fd, &info) != 0 || info.st_size < 10) {
-    ::close(fd);
-    throw FixtureError(file.string() + ": not a .npy file (no \\x93NUMPY)");
-  }
-  const auto length = static_cast<size_t>(info.st_size);
-  void* mapped = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (mapped == MAP_FAILED) {
-    throw FixtureError(file.string() + ": cannot map the file");
-  }
-  std::shared_ptr<void> mapping(mapped,
-                                [length](void* p) { ::munmap(p, length); });
-  const auto* data = static_cast<const unsigned char*>(mapped);
-  if (std::memcmp(data, kMagic, kMagicSize) != 0) {
-    throw FixtureError(file.string() + ": not a .npy file (no \\x93NUMPY)");
-  }
-  const int major = data[6];
-  if (major < 1 || major > 3) {
-    throw FixtureError(file.string() + ": .npy format version " +
-                       std::to_string(major) + " is not 1, 2 or 3");
-  }
-  const size_t length_size = major == 1 ? 2 : 4;
-  const size_t header_start = 8 + length_size;
-  const size_t header_size = little_endian(data + 8, length_size);
-  if (length < header_start + header_size) {
-    throw FixtureError(file.string() + ": .npy header is truncated");
-  }
-  const std::string text(reinterpret_cast<const char*>(data) + header_start,
-                         header_size);
-  const Header header = HeaderParser(text, file).parse();
-  const at::ScalarType type = descr_type(header.descr, file, std::nullopt);
-  std::vector<int64_t> shape = header.shape;
-  if (header.fortran_order) std::reverse(shape.begin(), shape.end());
-  int64_t numel = 1;
-  for (int64_t size : shape) numel *= size;
-  const size_t expected = numel * c10::elementSize(type);
-  const size_t present = length - header_start - header_size;
-  if (present != expected) {
-    throw FixtureError(file.string() + ": .npy data holds " +
-                       std::to_string(present) +
-                       " bytes, the header's shape and dtype need " +
-                       std::to_string(expected));
-  }
-  if (header.fortran_order && shape.size() > 1) return read_npy(file);
-  void* start = const_cast<unsigned char*>(data + header_start + header_size);
-  return at::from_blob(
-      start, shape, [mapping](void*) {}, at::TensorOptions().dtype(type));
+  return load_npy(file, std::nullopt, /*over_mapping=*/true);
 }
 
 }  // namespace casebook

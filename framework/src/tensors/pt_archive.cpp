@@ -1,12 +1,9 @@
 #include "tensors/pt_archive.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cstdint>
 #include <string_view>
+
+#include "tensors/mapped_file.h"
 
 namespace casebook {
 namespace {
@@ -33,31 +30,83 @@ struct Opcode {
 
 std::optional<Opcode> opcode(unsigned char code) {
   switch (code) {
-    case '.': case '(': case '0': case '1': case '2': case 'N': case 'R':
-    case ')': case 't': case ']': case 'l': case 'a': case 'e': case '}':
-    case 'd': case 's': case 'u': case 'b': case 'o': case 'Q': case 0x81:
-    case 0x85: case 0x86: case 0x87: case 0x88: case 0x89: case 0x8f:
-    case 0x90: case 0x91: case 0x92: case 0x93: case 0x94: case 0x97:
+    case '.':
+    case '(':
+    case '0':
+    case '1':
+    case '2':
+    case 'N':
+    case 'R':
+    case ')':
+    case 't':
+    case ']':
+    case 'l':
+    case 'a':
+    case 'e':
+    case '}':
+    case 'd':
+    case 's':
+    case 'u':
+    case 'b':
+    case 'o':
+    case 'Q':
+    case 0x81:
+    case 0x85:
+    case 0x86:
+    case 0x87:
+    case 0x88:
+    case 0x89:
+    case 0x8f:
+    case 0x90:
+    case 0x91:
+    case 0x92:
+    case 0x93:
+    case 0x94:
+    case 0x97:
     case 0x98:
       return Opcode{Argument::kNone, 0};
-    case 0x80: case 'K': case 'h': case 'q': case 0x82:
+    case 0x80:
+    case 'K':
+    case 'h':
+    case 'q':
+    case 0x82:
       return Opcode{Argument::kFixed, 1};
-    case 'M': case 0x83:
+    case 'M':
+    case 0x83:
       return Opcode{Argument::kFixed, 2};
-    case 'J': case 'j': case 'r': case 0x84:
+    case 'J':
+    case 'j':
+    case 'r':
+    case 0x84:
       return Opcode{Argument::kFixed, 4};
-    case 'G': case 0x95:
+    case 'G':
+    case 0x95:
       return Opcode{Argument::kFixed, 8};
-    case 'I': case 'L': case 'S': case 'V': case 'F': case 'g': case 'p':
+    case 'I':
+    case 'L':
+    case 'S':
+    case 'V':
+    case 'F':
+    case 'g':
+    case 'p':
     case 'P':
       return Opcode{Argument::kLine, 0};
-    case 'c': case 'i':
+    case 'c':
+    case 'i':
       return Opcode{Argument::kTwoLines, 0};
-    case 'U': case 'C': case 0x8c: case 0x8a:
+    case 'U':
+    case 'C':
+    case 0x8c:
+    case 0x8a:
       return Opcode{Argument::kCounted, 1};
-    case 'T': case 'X': case 'B': case 0x8b:
+    case 'T':
+    case 'X':
+    case 'B':
+    case 0x8b:
       return Opcode{Argument::kCounted, 4};
-    case 0x8d: case 0x8e: case 0x96:
+    case 0x8d:
+    case 0x8e:
+    case 0x96:
       return Opcode{Argument::kCounted, 8};
     default:
       return std::nullopt;
@@ -96,9 +145,8 @@ std::optional<std::string> pickle_problem(std::string_view pickle) {
         const uint64_t length = little_endian(pickle, at, op->width);
         at += op->width;
         if (!fits(pickle, at, length)) {
-          return where + ": claims " + std::to_string(length) +
-                 " bytes, " + std::to_string(pickle.size() - at) +
-                 " are left";
+          return where + ": claims " + std::to_string(length) + " bytes, " +
+                 std::to_string(pickle.size() - at) + " are left";
         }
         at += length;
         break;
@@ -211,8 +259,7 @@ std::optional<std::string> pt_archive_problem(std::string_view bytes) {
 
     const std::string named = "zip: record `" + record.name + "`";
     if (record.method != 0) {
-      return named + " is compressed (method " +
-             std::to_string(record.method) +
+      return named + " is compressed (method " + std::to_string(record.method) +
              "); torch.save stores records uncompressed: save it again with "
              "torch.save";
     }
@@ -222,10 +269,9 @@ std::optional<std::string> pt_archive_problem(std::string_view bytes) {
         little_endian(bytes, record.local_header, 4) != 0x04034b50) {
       return named + ": its sizes or its local header do not fit the file";
     }
-    const uint64_t data =
-        record.local_header + kLocalHeader +
-        little_endian(bytes, record.local_header + 26, 2) +
-        little_endian(bytes, record.local_header + 28, 2);
+    const uint64_t data = record.local_header + kLocalHeader +
+                          little_endian(bytes, record.local_header + 26, 2) +
+                          little_endian(bytes, record.local_header + 28, 2);
     if (!fits(bytes, data, record.compressed)) {
       return named + " claims " + std::to_string(record.compressed) +
              " bytes, past the end of the file";
@@ -240,25 +286,10 @@ std::optional<std::string> pt_archive_problem(std::string_view bytes) {
 }
 
 std::optional<std::string> pt_file_problem(const std::filesystem::path& file) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "cannot open the file";
-  struct stat info {};
-  if (::fstat(fd, &info) != 0) {
-    ::close(fd);
-    return "cannot open the file";
-  }
-  const auto length = static_cast<size_t>(info.st_size);
-  if (length == 0) {
-    ::close(fd);
-    return pt_archive_problem({});
-  }
-  void* mapped = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (mapped == MAP_FAILED) return "cannot map the file";
-  std::optional<std::string> problem = pt_archive_problem(
-      std::string_view(static_cast<const char*>(mapped), length));
-  ::munmap(mapped, length);
-  return problem;
+  std::string why;
+  const std::optional<MappedFile> mapped = map_file(file, &why);
+  if (!mapped) return why;
+  return pt_archive_problem(mapped->view());
 }
 
 }  // namespace casebook
