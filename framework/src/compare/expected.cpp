@@ -206,7 +206,7 @@ class Checker {
                     const at::Tensor& output) {
     at::Tensor expected;
     try {
-      expected = materialise(*truth.values).view;
+      expected = read_only_values(*truth.values);
     } catch (const std::exception& error) {
       result_.invalid = error.what();
       return fail(Comparison::Difference::kValues, Family::kInvalidCase,

@@ -249,7 +249,8 @@ at::Tensor read_pt(const std::filesystem::path& file, const std::string& name) {
 
 at::Tensor read_fixture(const std::filesystem::path& file,
                         const std::string& name,
-                        std::optional<at::ScalarType> declared) {
+                        std::optional<at::ScalarType> declared,
+                        bool over_mapping) {
   const std::string extension = file.extension().string();
   if (extension == ".npy") {
     if (!name.empty()) {
@@ -258,9 +259,12 @@ at::Tensor read_fixture(const std::filesystem::path& file,
                          "`#" +
                          name + "` names none");
     }
-    return read_npy(file, declared);
+    return over_mapping ? map_npy(file, declared) : read_npy(file, declared);
   }
-  if (extension == ".safetensors") return read_safetensors(file, name);
+  if (extension == ".safetensors") {
+    return over_mapping ? map_safetensors(file, name)
+                        : read_safetensors(file, name);
+  }
   if (extension == ".pt" || extension == ".pth") return read_pt(file, name);
   throw FixtureError(file.string() + ": unknown fixture kind `" + extension +
                      "`; expected .npy, .safetensors or .pt");

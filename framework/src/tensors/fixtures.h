@@ -41,7 +41,8 @@ std::filesystem::path npy_sidecar(const std::filesystem::path& file);
 std::string npy_header(at::ScalarType type, const std::vector<int64_t>& shape);
 // read_npy without the copy: a tensor over a read-only private mapping of the
 // file, alive as long as the tensor (Fortran order: a contiguous copy).
-at::Tensor map_npy(const std::filesystem::path& file);
+at::Tensor map_npy(const std::filesystem::path& file,
+                   std::optional<at::ScalarType> declared = std::nullopt);
 
 // safetensors: the tensor `name`, or the only tensor when `name` is empty.
 at::Tensor read_safetensors(const std::filesystem::path& file,
@@ -60,9 +61,13 @@ at::Tensor read_pt(const std::filesystem::path& file, const std::string& name);
 // By extension: .npy, .safetensors, .pt / .pth.
 // `declared`: the dtype the case gives, for files whose dtype is not
 // self-describing (.npy '<V2').
+// `over_mapping`: a read-only tensor over the file's mapping where the
+// format allows (.npy in C order, .safetensors), for a reader that only
+// looks (expected values); else a tensor of its own.
 at::Tensor read_fixture(const std::filesystem::path& file,
                         const std::string& name,
-                        std::optional<at::ScalarType> declared = std::nullopt);
+                        std::optional<at::ScalarType> declared = std::nullopt,
+                        bool over_mapping = false);
 
 // Throws FixtureError unless a tensor of `shape` (from a file's header) and
 // `type` is within load_limits(): called before anything is allocated.

@@ -28,7 +28,7 @@ std::string shape_text(c10::IntArrayRef shape) {
 
 // A fixture, checked against its sha256 and against the case's dtype and
 // shape (when the case gives one; otherwise the file's shape is taken).
-at::Tensor file_tensor(const TensorSpec& spec) {
+at::Tensor file_tensor(const TensorSpec& spec, bool over_mapping) {
   const std::string shown =
       spec.file.empty() ? spec.resolved_file.string() : spec.file;
   try {
@@ -41,7 +41,7 @@ at::Tensor file_tensor(const TensorSpec& spec) {
       }
     }
     at::Tensor tensor = read_fixture(spec.resolved_file, spec.file_tensor,
-                                     to_scalar_type(spec.dtype));
+                                     to_scalar_type(spec.dtype), over_mapping);
     const at::ScalarType expected_type = to_scalar_type(spec.dtype);
     if (tensor.scalar_type() != expected_type) {
       const std::optional<DType> found = to_dtype(tensor.scalar_type());
@@ -62,7 +62,7 @@ at::Tensor file_tensor(const TensorSpec& spec) {
   }
 }
 
-at::Tensor logical_tensor(const TensorSpec& spec) {
+at::Tensor logical_tensor(const TensorSpec& spec, bool over_mapping) {
   switch (spec.source) {
     case TensorSpec::Source::kValues:
       return values_tensor(spec);
@@ -70,7 +70,7 @@ at::Tensor logical_tensor(const TensorSpec& spec) {
       return fill_tensor(spec.fill, spec.seed, spec.shape,
                          to_scalar_type(spec.dtype));
     case TensorSpec::Source::kFile:
-      return file_tensor(spec);
+      return file_tensor(spec, over_mapping);
   }
   throw std::logic_error("internal error: unknown tensor source");
 }
@@ -133,7 +133,7 @@ MaterialisedTensor materialise(const TensorSpec& spec) {
   at::Tensor logical;
   Geometry geometry;
   try {
-    logical = logical_tensor(spec);
+    logical = logical_tensor(spec, /*over_mapping=*/false);
     geometry = layout_geometry(spec.layout, logical.sizes().vec());
   } catch (const std::invalid_argument& error) {
     fail(spec, error.what());
@@ -145,6 +145,14 @@ MaterialisedTensor materialise(const TensorSpec& spec) {
                                           geometry.storage_offset);
   result.view.copy_(logical);
   return result;
+}
+
+at::Tensor read_only_values(const TensorSpec& spec) {
+  try {
+    return logical_tensor(spec, /*over_mapping=*/true);
+  } catch (const std::invalid_argument& error) {
+    fail(spec, error.what());
+  }
 }
 
 at::Tensor place_on(const MaterialisedTensor& tensor, c10::Device device) {

@@ -31,6 +31,12 @@ struct MaterialisedTensor {
 
 MaterialisedTensor materialise(const TensorSpec& spec);
 
+// The logical values of `spec` (no layout, no storage of its own where they
+// come from a .npy or .safetensors file: a read-only view over the file's
+// mapping), for a reader that only looks, such as the expected-values check:
+// a large expected output is never copied into the runner.
+at::Tensor read_only_values(const TensorSpec& spec);
+
 // The same sizes, strides and storage offset on `device`: the whole storage is
 // moved, then viewed again, so skipped elements travel too.
 at::Tensor place_on(const MaterialisedTensor& tensor, c10::Device device);

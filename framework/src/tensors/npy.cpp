@@ -347,8 +347,9 @@ std::string npy_header(at::ScalarType type, const std::vector<int64_t>& shape) {
   return bytes + header;
 }
 
-at::Tensor map_npy(const std::filesystem::path& file) {
-  return load_npy(file, std::nullopt, /*over_mapping=*/true);
+at::Tensor map_npy(const std::filesystem::path& file,
+                   std::optional<at::ScalarType> declared) {
+  return load_npy(file, declared, /*over_mapping=*/true);
 }
 
 }  // namespace casebook
