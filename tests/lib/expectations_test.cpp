@@ -74,6 +74,19 @@ TEST_F(Expectations, ExpectedValuesAndPropertiesThatHoldPass) {
       << text(verdict("values_pass"));
   EXPECT_EQ(verdict("property_nan_positions").verdict, Verdict::kPass)
       << text(verdict("property_nan_positions"));
+  EXPECT_EQ(verdict("values_from_fixture").verdict, Verdict::kPass)
+      << text(verdict("values_from_fixture"));
+}
+
+// Expected values from a fixture (`file` + `sha256`) are held to the same
+// rule as inline ones: every element, the CPU included.
+TEST_F(Expectations, ARunThatDiffersFromAFixturesValuesFails) {
+  const CaseVerdict& wrong = verdict("values_from_fixture_wrong");
+  EXPECT_EQ(wrong.verdict, Verdict::kFail) << text(wrong);
+  EXPECT_EQ(wrong.family, Family::kMismatch);
+  EXPECT_EQ(wrong.message,
+            "output 0: mismatched elements: 20 / 20 (100 %) against the "
+            "expected values");
 }
 
 // The CPU is the reference, so only the expected values can catch it.
