@@ -133,6 +133,25 @@ TEST_F(TempFolder, NoFixturesFolderAtAll) {
                 file.parent_path().string() + "` upwards)");
 }
 
+// New case files (casebook new, capture) name the nearest schema, relative
+// to themselves, as the shipped cases do.
+TEST_F(TempFolder, SchemaModelineIsRelativeToTheCaseFile) {
+  EXPECT_EQ(schema_modeline(root_ / "cases" / "aten" / "add" / "x.yaml"),
+            std::nullopt);
+  write("schema/case.schema.json", "{}");
+  EXPECT_EQ(schema_modeline(root_ / "cases" / "aten" / "add" / "x.yaml"),
+            "# yaml-language-server: $schema=../../../schema/case.schema.json");
+  EXPECT_EQ(schema_modeline(root_ / "x.yaml"),
+            "# yaml-language-server: $schema=schema/case.schema.json");
+  // The shipped cases say the same as what it writes for them.
+  const fs::path shipped =
+      fs::path(CASEBOOK_TEST_DATA) / "../../cases/torch/sum_float16.yaml";
+  std::ifstream in(shipped);
+  std::string first_line;
+  std::getline(in, first_line);
+  EXPECT_EQ(schema_modeline(shipped), first_line);
+}
+
 TEST_F(TempFolder, FindCaseFilesRecursesSortsAndSkipsFixtures) {
   write("cases/b/z.yaml", "");
   write("cases/a.yml", "");

@@ -55,6 +55,14 @@ std::vector<std::filesystem::path> find_case_files(
 std::optional<std::filesystem::path> find_fixtures_folder(
     const std::filesystem::path& case_file);
 
+// The first line a new case file gets so that editors check it against
+// casebook's schema: "# yaml-language-server: $schema=../../schema/
+// case.schema.json", relative to the file, for the nearest
+// schema/case.schema.json in the case's folder or above it; nullopt when
+// there is none (a project of its own, without casebook's tree).
+std::optional<std::string> schema_modeline(
+    const std::filesystem::path& case_file);
+
 // Suggestions for a misspelt name, everywhere casebook makes them (keys,
 // ops, arguments): the candidates within max(2, |name| / 3) edits (an
 // adjacent swap counts as one), nearest first, at most `count`; ties keep

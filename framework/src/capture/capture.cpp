@@ -442,6 +442,9 @@ CaptureResult write_capture(const CaptureRequest& request) {
   }
 
   std::ostringstream text;
+  if (auto modeline = schema_modeline(result.case_file)) {
+    text << *modeline << "\n";
+  }
   text << "casebook: 1\nsummary: "
        << quoted(request.summary.empty()
                      ? "captured " + request.op + " failure " + request.name

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "casebook/loader.h"
 #include "casebook/ops.h"
 #include "cli/commands.h"
 #include "ops/aten_schema.h"
@@ -245,6 +246,7 @@ int new_command(const std::string& op, const std::string& name) {
     std::filesystem::create_directories(file.parent_path(), ignored);
   }
   std::ofstream out(file);
+  if (auto modeline = schema_modeline(file)) out << *modeline << "\n";
   out << skeleton;
   if (!out) {
     std::cerr << "casebook new: cannot write " << file.string() << "\n";

@@ -107,6 +107,20 @@ std::optional<fs::path> find_fixtures_folder(const fs::path& case_file) {
   }
 }
 
+std::optional<std::string> schema_modeline(const fs::path& case_file) {
+  std::error_code error;
+  const fs::path start = fs::absolute(case_file, error).lexically_normal();
+  if (error) return std::nullopt;
+  for (fs::path folder = start.parent_path();; folder = folder.parent_path()) {
+    const fs::path schema = folder / "schema" / "case.schema.json";
+    if (fs::is_regular_file(schema, error)) {
+      return "# yaml-language-server: $schema=" +
+             schema.lexically_relative(start.parent_path()).generic_string();
+    }
+    if (folder == folder.root_path() || folder.empty()) return std::nullopt;
+  }
+}
+
 namespace {
 
 // Levenshtein distance, with a swap of two adjacent letters counting as one
