@@ -162,8 +162,26 @@ TEST_F(CountingCases, FewerIsSkippedEntriesMoreIsMismatchNoneIsAnError) {
         "inputs: {target: {dtype: int64, values: [0, 3, 1, 7]}}\n"
         "expect: {cpu: {error: index_out_of_range, positions: [1, 3], "
         "processed: 4}}\n");
+  // A kernel reports its first bad target's position.
+  const std::string bad_target =
+      "casebook: 1\nsummary: s\nop: kernels.nll_loss\n"
+      "inputs:\n"
+      "  input: {shape: [3, 3], dtype: float32, fill: {full: -1}}\n"
+      "  target: {dtype: int64, values: [0, 3, 5]}\n"
+      "expect:\n  cpu: {error: index_out_of_range, positions: ";
+  write("kernel_position", bad_target + "[1]}\n");
+  write("kernel_position_wrong", bad_target + "[2]}\n");
   std::map<std::string, CaseVerdict> verdicts = run();
-  ASSERT_EQ(verdicts.size(), 6u);
+  ASSERT_EQ(verdicts.size(), 8u);
+  EXPECT_EQ(verdicts["kernel_position"].verdict, Verdict::kPass)
+      << verdicts["kernel_position"].message;
+  EXPECT_EQ(verdicts["kernel_position_wrong"].verdict, Verdict::kFail);
+  EXPECT_EQ(verdicts["kernel_position_wrong"].message.rfind(
+                "expected index_out_of_range at positions [2], got positions "
+                "[1]: kernels.nll_loss: target 3 at position 1",
+                0),
+            0u)
+      << verdicts["kernel_position_wrong"].message;
   EXPECT_EQ(verdicts["exact"].verdict, Verdict::kPass)
       << verdicts["exact"].message;
   EXPECT_EQ(verdicts["rejected"].verdict, Verdict::kPass)
