@@ -169,10 +169,22 @@ TEST_F(CountingCases, FewerIsSkippedEntriesMoreIsMismatchNoneIsAnError) {
       "  input: {shape: [3, 3], dtype: float32, fill: {full: -1}}\n"
       "  target: {dtype: int64, values: [0, 3, 5]}\n"
       "expect:\n  cpu: {error: index_out_of_range, positions: ";
+  write("unpositioned",
+        "casebook: 1\nsummary: s\nop: kernels.sum\n"
+        "inputs: {input: {dtype: float32, values: [1, 2]}}\n"
+        "expect: {cpu: {error: contract, positions: [0]}}\n");
   write("kernel_position", bad_target + "[1]}\n");
   write("kernel_position_wrong", bad_target + "[2]}\n");
   std::map<std::string, CaseVerdict> verdicts = run();
-  ASSERT_EQ(verdicts.size(), 8u);
+  ASSERT_EQ(verdicts.size(), 9u);
+  EXPECT_EQ(verdicts["unpositioned"].verdict, Verdict::kError);
+  EXPECT_NE(verdicts["unpositioned"].message.find(
+                "unpositioned.yaml:5:33: `kernels.sum` reports no rejected "
+                "positions, so `positions` cannot be checked (ops that do: "
+                "kernels.embedding, kernels.nll_loss, validate.class_mapping, "
+                "validate.class_targets)"),
+            std::string::npos)
+      << verdicts["unpositioned"].message;
   EXPECT_EQ(verdicts["kernel_position"].verdict, Verdict::kPass)
       << verdicts["kernel_position"].message;
   EXPECT_EQ(verdicts["kernel_position_wrong"].verdict, Verdict::kFail);
@@ -197,7 +209,7 @@ TEST_F(CountingCases, FewerIsSkippedEntriesMoreIsMismatchNoneIsAnError) {
       << verdicts["xfail"].message;
   EXPECT_EQ(verdicts["uncounted"].verdict, Verdict::kError);
   EXPECT_NE(verdicts["uncounted"].message.find(
-                "uncounted.yaml:5:15: `kernels.sum` does not count the "
+                "uncounted.yaml:5:16: `kernels.sum` does not count the "
                 "entries it processes, so `processed` cannot be checked "
                 "(ops that do: kernels.nll_loss, validate.class_mapping, "
                 "validate.class_targets)"),

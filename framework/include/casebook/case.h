@@ -177,6 +177,10 @@ struct Expectation {
   // result (kMatch, kXfail, kError; ops that count: validate.*,
   // kernels.nll_loss). Fewer is family skipped_entries.
   std::optional<int64_t> processed;
+  // Where `positions` and `processed` were written (what only some ops
+  // report is checked against the op later, and named there).
+  SourceLocation positions_where;
+  SourceLocation processed_where;
   // kError: an ECMAScript regular expression the first error's text must
   // contain a match of (`message`).
   std::optional<std::string> message;

@@ -135,8 +135,10 @@ std::optional<Expectation> read_expectation(
           read_family(reader, item, item_path).value_or(Family::kNone);
     } else if (item.key == "positions" && kind == "error" && counting_op) {
       expectation.positions = reader.read_int_list(item, item_path, 0);
+      expectation.positions_where = reader.where(item.key_node);
     } else if (item.key == "processed" && kind != "skip" && counting_op) {
       expectation.processed = read_processed(reader, item, item_path);
+      expectation.processed_where = reader.where(item.key_node);
     } else if (item.key == "message" && kind == "error") {
       expectation.message = read_message_pattern(reader, item, item_path);
     } else if (item.key == "outputs" && (kind == "match" || kind == "xfail")) {

@@ -45,14 +45,14 @@ void check_counts(const Case& kase, const OpDef& def,
     for (const Expectation& expect : entries) {
       if (expect.processed && !def.reports_processed) {
         problems->push_back(
-            format_location(expect.where) + ": `" + kase.op +
+            format_location(expect.processed_where) + ": `" + kase.op +
             "` does not count the entries it processes, so `processed` "
             "cannot be checked (ops that do: " +
             ops_reporting(default_registry(), true) + ")");
       }
       if (expect.positions && !def.reports_positions) {
         problems->push_back(
-            format_location(expect.where) + ": `" + kase.op +
+            format_location(expect.positions_where) + ": `" + kase.op +
             "` reports no rejected positions, so `positions` cannot be "
             "checked (ops that do: " +
             ops_reporting(default_registry(), false) + ")");
