@@ -11,7 +11,12 @@
  * of CASEBOOK_NLL_LOSS_BLOCK_THREADS and then at most
  * CASEBOOK_NLL_LOSS_MAX_BLOCKS partials; it records offending rows with an
  * atomicMin and the launcher reads that back, so the launcher waits for the
- * stream before it returns. */
+ * stream before it returns.
+ *
+ * Counting: where `processed` is set, the kernel writes there how many
+ * targets it took into the loss (neither ignored nor rejected): the mean's
+ * divisor, its own count, so that a kernel that skips targets instead of
+ * failing shows it. */
 #ifndef CASEBOOK_KERNELS_NLL_LOSS_H_
 #define CASEBOOK_KERNELS_NLL_LOSS_H_
 
@@ -19,10 +24,10 @@
 
 #define CASEBOOK_NLL_LOSS_BLOCK_THREADS 256
 #define CASEBOOK_NLL_LOSS_MAX_BLOCKS 1024
-/* GPU workspace: a count (int64) and a sum (float) per block, and the first
- * offending position (uint64). */
+/* GPU workspace: a count (int64) and a sum (float) per block, the first
+ * offending position (uint64), and the total count (int64). */
 #define CASEBOOK_NLL_LOSS_WORKSPACE_BYTES \
-  (CASEBOOK_NLL_LOSS_MAX_BLOCKS * 12 + 8)
+  (CASEBOOK_NLL_LOSS_MAX_BLOCKS * 12 + 16)
 
 typedef enum CasebookReduction {
   CASEBOOK_REDUCTION_NONE = 0, /* output[batch], 0 where ignored */
@@ -45,6 +50,10 @@ typedef struct CasebookNllLossArgs {
   void* workspace; /* GPU only: CASEBOOK_NLL_LOSS_WORKSPACE_BYTES */
   size_t workspace_bytes;
   void* stream; /* GPU only; null: the default stream */
+  /* Optional, HOST memory on every backend (the launcher copies it back):
+   * the number of targets taken into the loss. Null: not asked. Appended
+   * last, so the fields above keep their offsets. */
+  int64_t* processed;
 } CasebookNllLossArgs;
 
 #ifdef __cplusplus

@@ -156,6 +156,57 @@ expect:
   EXPECT_EQ(hip.reason, "no HIP machine in CI");
 }
 
+// Counting (`processed`): with match (alone it is a match), error and
+// xfail, for ops that count; its errors name the key and the nearest one.
+TEST(Loader, ExpectProcessed) {
+  const Case value = load_ok(R"(casebook: 1
+summary: every entry is examined
+op: kernels.nll_loss
+inputs: {input: {shape: [2, 3], dtype: float32, fill: {full: -1}},
+         target: {dtype: int64, values: [0, 9]}}
+expect:
+  cpu: {error: index_out_of_range, positions: [1], processed: 2}
+  cuda: {processed: 2}
+  hip: {xfail: skips the last class, processed: 2}
+)");
+  const Expectation cpu = value.expectation(Backend::kCpu);
+  EXPECT_EQ(cpu.kind, Expectation::Kind::kError);
+  EXPECT_EQ(cpu.positions, (std::vector<int64_t>{1}));
+  EXPECT_EQ(cpu.processed, std::optional<int64_t>(2));
+  const Expectation cuda = value.expectation(Backend::kCuda);
+  EXPECT_EQ(cuda.kind, Expectation::Kind::kMatch);
+  EXPECT_EQ(cuda.processed, std::optional<int64_t>(2));
+  EXPECT_EQ(value.expectation(Backend::kHip).kind, Expectation::Kind::kXfail);
+  EXPECT_EQ(value.expectation(Backend::kHip).processed,
+            std::optional<int64_t>(2));
+  EXPECT_FALSE(value.expectation(Backend::kCpu).message.has_value());
+}
+
+TEST(Loader, ExpectProcessedErrors) {
+  const std::string head =
+      "casebook: 1\nsummary: s\nop: validate.class_targets\n"
+      "inputs: {target: {dtype: int64, values: [1]}}\n";
+  const LoadedCase loaded = load_case_text(
+      head +
+          "expect:\n  cpu: {procesed: 1}\n  cuda: {processed: -1}\n"
+          "  hip: {skip: slow, processed: 1}\n",
+      "cases/bad.yaml");
+  std::vector<std::string> messages;
+  for (const CaseError& error : loaded.errors) {
+    messages.push_back(error.to_string());
+  }
+  EXPECT_EQ(messages,
+            (std::vector<std::string>{
+                "cases/bad.yaml:6:9: `expect.cpu.procesed`: unknown key "
+                "`procesed`; did you mean `processed`?",
+                "cases/bad.yaml:7:21: `expect.cuda.processed`: expected a "
+                "number of entries >= 0; got `-1`",
+                "cases/bad.yaml:8:21: `expect.hip.processed`: `processed` goes "
+                "with `match`, `error` or `xfail` of a validate.* or "
+                "kernels.* op only (an op that counts its entries)"}));
+  EXPECT_FALSE(loaded.value.has_value());
+}
+
 TEST(Loader, ReferenceCpu64AndSummaryBlock) {
   const Case value = load_ok(R"(casebook: 1
 summary: >

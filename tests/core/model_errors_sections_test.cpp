@@ -171,7 +171,12 @@ std::vector<Malformed> malformed_sections() {
       {"expect_positions_for_torch_op",
        with_extra("expect: {cuda: {error: contract, positions: [1]}}\n"),
        {f + "6:34: `expect.cuda.positions`: `positions` goes with `error` of "
-            "a validate.* op only"}},
+            "a validate.* or kernels.* op only"}},
+      {"expect_processed_for_torch_op",
+       with_extra("expect: {cuda: {processed: 2}}\n"),
+       {f + "6:17: `expect.cuda.processed`: `processed` goes with `match`, "
+            "`error` or `xfail` of a validate.* or kernels.* op only (an op "
+            "that counts its entries)"}},
       {"expect_family_with_skip",
        with_extra("expect: {cuda: {skip: slow, family: crash}}\n"),
        {f + "6:29: `expect.cuda.family`: `family` goes with `xfail` only"}},

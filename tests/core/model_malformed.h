@@ -30,8 +30,8 @@ inline const std::string kDtypes =
     "float64";
 inline const std::string kFamilies =
     "index_out_of_range, device_assert, illegal_address, out_of_memory, "
-    "op_unavailable, device_mismatch, contract, mismatch, nan_or_inf, "
-    "timeout, crash, invalid_case";
+    "op_unavailable, device_mismatch, contract, label_mapping, mismatch, "
+    "nan_or_inf, skipped_entries, timeout, crash, invalid_case";
 
 // The messages of every error `text` gives, named cases/bad.yaml.
 inline std::vector<std::string> messages_of(const std::string& text) {

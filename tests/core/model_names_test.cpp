@@ -8,7 +8,7 @@ namespace casebook {
 namespace {
 
 TEST(Names, FamiliesRoundTripInDocumentationOrder) {
-  ASSERT_EQ(all_families().size(), 12u);
+  ASSERT_EQ(all_families().size(), 14u);
   EXPECT_EQ(all_families().front(), Family::kIndexOutOfRange);
   EXPECT_EQ(all_families().back(), Family::kInvalidCase);
   for (Family family : all_families()) {

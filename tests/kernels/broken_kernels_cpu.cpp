@@ -46,6 +46,36 @@ CasebookKernelStatus nll_loss_unchecked(const CasebookNllLossArgs& args) {
   return ok_status();
 }
 
+// A "fix" of the label-4-of-4 crash that skips instead of failing, with an
+// off-by-one bound: every target >= classes - 1 (or < 0) is left out as if
+// ignored. It counts honestly what it took in, as the real kernel does.
+template <typename Element>
+CasebookKernelStatus nll_loss_skipping(const CasebookNllLossArgs& args) {
+  const auto* input = static_cast<const typename Element::Storage*>(args.input);
+  auto* output = static_cast<typename Element::Storage*>(args.output);
+  double total = 0.0;
+  int64_t counted = 0;
+  for (int64_t row = 0; row < args.batch; ++row) {
+    const int64_t label =
+        load_index(args.target, args.target_type, row * args.target_stride);
+    double loss = 0.0;
+    if (label != args.ignore_index && label >= 0 && label < args.classes - 1) {
+      loss = -Element::load(
+          input[row * args.input_stride[0] + label * args.input_stride[1]]);
+      total += loss;
+      ++counted;
+    }
+    if (args.reduction == CASEBOOK_REDUCTION_NONE)
+      output[row] = Element::store(loss);
+  }
+  if (args.processed != nullptr) *args.processed = counted;
+  if (args.reduction == CASEBOOK_REDUCTION_SUM)
+    output[0] = Element::store(total);
+  if (args.reduction == CASEBOOK_REDUCTION_MEAN)
+    output[0] = Element::store(total / counted);
+  return ok_status();
+}
+
 template <typename Storage>
 CasebookKernelStatus embedding_unchecked(const CasebookEmbeddingArgs& args) {
   const auto* weight = static_cast<const Storage*>(args.weight);
@@ -101,6 +131,18 @@ CasebookKernelStatus nll_loss_bound_check_removed_cpu(
       return nll_loss_unchecked<BFloat16Element>(args);
     default:
       return nll_loss_unchecked<Float32Element>(args);
+  }
+}
+
+CasebookKernelStatus nll_loss_last_class_skipped_cpu(
+    const CasebookNllLossArgs& args) {
+  switch (args.input_type) {
+    case CASEBOOK_FLOAT16:
+      return nll_loss_skipping<Float16Element>(args);
+    case CASEBOOK_BFLOAT16:
+      return nll_loss_skipping<BFloat16Element>(args);
+    default:
+      return nll_loss_skipping<Float32Element>(args);
   }
 }
 

@@ -21,6 +21,11 @@ CasebookKernelStatus softmax_stride_ignored_cpu(
 // still land inside the input's storage, as the kernel cases' do.
 CasebookKernelStatus nll_loss_bound_check_removed_cpu(
     const CasebookNllLossArgs& args);
+// Targets >= classes - 1 (and negative ones) are skipped as if ignored, no
+// error: a crash turned into a silently incomplete loss. It counts what it
+// took in (CasebookNllLossArgs::processed), as the real kernel does.
+CasebookKernelStatus nll_loss_last_class_skipped_cpu(
+    const CasebookNllLossArgs& args);
 // Indices are used unchecked (same proviso).
 CasebookKernelStatus embedding_bound_check_removed_cpu(
     const CasebookEmbeddingArgs& args);

@@ -96,6 +96,28 @@ TEST(BrokenKernels, NllLossWithoutItsBoundCheckReturnsOutputsAndFails) {
   }
 }
 
+// Counting: an implementation that skips targets instead of failing passes
+// every case judged against its own CPU reference (the reference skips the
+// same targets); `processed` is what catches it, reference or not.
+TEST(BrokenKernels, NllLossSkippingTargetsIsCaughtByItsCount) {
+  KernelCpuImplementations cpu;
+  cpu.nll_loss = &broken::nll_loss_last_class_skipped_cpu;
+  const RunSummary summary = run_on_cpu({kernel_cases("nll_loss")}, cpu);
+  // 3 and 3 of 4 classes skipped: 3 of the 5 counted targets remain.
+  expect_caught(summary, "kernels/nll_loss/every_target_counted",
+                Family::kSkippedEntries,
+                "processed 3 entries, the case expects `processed: 5`: 2 "
+                "skipped instead of failing");
+  // The same skip, judged by values against its own reference: unseen.
+  EXPECT_EQ(verdict_of(summary, "kernels/nll_loss/last_incomplete_batch",
+                       Backend::kCpu)
+                .verdict,
+            Verdict::kPass);
+  // A bad target now gives outputs instead of the error the case expects.
+  expect_caught(summary, "kernels/nll_loss/target_equals_classes",
+                Family::kNone, "expected index_out_of_range, got outputs");
+}
+
 TEST(BrokenKernels, EmbeddingWithoutItsBoundCheckReturnsOutputsAndFails) {
   KernelCpuImplementations cpu;
   cpu.embedding = &broken::embedding_bound_check_removed_cpu;

@@ -45,6 +45,24 @@ TEST_F(ShowAndReport, ShowPrintsShapeDtypeStridesStatisticsAndValues) {
   EXPECT_TRUE(has_line(run.output, "^  values 3$")) << run.output;
 }
 
+// What an op that counts reported, so that an author can write
+// `processed` and `positions` from it.
+TEST_F(ShowAndReport, ShowPrintsTheCountAndTheRejectedPositions) {
+  const auto rejected = run_casebook(
+      "show cases/validate/class_mapping_one_based_unshifted.yaml");
+  EXPECT_EQ(rejected.status, 1) << rejected.output;
+  EXPECT_TRUE(has_line(rejected.output, "^error \\(label_mapping\\): "))
+      << rejected.output;
+  EXPECT_TRUE(has_line(rejected.output,
+                       "^processed: 4 entries, rejected positions \\[3\\]$"))
+      << rejected.output;
+  const auto counted =
+      run_casebook("show cases/kernels/nll_loss/every_target_counted.yaml");
+  EXPECT_EQ(counted.status, 0) << counted.output;
+  EXPECT_TRUE(has_line(counted.output, "^processed: 5 entries$"))
+      << counted.output;
+}
+
 TEST_F(ShowAndReport, LargeOutputsAreElidedUnlessFull) {
   const fs::path file = write(
       "big.yaml",

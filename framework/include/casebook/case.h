@@ -173,7 +173,17 @@ struct Expectation {
   Kind kind = Kind::kMatch;
   Family family = Family::kNone;  // kError: required; kXfail: optional
   std::string reason;             // kXfail, kSkip
-  std::optional<std::vector<int64_t>> positions;  // kError of validate.* ops
+  // kError of validate.* and kernels.* ops: the positions the op must
+  // report as rejected (a kernel reports the first one only).
+  std::optional<std::vector<int64_t>> positions;
+  // `processed`: how many entries the op must report it took into its
+  // result (kMatch, kXfail, kError; ops that count: validate.*,
+  // kernels.nll_loss). Fewer is family skipped_entries.
+  std::optional<int64_t> processed;
+  // Where `positions` and `processed` were written (what only some ops
+  // report is checked against the op later, and named there).
+  SourceLocation positions_where;
+  SourceLocation processed_where;
   // kError: an ECMAScript regular expression the first error's text must
   // contain a match of (`message`).
   std::optional<std::string> message;

@@ -18,8 +18,10 @@ enum class Family {
   kOpUnavailable,
   kDeviceMismatch,
   kContract,
+  kLabelMapping,  // validate.class_mapping: not a bijection onto `classes`
   kMismatch,
   kNanOrInf,
+  kSkippedEntries,  // fewer entries processed than the case says (`processed`)
   kTimeout,
   kCrash,
   kInvalidCase,

@@ -47,6 +47,16 @@ class InvalidCaseError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What an op that counts its entries reports about one call: how many
+// entries it took into its result, and the positions it rejected. The
+// count is the op's own (a kernel's divisor, a check's loop), never
+// recounted beside it, so an op that skips entries shows it (`processed`).
+struct EntryCount {
+  bool reported = false;
+  int64_t processed = 0;
+  std::vector<int64_t> rejected;
+};
+
 // One call of an op. Inputs are placed as the op's OpDef::placement asks.
 struct OpCall {
   const std::vector<at::Tensor>& inputs;
@@ -54,6 +64,8 @@ struct OpCall {
   Backend backend;
   c10::Device device;          // where the inputs are (kCPU for kHost)
   const KernelPlugin* plugin;  // the backend's kernel library, or null
+  // Where an op that counts its entries reports them (null: nobody asks).
+  EntryCount* count = nullptr;
 
   const at::Tensor& input(size_t index) const;
   bool has_input(size_t index) const { return index < inputs.size(); }
@@ -68,6 +80,10 @@ struct OpCall {
   std::vector<int64_t> arg_int_list(const std::string& name,
                                     std::vector<int64_t> fallback) const;
   std::optional<int64_t> arg_optional_int(const std::string& name) const;
+  // Records the count (before a rejection is thrown, too); nothing when
+  // `count` is null.
+  void report_count(int64_t processed,
+                    std::vector<int64_t> rejected = {}) const;
 };
 
 using OpFunction = std::function<std::vector<at::Tensor>(const OpCall&)>;
@@ -92,6 +108,11 @@ struct OpDef {
   Placement placement = Placement::kBackendDevice;
   // kHost ops that reach a GPU need the backend's kernel plugin.
   bool needs_kernel_plugin = false;
+  // What the op reports through OpCall::report_count and OpError: the count
+  // of entries it processed (`processed`), the positions it rejected
+  // (`positions`). A case may expect only what its op reports.
+  bool reports_processed = false;
+  bool reports_positions = false;
   OpFunction run;
   // Ops that know their outputs' names (dispatcher ops): the same call as
   // `run`, with the names. Empty for others.

@@ -253,6 +253,15 @@ int show_command(const std::string& argument, const std::string& backend_name_,
       status = 1;
     }
   }
+  // What an op that counts its entries reported: the `processed` and
+  // `positions` an expectation can assert.
+  if (report.processed) {
+    std::cout << "processed: " << *report.processed << " entries";
+    if (report.positions && !report.positions->empty()) {
+      std::cout << ", rejected positions " << ints(*report.positions);
+    }
+    std::cout << "\n";
+  }
   std::error_code ignored;
   fs::remove_all(run_root, ignored);
   return status;

@@ -121,6 +121,21 @@ std::map<Family, FamilyAdvice> build_advice() {
        "wrong shape or dtype.",
        {{"the same case on the CPU only",
          "whether the rejection is the op's contract or this backend's"}}});
+  add({Family::kLabelMapping,
+       "A mapping from label names to class indices is not a bijection onto "
+       "the `classes` list: a label given twice, a class no label maps to "
+       "(a gap), or a label outside the names. Training on it either dies "
+       "on an index out of range or, worse, runs with classes merged or "
+       "missing.",
+       "Check the mapping file against the class list it must cover: the "
+       "duplicated label (two names for one class, or one name twice), the "
+       "class with no label, and the label outside the names (a 1-based "
+       "numbering, a class added or renamed since the list was written). Fix "
+       "the mapping before shifting every label (subtracting 1).",
+       "Do not subtract 1 from every label, drop the unknown ones or renumber "
+       "until the run stops failing: that trains on a mapping nobody checked.",
+       {{"validate.class_mapping on the mapping and the classes alone",
+         "every duplicate, gap and outside label at once, by name"}}});
   add({Family::kMismatch,
        "The run returned outputs that differ from the reference beyond the "
        "tolerance, or in shape or dtype.",
@@ -148,6 +163,22 @@ std::map<Family, FamilyAdvice> build_advice() {
          "whether the range of the dtype is the cause"},
         {"the same case on the CPU only",
          "whether only this backend produces it"}}});
+  add({Family::kSkippedEntries,
+       "The op returned outputs, but took fewer entries into them than the "
+       "case says it must (`processed`): entries were skipped instead of "
+       "failing. A crash turned into a silently incomplete result: the loss "
+       "of a smaller batch, a check that looked at part of its input.",
+       "Check which entries the op left out: a bound check turned into a "
+       "skip (`continue` where an error belongs), an off-by-one bound that "
+       "drops the last class or the last row, an incomplete last block, a "
+       "filter that treats bad entries as ignored.",
+       "Do not lower `processed` to what the run gave: the count is the "
+       "contract; find the entries that went missing.",
+       {{"reference: torch (kernels.*) or cpu64",
+         "whether the values differ too, against a reference that skips "
+         "nothing"},
+        {"the batch with the suspect entries alone",
+         "which entry the op drops"}}});
   add({Family::kTimeout,
        "The run did not finish in time: the case's timeout, a kernel "
        "watchdog, or a collective that waited for a peer.",

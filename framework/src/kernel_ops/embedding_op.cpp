@@ -58,6 +58,7 @@ OpDef make_embedding_op(EmbeddingCpu cpu) {
   def.inputs = {"weight", "indices"};
   def.placement = OpDef::Placement::kHost;
   def.needs_kernel_plugin = true;
+  def.reports_positions = true;  // the first bad index (the status)
   def.run = [cpu](const OpCall& call) { return run_embedding(call, cpu); };
   def.torch_reference = [](const OpCall& call) -> std::vector<at::Tensor> {
     require_dims(kOp, "weight", call.input(0), 2);

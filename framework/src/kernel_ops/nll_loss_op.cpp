@@ -49,8 +49,12 @@ std::vector<at::Tensor> run_nll_loss(const OpCall& call, NllLossCpu cpu) {
   std::vector<int64_t> sizes;
   if (args.reduction == CASEBOOK_REDUCTION_NONE) sizes = {args.batch};
   const at::ScalarType out_type = input.scalar_type();
-  auto launch = [&args, cpu](const LaunchPointers& at,
-                             const CasebookKernelPluginV1* table) {
+  // The kernel's own count of targets taken into the loss; -1 until it
+  // writes one (an implementation that does not count reports none).
+  int64_t processed = -1;
+  auto launch = [&args, &processed, cpu](const LaunchPointers& at,
+                                         const CasebookKernelPluginV1* table) {
+    args.processed = &processed;
     args.input = at.inputs[0];
     args.target = at.inputs[1];
     args.output = at.output;
@@ -61,8 +65,10 @@ std::vector<at::Tensor> run_nll_loss(const OpCall& call, NllLossCpu cpu) {
     table->nll_loss(&args, &status);
     return status;
   };
-  return {launch_kernel(call, kOp, {input, target}, sizes, out_type,
-                        CASEBOOK_NLL_LOSS_WORKSPACE_BYTES, launch)};
+  at::Tensor loss = launch_kernel(call, kOp, {input, target}, sizes, out_type,
+                                  CASEBOOK_NLL_LOSS_WORKSPACE_BYTES, launch);
+  if (processed >= 0) call.report_count(processed);
+  return {loss};
 }
 
 }  // namespace
@@ -74,6 +80,8 @@ OpDef make_nll_loss_op(NllLossCpu cpu) {
   def.args = {"reduction", "ignore_index"};
   def.placement = OpDef::Placement::kHost;
   def.needs_kernel_plugin = true;
+  def.reports_processed = true;  // the kernel's count (CasebookNllLossArgs)
+  def.reports_positions = true;  // the first bad target (the status)
   def.run = [cpu](const OpCall& call) { return run_nll_loss(call, cpu); };
   // at::nll_loss in float32 (LibTorch 1.13 has no float16 nll_loss on the
   // CPU), rounded once to the input type as the kernel does.

@@ -61,9 +61,22 @@ std::optional<std::string> read_message_pattern(Reader& reader,
   return pattern;
 }
 
+// `processed`: a count of entries, an integer >= 0.
+std::optional<int64_t> read_processed(Reader& reader, const Entry& entry,
+                                      const std::string& path) {
+  const auto count = reader.read_int(entry.value, reader.where(entry), path);
+  if (count && *count < 0) {
+    reader.error(
+        reader.where(entry), path,
+        "expected a number of entries >= 0; got " + describe(entry.value));
+    return std::nullopt;
+  }
+  return count;
+}
+
 std::optional<Expectation> read_expectation(
     Reader& reader, const Entry& entry, const std::string& path,
-    Backend backend, bool validate_op, const std::filesystem::path& case_file) {
+    Backend backend, bool counting_op, const std::filesystem::path& case_file) {
   Expectation expectation;
   expectation.where = reader.where(entry);
   const std::string what =
@@ -78,21 +91,22 @@ std::optional<Expectation> read_expectation(
     return std::nullopt;
   }
   const size_t errors_before = reader.error_count();
-  const auto map = reader.read_map(
-      entry.value, expectation.where, path,
-      {"error", "positions", "message", "xfail", "family", "skip", "outputs",
-       "when"},
-      what);
+  const auto map =
+      reader.read_map(entry.value, expectation.where, path,
+                      {"error", "positions", "processed", "message", "xfail",
+                       "family", "skip", "outputs", "when"},
+                      what);
   std::vector<std::string> kinds;
   for (const Entry& item : *map) {
     if (item.key == "error" || item.key == "xfail" || item.key == "skip") {
       kinds.push_back("`" + item.key + "`");
     }
   }
-  const bool plain_match =
-      kinds.empty() && reader.error_count() == errors_before &&
-      (find_entry(*map, "outputs") != nullptr ||
-       find_entry(*map, "when") != nullptr);
+  const bool plain_match = kinds.empty() &&
+                           reader.error_count() == errors_before &&
+                           (find_entry(*map, "outputs") != nullptr ||
+                            find_entry(*map, "processed") != nullptr ||
+                            find_entry(*map, "when") != nullptr);
   if (kinds.size() != 1 && !plain_match) {
     // A misspelt kind was reported already as an unknown key.
     if (!kinds.empty() || reader.error_count() == errors_before) {
@@ -104,8 +118,7 @@ std::optional<Expectation> read_expectation(
     return std::nullopt;
   }
   const std::string kind =
-      plain_match ? "match"
-                  : kinds.front().substr(1, kinds.front().size() - 2);
+      plain_match ? "match" : kinds.front().substr(1, kinds.front().size() - 2);
   for (const Entry& item : *map) {
     const std::string item_path = join_path(path, item.key);
     if (item.key == "error") {
@@ -119,8 +132,12 @@ std::optional<Expectation> read_expectation(
     } else if (item.key == "family" && kind == "xfail") {
       expectation.family =
           read_family(reader, item, item_path).value_or(Family::kNone);
-    } else if (item.key == "positions" && kind == "error" && validate_op) {
+    } else if (item.key == "positions" && kind == "error" && counting_op) {
       expectation.positions = reader.read_int_list(item, item_path, 0);
+      expectation.positions_where = reader.where(item.key_node);
+    } else if (item.key == "processed" && kind != "skip" && counting_op) {
+      expectation.processed = read_processed(reader, item, item_path);
+      expectation.processed_where = reader.where(item.key_node);
     } else if (item.key == "message" && kind == "error") {
       expectation.message = read_message_pattern(reader, item, item_path);
     } else if (item.key == "outputs" && (kind == "match" || kind == "xfail")) {
@@ -135,7 +152,12 @@ std::optional<Expectation> read_expectation(
                         : item.key == "outputs"
                             ? "a run that gives outputs (`match` or `xfail`) "
                               "only"
-                            : "`error` of a validate.* op only"));
+                        : item.key == "processed"
+                            ? "`match`, `error` or `xfail` of a validate.* or "
+                              "kernels.* op only (an op that counts its "
+                              "entries)"
+                            : "`error` of a validate.* or kernels.* op "
+                              "only"));
     }
   }
   if (reader.error_count() != errors_before) return std::nullopt;
@@ -146,13 +168,12 @@ std::optional<Expectation> read_expectation(
 // first whose `when` holds applies; none: `match`).
 std::vector<Expectation> read_entries(Reader& reader, const Entry& item,
                                       const std::string& path, Backend backend,
-                                      bool validate_op,
+                                      bool counting_op,
                                       const std::filesystem::path& case_file) {
   std::vector<Expectation> entries;
   if (!item.value.IsSequence()) {
-    if (auto expectation =
-            read_expectation(reader, item, path, backend, validate_op,
-                             case_file)) {
+    if (auto expectation = read_expectation(reader, item, path, backend,
+                                            counting_op, case_file)) {
       entries.push_back(*expectation);
     }
     return entries;
@@ -164,9 +185,8 @@ std::vector<Expectation> read_entries(Reader& reader, const Entry& item,
   for (size_t i = 0; i < item.value.size(); ++i) {
     const std::string at = path + "[" + std::to_string(i) + "]";
     const Entry element{item.key, item.value[i], item.value[i]};
-    if (auto expectation =
-            read_expectation(reader, element, at, backend, validate_op,
-                             case_file)) {
+    if (auto expectation = read_expectation(reader, element, at, backend,
+                                            counting_op, case_file)) {
       entries.push_back(*expectation);
     }
   }
@@ -185,7 +205,10 @@ void read_expect(Reader& reader, const Entry& entry, Case& out) {
                       "a map from backend (cpu, cuda, hip) to "
                       "what must happen");
   if (!map) return;
-  const bool validate_op = out.op.rfind("validate.", 0) == 0;
+  // Only casebook's own ops report counts and rejected positions; which of
+  // them do is the op's to say (check_registered_op, framework/src/ops).
+  const bool counting_op =
+      out.op.rfind("validate.", 0) == 0 || out.op.rfind("kernels.", 0) == 0;
   std::string listed;
   for (Backend backend : out.backends) {
     listed += (listed.empty() ? "" : ", ") + std::string(backend_name(backend));
@@ -199,7 +222,7 @@ void read_expect(Reader& reader, const Entry& entry, Case& out) {
       continue;
     }
     out.expect_entries[backend] =
-        read_entries(reader, item, path, backend, validate_op, out.file);
+        read_entries(reader, item, path, backend, counting_op, out.file);
   }
   // The reference itself must fail: nothing to compare with. (A GPU backend
   // without its own expectation is then that backend's ERROR when it runs:

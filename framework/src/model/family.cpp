@@ -6,7 +6,7 @@
 namespace casebook {
 namespace {
 
-constexpr std::array<std::pair<Family, std::string_view>, 12> kFamilyNames{{
+constexpr std::array<std::pair<Family, std::string_view>, 14> kFamilyNames{{
     {Family::kIndexOutOfRange, "index_out_of_range"},
     {Family::kDeviceAssert, "device_assert"},
     {Family::kIllegalAddress, "illegal_address"},
@@ -14,8 +14,10 @@ constexpr std::array<std::pair<Family, std::string_view>, 12> kFamilyNames{{
     {Family::kOpUnavailable, "op_unavailable"},
     {Family::kDeviceMismatch, "device_mismatch"},
     {Family::kContract, "contract"},
+    {Family::kLabelMapping, "label_mapping"},
     {Family::kMismatch, "mismatch"},
     {Family::kNanOrInf, "nan_or_inf"},
+    {Family::kSkippedEntries, "skipped_entries"},
     {Family::kTimeout, "timeout"},
     {Family::kCrash, "crash"},
     {Family::kInvalidCase, "invalid_case"},

@@ -24,6 +24,43 @@ std::string given_names(const Case& kase) {
   return names.empty() ? "none" : join_names(names);
 }
 
+// The registered ops that report `what`, for the error that names them.
+std::string ops_reporting(const OpRegistry& registry, bool processed) {
+  std::vector<std::string> names;
+  for (const std::string& name : registry.names()) {
+    const OpDef* def = registry.find(name);
+    if (processed ? def->reports_processed : def->reports_positions) {
+      names.push_back(name);
+    }
+  }
+  return names.empty() ? "none" : join_names(names);
+}
+
+// `processed` and `positions` ask the op for what only some ops report
+// (OpDef::reports_processed, reports_positions): a case may expect only
+// what its op reports, else the expectation could never be met.
+void check_counts(const Case& kase, const OpDef& def,
+                  std::vector<std::string>* problems) {
+  for (const auto& [backend, entries] : kase.expect_entries) {
+    for (const Expectation& expect : entries) {
+      if (expect.processed && !def.reports_processed) {
+        problems->push_back(
+            format_location(expect.processed_where) + ": `" + kase.op +
+            "` does not count the entries it processes, so `processed` "
+            "cannot be checked (ops that do: " +
+            ops_reporting(default_registry(), true) + ")");
+      }
+      if (expect.positions && !def.reports_positions) {
+        problems->push_back(
+            format_location(expect.positions_where) + ": `" + kase.op +
+            "` reports no rejected positions, so `positions` cannot be "
+            "checked (ops that do: " +
+            ops_reporting(default_registry(), false) + ")");
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> check_case_against_op(const Case& kase,
@@ -64,6 +101,7 @@ std::vector<std::string> check_registered_op(const Case& kase,
     }
     problems.push_back(message);
   }
+  check_counts(kase, *def, &problems);
   return problems;
 }
 

@@ -113,4 +113,12 @@ std::optional<int64_t> OpCall::arg_optional_int(const std::string& name) const {
   return arg_int(name, 0);
 }
 
+void OpCall::report_count(int64_t processed,
+                          std::vector<int64_t> rejected) const {
+  if (count == nullptr) return;
+  count->reported = true;
+  count->processed = processed;
+  count->rejected = std::move(rejected);
+}
+
 }  // namespace casebook

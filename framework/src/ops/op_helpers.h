@@ -31,4 +31,8 @@ c10::optional<at::ScalarType> arg_scalar_type(const OpCall& call,
 // `reduction: mean|sum|none` as at::Reduction; default mean.
 int64_t arg_reduction(const OpCall& call);
 
+// validate.class_mapping (class_mapping.cpp), registered with the other
+// validate.* ops by register_validate_ops.
+void register_class_mapping_op(OpRegistry& registry);
+
 }  // namespace casebook

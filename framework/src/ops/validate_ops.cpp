@@ -54,6 +54,9 @@ std::vector<at::Tensor> class_targets(const OpCall& call) {
                          std::to_string(i));
     }
   }
+  // Every entry was examined (an ignored one too: it was compared with
+  // ignore_index); a check that stopped early would count fewer.
+  call.report_count(host.numel(), positions);
   const std::string range = "[0, " + std::to_string(num_classes) + ")";
   if (rejected.size() == 1) {
     throw OpError(Family::kIndexOutOfRange,
@@ -80,7 +83,10 @@ void register_validate_ops(OpRegistry& registry) {
   OpDef def = make_op(CASEBOOK_OP_SITE, "validate.class_targets", {"target"},
                       {}, {"num_classes", "ignore_index"}, class_targets);
   def.placement = OpDef::Placement::kHost;
+  def.reports_processed = true;
+  def.reports_positions = true;
   registry.add(std::move(def));
+  register_class_mapping_op(registry);
 }
 
 }  // namespace casebook

@@ -72,6 +72,7 @@ std::string encode_report(const ChildReport& report) {
             {"poisoned", report.poisoned},
             {"seconds", report.seconds}};
   if (report.positions) j["positions"] = *report.positions;
+  if (report.processed) j["processed"] = *report.processed;
   // Messages may hold any bytes a library printed; keep the line valid JSON.
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
@@ -96,6 +97,9 @@ ChildReport decode_report(const std::string& line) {
     report.seconds = j.at("seconds").get<double>();
     if (j.contains("positions")) {
       report.positions = j.at("positions").get<std::vector<int64_t>>();
+    }
+    if (j.contains("processed")) {
+      report.processed = j.at("processed").get<int64_t>();
     }
   } catch (const std::exception& error) {
     report = ChildReport{};

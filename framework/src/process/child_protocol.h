@@ -46,7 +46,11 @@ struct ChildReport {
   std::string message;         // the first error, or why skipped
   std::string exception_type;  // "c10::IndexError"
   std::vector<std::string> consequences;
+  // The positions the op rejected (an OpError's, or its reported count's).
   std::optional<std::vector<int64_t>> positions;
+  // How many entries the op reports it processed (OpCall::report_count);
+  // nullopt where it reported none.
+  std::optional<int64_t> processed;
   std::vector<TensorFile> outputs;
   bool poisoned = false;  // the process must not run another GPU case
   double seconds =

@@ -149,10 +149,10 @@ NamedOutputs call_op(const Case& kase, const OpDef& op,
                      const RunRequest& request, const BackendRuntime& runtime,
                      at::Device device,
                      const std::map<std::string, ArgValue>& args,
-                     bool check_gradients, double* seconds) {
+                     bool check_gradients, double* seconds, EntryCount* count) {
   std::vector<at::Tensor> inputs = make_inputs(kase, op, request, device);
   require_gradients(kase, &inputs);
-  OpCall call{inputs, args, request.backend, device, runtime.plugin};
+  OpCall call{inputs, args, request.backend, device, runtime.plugin, count};
   auto start = std::chrono::steady_clock::now();
   NamedOutputs outputs;
   if (request.kind == JobKind::kReferenceTorch) {
@@ -177,15 +177,18 @@ NamedOutputs call_op(const Case& kase, const OpDef& op,
 void run_op(const Case& kase, const OpDef& op, const RunRequest& request,
             const BackendRuntime& runtime, at::Device device,
             ChildReport* report) {
+  // The first run's count, as its outputs, is the one judged; it is
+  // reported after an error too (a check that rejects entries).
+  EntryCount count;
   try {
     const std::map<std::string, ArgValue> args = args_for(kase, request);
     NamedOutputs outputs = call_op(kase, op, request, runtime, device, args,
-                                   true, &report->seconds);
+                                   true, &report->seconds, &count);
     // `repeat`: the reference runs once; only a judged run is repeated.
     const int repeats = request.kind == JobKind::kRun ? kase.repeat : 1;
     for (int run = 2; run <= repeats; ++run) {
       NamedOutputs again = call_op(kase, op, request, runtime, device, args,
-                                   false, &report->seconds);
+                                   false, &report->seconds, nullptr);
       if (kase.deterministic == Case::Determinism::kNone) continue;
       const std::string difference =
           repeat_difference(kase, outputs.tensors, again.tensors);
@@ -220,6 +223,10 @@ void run_op(const Case& kase, const OpDef& op, const RunRequest& request,
     const std::string type = demangled_type(error);
     record_error(report, classify_error(error.what(), type), error.what(),
                  type);
+  }
+  if (count.reported) {
+    report->processed = count.processed;
+    if (!report->positions) report->positions = count.rejected;
   }
 }
 

@@ -20,6 +20,7 @@ struct Observed {
   std::string message;
   std::vector<std::string> consequences;
   std::optional<std::vector<int64_t>> positions;
+  std::optional<int64_t> processed;
 };
 
 Observed observe(const Job& job) {
@@ -28,6 +29,7 @@ Observed observe(const Job& job) {
   seen.message = report.message;
   seen.consequences = report.consequences;
   seen.positions = report.positions;
+  seen.processed = report.processed;
   seen.family = report.family;
   if (job.result.timed_out) {
     seen.kind = Observed::Kind::kTimeout;
@@ -215,6 +217,43 @@ void judge_error(const Expectation& expect, const Observed& seen,
   verdict->message = seen.message;
 }
 
+// `processed`: after a run judged PASS so far, the count the op reported
+// must be the case's. Fewer is a run that skipped entries instead of
+// failing (skipped_entries), whatever its outputs; more took entries it
+// should have left out (mismatch).
+void judge_count(const Expectation& expect, const Observed& seen,
+                 CaseVerdict* verdict) {
+  if (!expect.processed || verdict->verdict != Verdict::kPass) return;
+  const int64_t wanted = *expect.processed;
+  const std::string expected =
+      "the case expects `processed: " + std::to_string(wanted) + "`";
+  if (!seen.processed) {
+    set_failure(verdict, Verdict::kFail, Family::kSkippedEntries,
+                "the run reported no count of processed entries; " + expected);
+    return;
+  }
+  const int64_t got = *seen.processed;
+  if (got == wanted) return;
+  std::string rejected;
+  if (seen.positions && !seen.positions->empty()) {
+    for (int64_t position : *seen.positions) {
+      rejected += (rejected.empty() ? "" : ", ") + std::to_string(position);
+    }
+    rejected = "; rejected positions [" + rejected + "]";
+  }
+  if (got < wanted) {
+    set_failure(verdict, Verdict::kFail, Family::kSkippedEntries,
+                "processed " + std::to_string(got) + " entries, " + expected +
+                    ": " + std::to_string(wanted - got) +
+                    " skipped instead of failing" + rejected);
+  } else {
+    set_failure(verdict, Verdict::kFail, Family::kMismatch,
+                "processed " + std::to_string(got) + " entries, " + expected +
+                    ": " + std::to_string(got - wanted) +
+                    " more than it should take" + rejected);
+  }
+}
+
 }  // namespace
 
 std::string rerun_command(const PlannedCase& planned, Backend backend) {
@@ -289,12 +328,15 @@ CaseVerdict judge(const JudgeInputs& in) {
   switch (expect.kind) {
     case Expectation::Kind::kMatch:
       judge_match(in, seen, &verdict, &mismatch);
+      judge_count(expect, seen, &verdict);
       break;
     case Expectation::Kind::kError:
       judge_error(expect, seen, &verdict);
+      judge_count(expect, seen, &verdict);
       break;
     case Expectation::Kind::kXfail: {
       judge_match(in, seen, &verdict, &mismatch);
+      judge_count(expect, seen, &verdict);
       if (verdict.verdict == Verdict::kPass) {
         set_failure(&verdict, Verdict::kXpass, Family::kNone,
                     "expected to fail (" + expect.reason +

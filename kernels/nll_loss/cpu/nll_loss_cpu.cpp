@@ -30,6 +30,7 @@ CasebookKernelStatus nll_loss_rows(const CasebookNllLossArgs& args) {
       output[row] = Element::store(static_cast<float>(loss));
     }
   }
+  if (args.processed != nullptr) *args.processed = counted;
   if (args.reduction == CASEBOOK_REDUCTION_SUM) {
     output[0] = Element::store(static_cast<float>(total));
   } else if (args.reduction == CASEBOOK_REDUCTION_MEAN) {

@@ -16,12 +16,15 @@ using namespace casebook::kernels;
 struct Workspace {
   long long* counts;  // per block
   FirstBadPosition* first_bad;
-  float* sums;  // per block
+  float* sums;       // per block
+  long long* total;  // every block's count (8-byte aligned: 12296 bytes in)
   explicit Workspace(void* base)
       : counts(static_cast<long long*>(base)),
         first_bad(reinterpret_cast<FirstBadPosition*>(
             counts + CASEBOOK_NLL_LOSS_MAX_BLOCKS)),
-        sums(reinterpret_cast<float*>(first_bad + 1)) {}
+        sums(reinterpret_cast<float*>(first_bad + 1)),
+        total(reinterpret_cast<long long*>(sums +
+                                           CASEBOOK_NLL_LOSS_MAX_BLOCKS)) {}
 };
 
 // Pass 1: each row's loss (written when `per_row` is set), then each block's
@@ -63,7 +66,8 @@ __global__ void __launch_bounds__(CASEBOOK_NLL_LOSS_BLOCK_THREADS)
   }
 }
 
-// Pass 2: one block combines the partials into the mean or the sum.
+// Pass 2: one block combines the partials into the mean or the sum
+// (`output` null for reduction none) and the total count.
 template <typename Element>
 __global__ void __launch_bounds__(CASEBOOK_NLL_LOSS_BLOCK_THREADS)
     nll_loss_final_kernel(Workspace workspace, int blocks, bool mean,
@@ -80,8 +84,11 @@ __global__ void __launch_bounds__(CASEBOOK_NLL_LOSS_BLOCK_THREADS)
   counted = block_reduce(counted, AddOp(), 0ll, count_scratch);
   // 0 / 0 is NaN when every target is ignored, as in LibTorch.
   if (threadIdx.x == 0) {
-    *output =
-        Element::store(mean ? total / static_cast<float>(counted) : total);
+    *workspace.total = counted;
+    if (output != nullptr) {
+      *output =
+          Element::store(mean ? total / static_cast<float>(counted) : total);
+    }
   }
 }
 
@@ -110,16 +117,26 @@ CasebookKernelStatus launch_typed(const CasebookNllLossArgs& args) {
             per_row ? static_cast<Storage*>(args.output) : nullptr, workspace);
     CASEBOOK_RETURN_IF_ERROR(launch_status("nll_loss_rows_kernel"));
   }
-  if (!per_row) {
+  if (!per_row || args.processed != nullptr) {
     nll_loss_final_kernel<Element>
         <<<1, CASEBOOK_NLL_LOSS_BLOCK_THREADS, 0, stream>>>(
             workspace, blocks, args.reduction == CASEBOOK_REDUCTION_MEAN,
-            static_cast<Storage*>(args.output));
+            per_row ? nullptr : static_cast<Storage*>(args.output));
     CASEBOOK_RETURN_IF_ERROR(launch_status("nll_loss_final_kernel"));
   }
-  return read_bad_position(workspace.first_bad, stream, args.target,
-                           args.target_type, args.target_stride, "target",
-                           args.classes, "nll_loss");
+  const CasebookKernelStatus status = read_bad_position(
+      workspace.first_bad, stream, args.target, args.target_type,
+      args.target_stride, "target", args.classes, "nll_loss");
+  if (status.code != CASEBOOK_STATUS_OK || args.processed == nullptr) {
+    return status;
+  }
+  // The stream was synchronised by read_bad_position.
+  long long processed = 0;
+  CASEBOOK_GPU_CHECK(cudaMemcpy(&processed, workspace.total, sizeof(processed),
+                                cudaMemcpyDeviceToHost),
+                     "nll_loss");
+  *args.processed = static_cast<int64_t>(processed);
+  return status;
 }
 
 template <typename Element>

@@ -25,6 +25,10 @@ void nll_loss_unchecked(const CasebookNllLossArgs* args,
                         CasebookKernelStatus* status) {
   *status = nll_loss_bound_check_removed(*args);
 }
+void nll_loss_skipping(const CasebookNllLossArgs* args,
+                       CasebookKernelStatus* status) {
+  *status = nll_loss_last_class_skipped(*args);
+}
 void embedding_unchecked(const CasebookEmbeddingArgs* args,
                          CasebookKernelStatus* status) {
   *status = embedding_bound_check_removed(*args);
@@ -42,6 +46,8 @@ const CasebookKernelPluginV1* make_table(const char* variant) {
     table.softmax = &softmax_stride;
   } else if (std::strcmp(variant, "nll_loss_bound_check_removed") == 0) {
     table.nll_loss = &nll_loss_unchecked;
+  } else if (std::strcmp(variant, "nll_loss_last_class_skipped") == 0) {
+    table.nll_loss = &nll_loss_skipping;
   } else if (std::strcmp(variant, "embedding_bound_check_removed") == 0) {
     table.embedding = &embedding_unchecked;
   } else {

@@ -33,12 +33,16 @@ __global__ void sum_half_kernel(const typename Element::Storage* input,
   if (threadIdx.x == 0) *output = partial[0];
 }
 
+// `skip_from` >= 0: targets below 0 or from `skip_from` on are skipped as
+// if ignored (nll_loss_last_class_skipped); -1: every target is read
+// unchecked. `counted_out` (device, may be null) gets the count.
 template <typename Element, typename Index>
 __global__ void nll_loss_unchecked_kernel(
     const typename Element::Storage* input, int64_t batch, int64_t row_stride,
     int64_t class_stride, const Index* target, int64_t target_stride,
     int64_t ignore_index, bool per_row, bool mean,
-    typename Element::Storage* output) {
+    typename Element::Storage* output, int64_t skip_from,
+    long long* counted_out) {
   if (threadIdx.x != 0)
     return;  // one thread: slow, and only the check is missing
   float total = 0.0f;
@@ -46,7 +50,8 @@ __global__ void nll_loss_unchecked_kernel(
   for (int64_t row = 0; row < batch; ++row) {
     const int64_t label = static_cast<int64_t>(target[row * target_stride]);
     float loss = 0.0f;
-    if (label != ignore_index) {
+    const bool skipped = skip_from >= 0 && (label < 0 || label >= skip_from);
+    if (label != ignore_index && !skipped) {
       loss = -Element::load(input[row * row_stride + label * class_stride]);
       total += loss;
       ++counted;
@@ -56,6 +61,7 @@ __global__ void nll_loss_unchecked_kernel(
   if (!per_row)
     *output =
         Element::store(mean ? total / static_cast<float>(counted) : total);
+  if (counted_out != nullptr) *counted_out = counted;
 }
 
 template <typename Storage, typename Index>
@@ -70,25 +76,52 @@ __global__ void embedding_unchecked_kernel(
   }
 }
 
+// With `skip_from` >= 0 the count goes through the workspace's first
+// 8 bytes to *args.processed, as the real launcher reports it.
 template <typename Element, typename Index>
-CasebookKernelStatus launch_nll_loss(const CasebookNllLossArgs& args) {
+CasebookKernelStatus launch_nll_loss(const CasebookNllLossArgs& args,
+                                     int64_t skip_from) {
   using Storage = typename Element::Storage;
-  nll_loss_unchecked_kernel<Element, Index>
-      <<<1, 32, 0, static_cast<cudaStream_t>(args.stream)>>>(
-          static_cast<const Storage*>(args.input), args.batch,
-          args.input_stride[0], args.input_stride[1],
-          static_cast<const Index*>(args.target), args.target_stride,
-          args.ignore_index, args.reduction == CASEBOOK_REDUCTION_NONE,
-          args.reduction == CASEBOOK_REDUCTION_MEAN,
-          static_cast<Storage*>(args.output));
-  return launch_status("nll_loss_unchecked_kernel");
+  cudaStream_t stream = static_cast<cudaStream_t>(args.stream);
+  long long* counted = skip_from >= 0 && args.processed != nullptr
+                           ? static_cast<long long*>(args.workspace)
+                           : nullptr;
+  nll_loss_unchecked_kernel<Element, Index><<<1, 32, 0, stream>>>(
+      static_cast<const Storage*>(args.input), args.batch, args.input_stride[0],
+      args.input_stride[1], static_cast<const Index*>(args.target),
+      args.target_stride, args.ignore_index,
+      args.reduction == CASEBOOK_REDUCTION_NONE,
+      args.reduction == CASEBOOK_REDUCTION_MEAN,
+      static_cast<Storage*>(args.output), skip_from, counted);
+  CASEBOOK_RETURN_IF_ERROR(launch_status("nll_loss_unchecked_kernel"));
+  if (counted == nullptr) return ok_status();
+  long long processed = 0;
+  CASEBOOK_GPU_CHECK(cudaStreamSynchronize(stream), "nll_loss");
+  CASEBOOK_GPU_CHECK(cudaMemcpy(&processed, counted, sizeof(processed),
+                                cudaMemcpyDeviceToHost),
+                     "nll_loss");
+  *args.processed = static_cast<int64_t>(processed);
+  return ok_status();
 }
 
 template <typename Element>
-CasebookKernelStatus nll_loss_by_index(const CasebookNllLossArgs& args) {
+CasebookKernelStatus nll_loss_by_index(const CasebookNllLossArgs& args,
+                                       int64_t skip_from) {
   return args.target_type == CASEBOOK_INT32
-             ? launch_nll_loss<Element, int32_t>(args)
-             : launch_nll_loss<Element, int64_t>(args);
+             ? launch_nll_loss<Element, int32_t>(args, skip_from)
+             : launch_nll_loss<Element, int64_t>(args, skip_from);
+}
+
+CasebookKernelStatus nll_loss_variant(const CasebookNllLossArgs& args,
+                                      int64_t skip_from) {
+  switch (args.input_type) {
+    case CASEBOOK_FLOAT16:
+      return nll_loss_by_index<Float16Element>(args, skip_from);
+    case CASEBOOK_BFLOAT16:
+      return nll_loss_by_index<BFloat16Element>(args, skip_from);
+    default:
+      return nll_loss_by_index<Float32Element>(args, skip_from);
+  }
 }
 
 template <typename Storage, typename Index>
@@ -154,14 +187,12 @@ CasebookKernelStatus softmax_stride_ignored(const CasebookSoftmaxArgs& args) {
 
 CasebookKernelStatus nll_loss_bound_check_removed(
     const CasebookNllLossArgs& args) {
-  switch (args.input_type) {
-    case CASEBOOK_FLOAT16:
-      return nll_loss_by_index<Float16Element>(args);
-    case CASEBOOK_BFLOAT16:
-      return nll_loss_by_index<BFloat16Element>(args);
-    default:
-      return nll_loss_by_index<Float32Element>(args);
-  }
+  return nll_loss_variant(args, -1);
+}
+
+CasebookKernelStatus nll_loss_last_class_skipped(
+    const CasebookNllLossArgs& args) {
+  return nll_loss_variant(args, args.classes - 1);
 }
 
 CasebookKernelStatus embedding_bound_check_removed(

@@ -16,6 +16,10 @@ CasebookKernelStatus softmax_stride_ignored(const CasebookSoftmaxArgs& args);
 // Targets are used as column indices unchecked.
 CasebookKernelStatus nll_loss_bound_check_removed(
     const CasebookNllLossArgs& args);
+// Targets >= classes - 1 (and negative ones) are skipped as if ignored, no
+// error; the count it took in is reported (CasebookNllLossArgs::processed).
+CasebookKernelStatus nll_loss_last_class_skipped(
+    const CasebookNllLossArgs& args);
 // Indices are used as row indices unchecked.
 CasebookKernelStatus embedding_bound_check_removed(
     const CasebookEmbeddingArgs& args);
