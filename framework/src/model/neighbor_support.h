@@ -1,0 +1,55 @@
+// Internal: what the neighbour rules share (framework/src/model/neighbor_*).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "casebook/neighbors.h"
+
+namespace casebook::model {
+
+// What one rule made of a case: its neighbours, or why it does not apply.
+struct RuleResult {
+  std::vector<Neighbor> made;
+  std::string error;  // non-empty: the rule does not apply, and why
+};
+RuleResult rule_error(std::string why);
+
+// A copy of `base` named `<base id>~<rule>[<param>]`, its summary saying
+// what changed; expectations still the base's.
+Neighbor start_neighbor(const Case& base, const std::string& rule,
+                        const std::string& param, const std::string& change);
+
+TensorSpec* find_input(Case& kase, const std::string& name);
+const TensorSpec* find_input(const Case& kase, const std::string& name);
+std::string input_names(const Case& kase);
+int64_t element_count(const std::vector<int64_t>& shape);
+// The shortest text that reads back as `value` ("0.5", "1e-05").
+std::string number_text(double value);
+
+// The rules, one function each (neighbor_labels.cpp, neighbor_sizes.cpp,
+// neighbor_variants.cpp).
+RuleResult label_limits_rule(const Case& base, const NeighborRule& rule);
+RuleResult last_batch_rule(const Case& base, const NeighborRule& rule);
+RuleResult lengths_rule(const Case& base, const NeighborRule& rule);
+RuleResult block_boundaries_rule(const Case& base, const NeighborRule& rule);
+RuleResult layouts_rule(const Case& base, const NeighborRule& rule);
+RuleResult dtypes_rule(const Case& base, const NeighborRule& rule);
+
+// Expected outcomes (neighbor_expect.cpp).
+// `backend`'s outcome cannot be derived: its expectation says why.
+void cannot_derive(Neighbor& neighbor, Backend backend, const std::string& why);
+// The inputs' shapes changed: the base's expectations hold where they do
+// not depend on which elements the inputs hold (a match; outputs' values
+// and shapes dropped); an expected error or xfail cannot be derived.
+void expect_as_resized(Neighbor& neighbor, const Case& base);
+// The floating dtype changed: the base's expectations, outputs without
+// values, dtype or tolerance, and the new dtype's default tolerance.
+void expect_as_recast(Neighbor& neighbor, const Case& base);
+// A match everywhere the base does not skip; no outputs (the values
+// changed).
+void expect_match(Neighbor& neighbor, const Case& base);
+// "error index_out_of_range", "match", "xfail", "skip".
+std::string describe_expectation(const Expectation& expectation);
+
+}  // namespace casebook::model
