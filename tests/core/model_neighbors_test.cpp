@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
+#include "casebook/case_writer.h"
 #include "casebook/loader.h"
 #include "casebook/neighbors.h"
 
@@ -101,11 +103,11 @@ TEST(Neighbors, LabelLimitsOfAClassIndexInputFromTheOpsSchema) {
   // 0, C-1 and ignore_index match everywhere; C and -1 fail with the base
   // case's family on each backend (its message, written for label 4, goes).
   for (const char* param : {"0", "C-1", "ignore_index"}) {
-    EXPECT_EQ(describe_expected(
-                  named(made, std::string("ce/label~label_limits[") + param +
-                                  "]")
-                      .value),
-              "match")
+    EXPECT_EQ(
+        describe_expected(
+            named(made, std::string("ce/label~label_limits[") + param + "]")
+                .value),
+        "match")
         << param;
   }
   for (const char* param : {"C", "-1"}) {
@@ -135,9 +137,10 @@ TEST(Neighbors, LabelLimitsDeclaredForAnOpWithoutAKnownClassInput) {
       "index_out_of_range, cuda: device_assert}}\n");
   const NeighborExpansion made = declared_neighbors(base);
   // No ignore_index: no ignored label, no all_ignored.
-  EXPECT_EQ(ids(made), (std::vector<std::string>{
-                           "ce/label~label_limits[0]", "ce/label~label_limits[C-1]",
-                           "ce/label~label_limits[C]", "ce/label~label_limits[-1]"}));
+  EXPECT_EQ(ids(made),
+            (std::vector<std::string>{
+                "ce/label~label_limits[0]", "ce/label~label_limits[C-1]",
+                "ce/label~label_limits[C]", "ce/label~label_limits[-1]"}));
   const Case& past = named(made, "ce/label~label_limits[C]").value;
   EXPECT_EQ(input(past, "index").int_values, (std::vector<int64_t>{5, 3}));
   // hip is not declared and the base expects a match there: not derivable,
@@ -169,9 +172,8 @@ TEST(Neighbors, LastBatchIsTheRemainderBesideAFullBatch) {
       "outputs:\n  0: {finite: true, shape: []}\n"
       "neighbors:\n  last_batch: {dataset_size: 1000, batch_size: 256}\n");
   const NeighborExpansion made = declared_neighbors(base);
-  EXPECT_EQ(ids(made),
-            (std::vector<std::string>{"ce/label~last_batch[232]",
-                                      "ce/label~last_batch[256]"}));
+  EXPECT_EQ(ids(made), (std::vector<std::string>{"ce/label~last_batch[232]",
+                                                 "ce/label~last_batch[256]"}));
   const Case& last = made.neighbors[0].value;
   EXPECT_EQ(input(last, "input").shape, (std::vector<int64_t>{232, 10}));
   ASSERT_EQ(input(last, "target").int_values.size(), 232u);
@@ -189,10 +191,10 @@ TEST(Neighbors, LengthsShortestEmptyWhereTheOpAllowsItAndALongOne) {
       "casebook: 1\nsummary: s\nop: kernels.sum\ninputs:\n"
       "  input: {shape: [100], dtype: float32, fill: {full: 1}}\n"
       "neighbors: {lengths: {long: 4096}}\n");
-  EXPECT_EQ(ids(declared_neighbors(sum)),
-            (std::vector<std::string>{"ce/label~lengths[0]",
-                                      "ce/label~lengths[1]",
-                                      "ce/label~lengths[4096]"}));
+  EXPECT_EQ(
+      ids(declared_neighbors(sum)),
+      (std::vector<std::string>{"ce/label~lengths[0]", "ce/label~lengths[1]",
+                                "ce/label~lengths[4096]"}));
   const Case softmax = load_ok(
       "casebook: 1\nsummary: s\nop: kernels.softmax\ninputs:\n"
       "  input: {shape: [4, 300], dtype: float32, fill: {full: 1}}\n"
@@ -204,7 +206,8 @@ TEST(Neighbors, LengthsShortestEmptyWhereTheOpAllowsItAndALongOne) {
 }
 
 TEST(Neighbors, ResizingAFailingCaseCannotDeriveItsOutcome) {
-  const Case base = load_ok(std::string(kLabel4) + "neighbors: {lengths: {}}\n");
+  const Case base =
+      load_ok(std::string(kLabel4) + "neighbors: {lengths: {}}\n");
   const NeighborExpansion made = declared_neighbors(base);
   ASSERT_EQ(ids(made), (std::vector<std::string>{"ce/label~lengths[1]"}));
   EXPECT_EQ(describe_expected(made.neighbors[0].value), "cannot derive");
@@ -223,13 +226,13 @@ TEST(Neighbors, BlockBoundariesAroundEachBlockTheKernelDeclares) {
       "neighbors: [block_boundaries]\n");
   const NeighborExpansion made = declared_neighbors(base);
   // kernels/sum/sum.h: 256 threads a block, at most 1024 blocks.
-  EXPECT_EQ(ids(made), (std::vector<std::string>{
-                           "ce/label~block_boundaries[255]",
-                           "ce/label~block_boundaries[256]",
-                           "ce/label~block_boundaries[257]",
-                           "ce/label~block_boundaries[262143]",
-                           "ce/label~block_boundaries[262144]",
-                           "ce/label~block_boundaries[262145]"}));
+  EXPECT_EQ(
+      ids(made),
+      (std::vector<std::string>{
+          "ce/label~block_boundaries[255]", "ce/label~block_boundaries[256]",
+          "ce/label~block_boundaries[257]", "ce/label~block_boundaries[262143]",
+          "ce/label~block_boundaries[262144]",
+          "ce/label~block_boundaries[262145]"}));
   EXPECT_EQ(input(made.neighbors[5].value, "input").shape,
             (std::vector<int64_t>{262145}));
   EXPECT_EQ(input(made.neighbors[5].value, "input").seed, 3u);
@@ -241,10 +244,10 @@ TEST(Neighbors, BlockBoundariesAroundEachBlockTheKernelDeclares) {
       "  indices: {dtype: int64, values: [1, 2]}\n"
       "neighbors: {block_boundaries: {}}\n");
   const NeighborExpansion rows = declared_neighbors(embedding);
-  EXPECT_EQ(ids(rows), (std::vector<std::string>{
-                           "ce/label~block_boundaries[127]",
-                           "ce/label~block_boundaries[128]",
-                           "ce/label~block_boundaries[129]"}));
+  EXPECT_EQ(ids(rows),
+            (std::vector<std::string>{"ce/label~block_boundaries[127]",
+                                      "ce/label~block_boundaries[128]",
+                                      "ce/label~block_boundaries[129]"}));
   EXPECT_EQ(input(rows.neighbors[2].value, "weight").shape,
             (std::vector<int64_t>{10, 129}));
 }
@@ -257,11 +260,11 @@ TEST(Neighbors, LayoutsKeepTheValuesAndTheExpectations) {
       "layout: {transpose: [0, 1]}}\n"
       "neighbors: {layouts: {}}\n");
   const NeighborExpansion made = declared_neighbors(base);
-  EXPECT_EQ(ids(made), (std::vector<std::string>{
-                           "ce/label~layouts[contiguous]",
-                           "ce/label~layouts[transposed]",
-                           "ce/label~layouts[sliced]",
-                           "ce/label~layouts[channels_last]"}));
+  EXPECT_EQ(
+      ids(made),
+      (std::vector<std::string>{
+          "ce/label~layouts[contiguous]", "ce/label~layouts[transposed]",
+          "ce/label~layouts[sliced]", "ce/label~layouts[channels_last]"}));
   EXPECT_EQ(input(made.neighbors[0].value, "weight").layout.kind,
             Layout::Kind::kDefault);
   const Layout& sliced = input(made.neighbors[2].value, "input").layout;
@@ -272,8 +275,8 @@ TEST(Neighbors, LayoutsKeepTheValuesAndTheExpectations) {
             (std::vector<int64_t>{0, 2, 3, 1}));
   EXPECT_EQ(made.neighbors[3].change, "channels_last input, weight");
   // A failing base keeps its failure: the values are the same.
-  const Case failing = load_ok(std::string(kLabel4) +
-                               "neighbors: {layouts: [transposed]}\n");
+  const Case failing =
+      load_ok(std::string(kLabel4) + "neighbors: {layouts: [transposed]}\n");
   const NeighborExpansion same = declared_neighbors(failing);
   ASSERT_EQ(same.neighbors.size(), 1u);
   EXPECT_EQ(describe_expected(same.neighbors[0].value),
@@ -361,15 +364,17 @@ TEST(Neighbors, TheKeysOfNeighborsAreChecked) {
             (std::vector<std::string>{
                 "cases/ce/label.yaml:7:13: `neighbors.lengths.lnog`: unknown "
                 "key `lnog`; did you mean `long`?"}));
-  EXPECT_EQ(errors_of(head + "  dtypes: [float8]\n"),
-            (std::vector<std::string>{
-                "cases/ce/label.yaml:7:12: `neighbors.dtypes[0]`: expected one "
-                "of float16, bfloat16, float32, float64; got `float8`; did you mean "
-                "`float16`?"}));
-  EXPECT_EQ(errors_of(head + "  last_batch: {dataset_size: 0}\n"),
-            (std::vector<std::string>{
-                "cases/ce/label.yaml:7:30: `neighbors.last_batch.dataset_size`: "
-                "expected an integer >= 1; got `0`"}));
+  EXPECT_EQ(
+      errors_of(head + "  dtypes: [float8]\n"),
+      (std::vector<std::string>{
+          "cases/ce/label.yaml:7:12: `neighbors.dtypes[0]`: expected one "
+          "of float16, bfloat16, float32, float64; got `float8`; did you mean "
+          "`float16`?"}));
+  EXPECT_EQ(
+      errors_of(head + "  last_batch: {dataset_size: 0}\n"),
+      (std::vector<std::string>{
+          "cases/ce/label.yaml:7:30: `neighbors.last_batch.dataset_size`: "
+          "expected an integer in [1, 2^53]; got `0`"}));
 }
 
 TEST(Neighbors, AFileWithoutNeighborsIsUnchanged) {
@@ -384,6 +389,83 @@ TEST(Neighbors, AFileWithoutNeighborsIsUnchanged) {
   for (const CaseError& error : every.errors) refused.push_back(error.key_path);
   EXPECT_EQ(refused, (std::vector<std::string>{"neighbors.last_batch",
                                                "neighbors.block_boundaries"}));
+}
+
+TEST(Neighbors, SizesStayWithinTheLoadersLimits) {
+  const std::string head =
+      "casebook: 1\nsummary: s\nop: kernels.sum\ninputs:\n";
+  EXPECT_EQ(
+      errors_of(head +
+                "  input: {shape: [8], dtype: float32, fill: {full: 1}}\n"
+                "neighbors: {lengths: {long: 4000000000}}\n"),
+      (std::vector<std::string>{
+          "cases/ce/label.yaml:6:13: `neighbors.lengths`: `lengths` does not "
+          "apply: input `input` of size 4000000000 along dim 0: a tensor of "
+          "4000000000 elements of float32 (14.9 GiB) is over the limit of "
+          "4 GiB per tensor (CASEBOOK_MAX_TENSOR_BYTES); refused before "
+          "anything is allocated. A case needs the smallest tensor that "
+          "still fails"}));
+  EXPECT_EQ(errors_of(head + "  input: {dtype: float32, values: [1, 2]}\n"
+                             "neighbors: {lengths: {long: 5000000}}\n"),
+            (std::vector<std::string>{
+                "cases/ce/label.yaml:6:13: `neighbors.lengths`: `lengths` "
+                "does not apply: input `input` is written as `values`; of "
+                "size 5000000 along dim 0 it would hold 5000000 of them, over "
+                "4194304: give it a `fill`"}));
+  EXPECT_EQ(errors_of(head +
+                      "  input: {shape: [8], dtype: float32, fill: {full: 1}}\n"
+                      "neighbors: {block_boundaries: {blocks: "
+                      "[9223372036854775807]}}\n"),
+            (std::vector<std::string>{
+                "cases/ce/label.yaml:6:41: "
+                "`neighbors.block_boundaries.blocks[0]`: expected an integer "
+                "in [1, 2^53]; got `9223372036854775807`"}));
+}
+
+TEST(Neighbors, AWrittenNeighbourReadsBackAsTheSameCase) {
+  const Case base = load_ok(
+      "casebook: 1\nsummary: 'quoted: \"s\"'\nop: torch.matmul\n"
+      "args: {dim: -1, scale: 0.5, flag: true, name: mean, none: null, "
+      "list: [1, 2]}\n"
+      "inputs:\n"
+      "  input: {shape: [2, 2], dtype: float32, values: [[1, .nan], [1e-05, "
+      ".inf]], layout: {transpose: [0, 1]}}\n"
+      "  other: {shape: [2, 2], dtype: float64, fill: {torch: {normal: "
+      "{mean: 0, std: 2}}}, seed: 5}\n"
+      "  mask: {shape: [3], dtype: bool, fill: {full: true}}\n"
+      "backends: [cpu, cuda]\n"
+      "reference: cpu64\n"
+      "tolerance: {rtol: 0.001, atol: 0.0001, equal_nan: true}\n"
+      "expect:\n"
+      "  cuda:\n"
+      "    - {xfail: known, family: mismatch, when: {torch: '>=2.0', cpu: "
+      "[avx2, '!avx512f']}}\n"
+      "    - {outputs: {0: {finite: true}}}\n"
+      "outputs: {0: {dtype: float32, shape: [2, 2], min: -1, max: 1e+30, "
+      "nan: [1, [0, 1]]}}\n"
+      "repeat: 3\ndeterministic: bitwise\ntimeout: 5\n"
+      "origin: {iteration: 7, versions: {torch: '2.1', cuda: '12.1'}}\n");
+  const std::string text = case_to_yaml(base);
+  const LoadedCase again = load_case_text(text, "cases/ce/label.yaml");
+  ASSERT_TRUE(again.ok()) << text << again.errors.front().to_string();
+  const Case& read = *again.value;
+  EXPECT_EQ(case_to_yaml(read), text);
+  EXPECT_EQ(read.summary, base.summary);
+  EXPECT_EQ(read.args.at("list").list.size(), 2u);
+  EXPECT_TRUE(std::isnan(read.inputs[0].float_values[1]));
+  EXPECT_EQ(read.inputs[0].float_values[2], 1e-05);
+  EXPECT_EQ(read.inputs[0].layout.kind, Layout::Kind::kTranspose);
+  EXPECT_EQ(read.inputs[1].fill.torch_call, "normal");
+  EXPECT_EQ(read.inputs[1].seed, 5u);
+  EXPECT_EQ(read.backends, base.backends);
+  EXPECT_EQ(read.reference, Case::Reference::kCpu64);
+  EXPECT_EQ(read.expect_entries.at(Backend::kCuda).size(), 2u);
+  EXPECT_EQ(read.expect_entries.at(Backend::kCuda)[0].when.size(), 2u);
+  EXPECT_EQ(read.outputs[0].nan_positions, base.outputs[0].nan_positions);
+  EXPECT_EQ(read.outputs[0].max, 1e30);
+  EXPECT_EQ(read.origin.entries, base.origin.entries);
+  EXPECT_EQ(read.repeat, 3);
+  EXPECT_EQ(read.timeout_seconds, 5.0);
 }
 
 }  // namespace

@@ -48,8 +48,8 @@ TEST(NeighborsRun, EachDeclaredNeighbourIsARunWithItsOwnVerdict) {
   // the base case's family, every label ignored gives NaN.
   for (const char* param :
        {"0", "C-1", "C", "-1", "ignore_index", "all_ignored"}) {
-    EXPECT_TRUE(has_line(out, "^PASS +" + kId + "labels~label_limits\\[" +
-                                  param + "\\] +cpu$"))
+    EXPECT_TRUE(has_line(
+        out, "^PASS +" + kId + "labels~label_limits\\[" + param + "\\] +cpu$"))
         << param << "\n"
         << out;
   }
@@ -70,8 +70,7 @@ TEST(NeighborsRun, EachDeclaredNeighbourIsARunWithItsOwnVerdict) {
       << out;
   // A rule that does not apply: the file's error at its line, alone.
   EXPECT_TRUE(has_line(
-      out, "^ERROR +" + kId +
-               "not_applicable +cpu +invalid_case: " + kId +
+      out, "^ERROR +" + kId + "not_applicable +cpu +invalid_case: " + kId +
                "not_applicable\\.yaml:8:3: `neighbors\\.block_boundaries`: "
                "`block_boundaries` does not apply: op `torch\\.add` declares "
                "no block size"))
@@ -79,11 +78,11 @@ TEST(NeighborsRun, EachDeclaredNeighbourIsARunWithItsOwnVerdict) {
   EXPECT_TRUE(has_line(out, "^PASS +" + kId + "plain +cpu$")) << out;
   EXPECT_TRUE(has_line(out, "^13 PASS, 3 ERROR \\(16 runs\\)$")) << out;
   // Its rerun line selects the neighbour alone.
-  EXPECT_TRUE(has_line(
-      out, "rerun: \\S*casebook run " + kId +
-               "valid_labels\\.yaml --backend cpu --isolation pooled "
-               "--filter '" + kId +
-               "valid_labels~label_limits\\\\\\[C\\\\\\]'$"))
+  EXPECT_TRUE(
+      has_line(out, "rerun: \\S*casebook run " + kId +
+                        "valid_labels\\.yaml --backend cpu --isolation pooled "
+                        "--filter '" +
+                        kId + "valid_labels~label_limits\\\\\\[C\\\\\\]'$"))
       << out;
   // A JUnit entry of its own.
   const std::string xml = read(junit);
@@ -95,10 +94,10 @@ TEST(NeighborsRun, EachDeclaredNeighbourIsARunWithItsOwnVerdict) {
 }
 
 TEST(NeighborsRun, TheRerunLineRunsThatNeighbourAlone) {
-  Result one = run_casebook(
-      "run --verbose " + kFolder +
-      "/valid_labels.yaml --backend cpu --evidence '' --filter '" + kId +
-      "valid_labels~label_limits\\[C-1\\]'");
+  Result one =
+      run_casebook("run --verbose " + kFolder +
+                   "/valid_labels.yaml --backend cpu --evidence '' --filter '" +
+                   kId + "valid_labels~label_limits\\[C-1\\]'");
   EXPECT_EQ(one.status, 0) << one.output;
   EXPECT_TRUE(has_line(one.output, "^1 PASS \\(1 runs\\)$")) << one.output;
 }
@@ -129,9 +128,10 @@ TEST(NeighborsCommand, ListsEveryApplicableNeighbourWithItsOutcome) {
                                         "labels~label_limits\\[all_ignored\\]"
                                         "  expect: match; outputs 0: nan  "))
       << list.output;
-  EXPECT_TRUE(has_line(list.output,
-                       "^" + kId + "labels~dtypes\\[float64\\]  expect: cpu: "
-                                   "error index_out_of_range;"))
+  EXPECT_TRUE(
+      has_line(list.output, "^" + kId +
+                                "labels~dtypes\\[float64\\]  expect: cpu: "
+                                "error index_out_of_range;"))
       << list.output;
   EXPECT_TRUE(has_line(list.output,
                        "^  `last_batch` does not apply: needs `dataset_size` "
@@ -142,8 +142,8 @@ TEST(NeighborsCommand, ListsEveryApplicableNeighbourWithItsOutcome) {
 TEST(NeighborsCommand, WritesChosenNeighboursAsOrdinaryCases) {
   const fs::path folder = scratch("write");
   fs::remove_all(folder);
-  Result write = run_casebook("neighbors " + kFolder +
-                              "/labels.yaml --write " + folder.string() +
+  Result write = run_casebook("neighbors " + kFolder + "/labels.yaml --write " +
+                              folder.string() +
                               " --select 'label_limits[C]' --select "
                               "'layouts*'");
   EXPECT_EQ(write.status, 0) << write.output;
@@ -157,19 +157,19 @@ TEST(NeighborsCommand, WritesChosenNeighboursAsOrdinaryCases) {
   EXPECT_TRUE(fs::exists(folder / "labels_layouts_transposed.yaml"))
       << write.output;
   // Ordinary cases: they run, and pass, as the generated ones do.
-  Result run = run_casebook("run " + folder.string() +
-                            " --backend cpu --evidence ''");
+  Result run =
+      run_casebook("run " + folder.string() + " --backend cpu --evidence ''");
   EXPECT_EQ(run.status, 0) << run.output;
   EXPECT_TRUE(has_line(run.output, "^3 PASS \\(3 runs\\)$")) << run.output;
   // Never overwritten; never written without a derivable outcome.
-  Result again = run_casebook("neighbors " + kFolder +
-                              "/labels.yaml --write " + folder.string() +
-                              " --select 'label_limits[C]'");
+  Result again = run_casebook("neighbors " + kFolder + "/labels.yaml --write " +
+                              folder.string() + " --select 'label_limits[C]'");
   EXPECT_EQ(again.status, 1) << again.output;
-  EXPECT_TRUE(has_line(again.output, "^not written: .* exists")) << again.output;
-  Result underivable = run_casebook(
-      "neighbors " + kFolder + "/valid_labels.yaml --write " +
-      folder.string() + " --select 'label_limits[-1]'");
+  EXPECT_TRUE(has_line(again.output, "^not written: .* exists"))
+      << again.output;
+  Result underivable =
+      run_casebook("neighbors " + kFolder + "/valid_labels.yaml --write " +
+                   folder.string() + " --select 'label_limits[-1]'");
   EXPECT_EQ(underivable.status, 1) << underivable.output;
   EXPECT_TRUE(has_line(underivable.output,
                        "^not written: " + kId +

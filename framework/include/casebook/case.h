@@ -193,11 +193,11 @@ struct Expectation {
 struct NeighborRule {
   // label_limits, last_batch, lengths, block_boundaries, layouts, dtypes
   std::string name;
-  std::string input;                   // label_limits: the class-index input
-  std::optional<int64_t> classes;      // label_limits: C
-  bool ignore_index_given = false;     // label_limits: `ignore_index` written
+  std::string input;                    // label_limits: the class-index input
+  std::optional<int64_t> classes;       // label_limits: C
+  bool ignore_index_given = false;      // label_limits: `ignore_index` written
   std::optional<int64_t> ignore_index;  // ... as an integer, or null: none
-  std::map<Backend, Family> errors;    // label_limits: family of C and -1
+  std::map<Backend, Family> errors;     // label_limits: family of C and -1
   std::optional<int64_t> dataset_size;  // last_batch
   std::optional<int64_t> batch_size;    // last_batch
   std::optional<int64_t> long_length;   // lengths: `long`

@@ -56,11 +56,11 @@ std::string describe_expected(const Case& kase);
 struct NeighborOpTraits {
   std::string index_input;                // "target", "indices"; "" none
   std::vector<std::string> class_inputs;  // the input whose dim gives C
-  int64_t class_dim = 1;  // of a class input of rank >= 2 (rank 1: dim 0)
+  int64_t class_dim = 1;      // of a class input of rank >= 2 (rank 1: dim 0)
   bool ignore_index = false;  // the op takes `ignore_index` (default -100)
   bool reduction = false;     // the op takes `reduction` (default mean)
   std::vector<std::pair<std::string, int64_t>> batch;  // the batch dims
-  bool allows_empty = false;                            // a dim of size 0
+  bool allows_empty = false;                           // a dim of size 0
   std::vector<int64_t> blocks;  // kernels: block sizes (threads, grid)
   std::vector<std::pair<std::string, int64_t>> block_dims;
 };

@@ -26,8 +26,7 @@ int check_command(const CommonArguments& arguments) {
       std::cout << error << "\n";
     }
   }
-  std::cout << files << " case files checked, " << invalid
-            << " invalid\n";
+  std::cout << files << " case files checked, " << invalid << " invalid\n";
   return invalid == 0 ? 0 : 1;
 }
 

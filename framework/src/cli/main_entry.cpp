@@ -288,8 +288,7 @@ int main_entry(int argc, char** argv) {
   if (*show)
     return show_command(show_case, show_backend, show_full, show_write);
   if (*neighbors) {
-    return neighbors_command(neighbors_case, neighbors_write,
-                             neighbors_select);
+    return neighbors_command(neighbors_case, neighbors_write, neighbors_select);
   }
   return kExitUsage;
 }

@@ -102,7 +102,8 @@ int neighbors_command(const std::string& argument,
   for (const Neighbor& neighbor : every.neighbors) {
     if (!chosen(neighbor, select)) continue;
     picked.push_back(&neighbor);
-    std::cout << neighbor.id << "  expect: " << describe_expected(neighbor.value);
+    std::cout << neighbor.id
+              << "  expect: " << describe_expected(neighbor.value);
     if (!neighbor.cannot_derive.empty()) {
       std::cout << " (" << neighbor.cannot_derive << ")";
     }

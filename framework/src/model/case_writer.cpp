@@ -51,9 +51,9 @@ std::string yaml_quoted(const std::string& text) {
 // "grad.input"), else quoted (a quoted "0" would be a name, not an index).
 std::string key(const std::string& text) {
   const bool plain =
-      !text.empty() &&
-      text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"
-                             "WXYZ0123456789_.") == std::string::npos;
+      !text.empty() && text.find_first_not_of(
+                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"
+                           "WXYZ0123456789_.") == std::string::npos;
   return plain ? text : yaml_quoted(text);
 }
 
@@ -92,7 +92,8 @@ std::string fill(const TensorSpec& spec) {
   const Fill& f = spec.fill;
   const bool integral = !is_floating(spec.dtype);
   auto scalar = [&](double v) {
-    if (spec.dtype == DType::kBool) return std::string(v != 0 ? "true" : "false");
+    if (spec.dtype == DType::kBool)
+      return std::string(v != 0 ? "true" : "false");
     if (integral && std::isfinite(v)) {
       return std::to_string(static_cast<int64_t>(v));
     }
@@ -162,10 +163,10 @@ std::string tensor_fields(const TensorSpec& spec) {
       if (spec.seed != 0) out += ", seed: " + std::to_string(spec.seed);
       break;
     case TensorSpec::Source::kFile:
-      out += ", file: " + yaml_quoted(spec.file +
-                                 (spec.file_tensor.empty()
-                                      ? ""
-                                      : "#" + spec.file_tensor));
+      out +=
+          ", file: " +
+          yaml_quoted(spec.file +
+                      (spec.file_tensor.empty() ? "" : "#" + spec.file_tensor));
       if (!spec.sha256.empty()) out += ", sha256: " + spec.sha256;
       break;
   }
@@ -184,11 +185,13 @@ std::string output(const OutputExpectation& o) {
     // The values' own fields carry dtype and shape.
     fields.push_back(tensor_fields(*o.values));
   } else {
-    if (o.dtype) fields.push_back("dtype: " + std::string(dtype_name(*o.dtype)));
+    if (o.dtype)
+      fields.push_back("dtype: " + std::string(dtype_name(*o.dtype)));
     if (o.shape) fields.push_back("shape: " + ints(*o.shape));
   }
   if (o.tolerance) fields.push_back("tolerance: " + tolerance(*o.tolerance));
-  if (o.equal_nan) fields.push_back(*o.equal_nan ? "equal_nan: true" : "equal_nan: false");
+  if (o.equal_nan)
+    fields.push_back(*o.equal_nan ? "equal_nan: true" : "equal_nan: false");
   if (o.finite) fields.push_back("finite: true");
   if (o.all_nan) fields.push_back("nan: true");
   if (o.nan_positions) {
@@ -250,7 +253,8 @@ std::string expectation(const Expectation& e) {
       fields.push_back("skip: " + yaml_quoted(e.reason));
       break;
   }
-  if (!e.outputs.empty()) fields.push_back("outputs: " + outputs_map(e.outputs));
+  if (!e.outputs.empty())
+    fields.push_back("outputs: " + outputs_map(e.outputs));
   if (!e.when.empty()) fields.push_back("when: " + when(e.when));
   if (fields.empty()) return "match";
   std::string out = "{";
@@ -299,10 +303,9 @@ std::string case_to_yaml(const Case& kase) {
     out << "  " << key(input.name) << ": {" << tensor_fields(input) << "}\n";
   }
   if (kase.backends != all_backends()) {
-    out << "backends: "
-        << list(kase.backends,
-                [](Backend b) { return std::string(backend_name(b)); })
-        << "\n";
+    out << "backends: " << list(kase.backends, [](Backend b) {
+      return std::string(backend_name(b));
+    }) << "\n";
   }
   switch (kase.reference) {
     case Case::Reference::kCpu:
@@ -357,14 +360,13 @@ std::string case_to_yaml(const Case& kase) {
     out << "timeout: " << number(kase.timeout_seconds) << "\n";
   }
   if (kase.grad) {
-    out << "grad:\n  wrt: "
-        << list(kase.grad->wrt, [](const std::string& w) { return yaml_quoted(w); })
-        << "\n";
+    out << "grad:\n  wrt: " << list(kase.grad->wrt, [](const std::string& w) {
+      return yaml_quoted(w);
+    }) << "\n";
     if (!kase.grad->grad_outputs.empty()) {
       out << "  grad_outputs:\n";
       for (const TensorSpec& fed : kase.grad->grad_outputs) {
-        out << "    " << key(fed.name) << ": {" << tensor_fields(fed)
-            << "}\n";
+        out << "    " << key(fed.name) << ": {" << tensor_fields(fed) << "}\n";
       }
     }
     if (kase.grad->finite_differences) out << "  check: finite_differences\n";

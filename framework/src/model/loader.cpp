@@ -23,9 +23,10 @@ using model::Reader;
 constexpr int kFormatVersion = 1;
 
 const std::vector<std::string> kTopKeys{
-    "casebook", "id",        "summary",   "op",     "args",    "inputs",
-    "backends", "reference", "tolerance", "expect", "timeout", "origin",
-    "grad",     "outputs",   "repeat",    "deterministic", "neighbors"};
+    "casebook",      "id",       "summary",   "op",        "args",
+    "inputs",        "backends", "reference", "tolerance", "expect",
+    "timeout",       "origin",   "grad",      "outputs",   "repeat",
+    "deterministic", "neighbors"};
 
 void read_summary(Reader& reader, const Entry& entry, Case& out) {
   auto text = reader.read_string(entry, "summary");

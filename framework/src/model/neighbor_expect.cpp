@@ -69,8 +69,7 @@ void cannot_derive(Neighbor& neighbor, Backend backend,
                     std::string(backend_name(backend)) +
                     " cannot be derived: " + why;
   neighbor.value.expect_entries[backend] = {missing};
-  const std::string line =
-      std::string(backend_name(backend)) + ": " + why;
+  const std::string line = std::string(backend_name(backend)) + ": " + why;
   if (neighbor.cannot_derive.find(line) == std::string::npos) {
     neighbor.cannot_derive +=
         (neighbor.cannot_derive.empty() ? "" : "; ") + line;
@@ -166,7 +165,8 @@ std::string describe_expected(const Case& kase) {
     if (output.finite) what += " finite";
     if (output.min) what += " min " + model::number_text(*output.min);
     if (output.max) what += " max " + model::number_text(*output.max);
-    if (output.dtype) what += " dtype " + std::string(dtype_name(*output.dtype));
+    if (output.dtype)
+      what += " dtype " + std::string(dtype_name(*output.dtype));
     if (!what.empty()) outputs += "; outputs " + output.key + ":" + what;
   }
   const bool same = std::all_of(

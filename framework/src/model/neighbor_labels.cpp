@@ -2,6 +2,8 @@
 // -1 (the base case's error family on each backend, or the family declared
 // in `errors`), ignore_index (match) and every label ignored (the op's
 // documented outcome: NaN for a mean, 0 for a sum or per element).
+#include <algorithm>
+
 #include "model/neighbor_support.h"
 #include "model/yaml_reader.h"
 
@@ -68,12 +70,12 @@ std::string find_classes(const Case& base, const NeighborRule& rule,
              "here: give `classes:` (C)";
     }
     if (input->shape.empty()) {
-      return "input `" + name + "` is 0-dimensional: it has no class dim; give "
-                                "`classes:` (C)";
+      return "input `" + name +
+             "` is 0-dimensional: it has no class dim; give "
+             "`classes:` (C)";
     }
-    const size_t dim = input->shape.size() >= 2
-                           ? static_cast<size_t>(traits->class_dim)
-                           : 0;
+    const size_t dim =
+        input->shape.size() >= 2 ? static_cast<size_t>(traits->class_dim) : 0;
     *classes = input->shape[dim];
     return "";
   }
@@ -95,8 +97,8 @@ std::string find_site(const Case& base, const NeighborRule& rule,
   }
   const TensorSpec* labels = find_input(base, site->input);
   if (labels == nullptr) {
-    return "the case has no input `" + site->input + "` (its inputs: " +
-           input_names(base) + ")";
+    return "the case has no input `" + site->input +
+           "` (its inputs: " + input_names(base) + ")";
   }
   if (is_floating(labels->dtype) || labels->dtype == DType::kBool) {
     return "input `" + site->input + "` is " +
@@ -113,7 +115,7 @@ std::string find_site(const Case& base, const NeighborRule& rule,
            " labels; the rule rewrites them, and needs 1 to " +
            std::to_string(kMostLabels);
   }
-  if (const std::string why = find_classes(base, rule, traits, &site->classes);
+  if (std::string why = find_classes(base, rule, traits, &site->classes);
       !why.empty()) {
     return why;
   }
@@ -136,14 +138,17 @@ std::string find_site(const Case& base, const NeighborRule& rule,
 std::vector<int64_t> valid_labels(const TensorSpec& labels,
                                   const LabelSite& site) {
   const int64_t count = element_count(labels.shape);
+  // Labels the dtype holds (int8 holds no class past 127).
+  const int64_t spread =
+      std::min(site.classes - 1, integer_range(labels.dtype).second) + 1;
   std::vector<int64_t> out(count);
   for (int64_t i = 0; i < count; ++i) {
     int64_t value = labels.source == TensorSpec::Source::kValues
                         ? labels.int_values[i]
-                        : i % site.classes;
+                        : i % spread;
     const bool ignored = site.ignore && value == *site.ignore;
     if (!ignored && (value < 0 || value >= site.classes)) {
-      value = ((value % site.classes) + site.classes) % site.classes;
+      value = ((value % spread) + spread) % spread;
     }
     out[i] = value;
   }
@@ -248,20 +253,23 @@ RuleResult label_limits_rule(const Case& base, const NeighborRule& rule) {
     return rule_error(why);
   }
   const TensorSpec& labels = *find_input(base, site.input);
-  const auto [lowest, highest] = integer_range(labels.dtype);
+  // Not a structured binding: a lambda below uses both (C++17).
+  const std::pair<int64_t, int64_t> range = integer_range(labels.dtype);
+  const int64_t lowest = range.first;
+  const int64_t highest = range.second;
   const std::vector<int64_t> valid = valid_labels(labels, site);
   const std::string c = std::to_string(site.classes);
   const std::string at = site.input + "[0] = ";
   RuleResult result;
   auto one = [&](const std::string& param, int64_t value,
                  const std::string& what) {
-    if (value < lowest || value > highest) return (Neighbor*)nullptr;
+    if (value < lowest || value > highest)
+      return static_cast<Neighbor*>(nullptr);
     std::vector<int64_t> values = valid;
     values[0] = value;
-    result.made.push_back(with_labels(base, site, param,
-                                      at + std::to_string(value) + " (" +
-                                          what + ")",
-                                      values));
+    result.made.push_back(
+        with_labels(base, site, param,
+                    at + std::to_string(value) + " (" + what + ")", values));
     return &result.made.back();
   };
   if (Neighbor* n = one("0", 0, "the lowest class")) expect_match(*n, base);
@@ -281,11 +289,11 @@ RuleResult label_limits_rule(const Case& base, const NeighborRule& rule) {
       expect_match(*n, base);
     }
     if (*site.ignore >= lowest && *site.ignore <= highest) {
-      result.made.push_back(with_labels(
-          base, site, "all_ignored",
-          "every " + site.input + " = " + std::to_string(*site.ignore) +
-              " (ignored)",
-          std::vector<int64_t>(valid.size(), *site.ignore)));
+      result.made.push_back(
+          with_labels(base, site, "all_ignored",
+                      "every " + site.input + " = " +
+                          std::to_string(*site.ignore) + " (ignored)",
+                      std::vector<int64_t>(valid.size(), *site.ignore)));
       expect_all_ignored(result.made.back(), base, site);
     }
   }

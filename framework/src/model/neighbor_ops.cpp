@@ -39,9 +39,9 @@ std::vector<int64_t> grid(int64_t threads, int64_t blocks) {
 
 std::map<std::string, NeighborOpTraits> make_table() {
   std::map<std::string, NeighborOpTraits> table;
-  for (const char* op : {"torch.cross_entropy", "torch.nll_loss",
-                         "aten::cross_entropy_loss", "aten::nll_loss",
-                         "aten::nll_loss_nd", "kernels.nll_loss"}) {
+  for (const char* op :
+       {"torch.cross_entropy", "torch.nll_loss", "aten::cross_entropy_loss",
+        "aten::nll_loss", "aten::nll_loss_nd", "kernels.nll_loss"}) {
     table[op] = class_loss();
   }
   NeighborOpTraits& nll = table["kernels.nll_loss"];

@@ -24,11 +24,13 @@ const std::vector<std::string>& keys_of(const std::string& rule) {
 
 std::optional<int64_t> read_count(Reader& reader, const Entry& entry,
                                   const std::string& path, int64_t minimum) {
+  // Sizes past 2^53 are no tensor's; the bound keeps n + 1 from overflowing.
+  constexpr int64_t kLargest = int64_t{1} << 53;
   const auto value = reader.read_int(entry.value, reader.where(entry), path);
-  if (value && *value < minimum) {
+  if (value && (*value < minimum || *value > kLargest)) {
     reader.error(reader.where(entry), path,
-                 "expected an integer >= " + std::to_string(minimum) +
-                     "; got " + describe(entry.value));
+                 "expected an integer in [" + std::to_string(minimum) +
+                     ", 2^53]; got " + describe(entry.value));
     return std::nullopt;
   }
   return value;
@@ -40,11 +42,11 @@ std::vector<std::string> read_names(Reader& reader, const Entry& entry,
                                     const std::vector<std::string>& known) {
   std::vector<std::string> out;
   if (!entry.value.IsSequence()) {
-    reader.error(reader.where(entry), path,
-                 "expected a list" +
-                     (known.empty() ? std::string(" of names")
-                                    : " of " + join(known)) +
-                     "; got " + describe(entry.value));
+    reader.error(
+        reader.where(entry), path,
+        "expected a list" +
+            (known.empty() ? std::string(" of names") : " of " + join(known)) +
+            "; got " + describe(entry.value));
     return out;
   }
   for (size_t i = 0; i < entry.value.size(); ++i) {
@@ -134,8 +136,7 @@ void read_parameter(Reader& reader, const Entry& item, const std::string& path,
     rule.ignore_index_given = true;
     if (!item.value.IsNull() &&
         resolve_scalar(item.value).kind != Scalar::Kind::kNull) {
-      rule.ignore_index =
-          reader.read_int(item.value, reader.where(item), path);
+      rule.ignore_index = reader.read_int(item.value, reader.where(item), path);
     }
   } else if (key == "errors") {
     read_errors(reader, item, path, kase, rule);
@@ -148,7 +149,17 @@ void read_parameter(Reader& reader, const Entry& item, const std::string& path,
   } else if (key == "empty") {
     rule.empty = reader.read_bool(item, path);
   } else if (key == "blocks") {
-    if (auto blocks = reader.read_int_list(item, path, 1)) rule.blocks = *blocks;
+    if (!item.value.IsSequence()) {
+      reader.read_int_list(item, path, 1);  // reports the kind
+      return;
+    }
+    for (size_t i = 0; i < item.value.size(); ++i) {
+      const Entry block{key, item.value[i], item.value[i]};
+      const std::string at = path + "[" + std::to_string(i) + "]";
+      if (auto size = read_count(reader, block, at, 1)) {
+        rule.blocks.push_back(*size);
+      }
+    }
   } else if (key == "along") {
     rule.along = read_along(reader, item, path);
   } else if (key == "layouts") {
@@ -158,7 +169,8 @@ void read_parameter(Reader& reader, const Entry& item, const std::string& path,
   } else if (key == "inputs") {
     rule.inputs = read_names(reader, item, path, {});
   } else if (key == "dtypes") {
-    for (const std::string& name : read_names(reader, item, path, dtype_list())) {
+    for (const std::string& name :
+         read_names(reader, item, path, dtype_list())) {
       rule.dtypes.push_back(*parse_dtype(name));
     }
   } else if (key == "reference") {
@@ -168,7 +180,8 @@ void read_parameter(Reader& reader, const Entry& item, const std::string& path,
     } else if (text) {
       reader.error(reader.where(item), path,
                    "expected `cpu64` (without it the base's reference stays); "
-                   "got `" + *text + "`");
+                   "got `" +
+                       *text + "`");
     }
   }
 }
@@ -179,20 +192,19 @@ void read_rule(Reader& reader, const Entry& entry, Case& out) {
   rule.where = reader.where(entry.key_node);
   const std::string path = join_path("neighbors", entry.key);
   const YAML::Node& value = entry.value;
-  const bool nothing = !value.IsDefined() || value.IsNull() ||
-                       (value.IsScalar() && resolve_scalar(value).kind ==
-                                                Scalar::Kind::kNull);
+  const bool nothing =
+      !value.IsDefined() || value.IsNull() ||
+      (value.IsScalar() && resolve_scalar(value).kind == Scalar::Kind::kNull);
   if (nothing) {
     // `label_limits:` alone: the defaults.
   } else if (value.IsSequence() &&
              (rule.name == "layouts" || rule.name == "dtypes")) {
-    read_parameter(reader, Entry{rule.name, entry.key_node, value}, path,
-                   out, rule);
+    read_parameter(reader, Entry{rule.name, entry.key_node, value}, path, out,
+                   rule);
   } else {
     const auto map = reader.read_map(
         value, reader.where(entry), path, keys_of(rule.name),
-        "a map of the rule's parameters (" + join(keys_of(rule.name)) +
-            ")" +
+        "a map of the rule's parameters (" + join(keys_of(rule.name)) + ")" +
             (rule.name == "layouts" || rule.name == "dtypes" ? " or a list"
                                                              : ""));
     if (map) {

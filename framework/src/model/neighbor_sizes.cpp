@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "casebook/limits.h"
 #include "model/neighbor_support.h"
 #include "model/yaml_reader.h"
 
@@ -23,19 +24,20 @@ std::string dim_name(const Dim& dim) {
 
 // The dims to resize: those written in `along`, else the op's (`traits`),
 // else dim 0 of every input when they all agree on its size.
-std::string resolve_dims(const Case& base, const NeighborRule& rule,
-                         const std::vector<std::pair<std::string, int64_t>>*
-                             from_op,
-                         std::vector<Dim>* dims, int64_t* size) {
+std::string resolve_dims(
+    const Case& base, const NeighborRule& rule,
+    const std::vector<std::pair<std::string, int64_t>>* from_op,
+    std::vector<Dim>* dims, int64_t* size) {
   const bool declared = !rule.along.empty();
   std::vector<std::pair<std::string, int64_t>> wanted =
       declared ? rule.along
-               : (from_op != nullptr ? *from_op
-                                     : std::vector<std::pair<std::string,
-                                                             int64_t>>{});
+               : (from_op != nullptr
+                      ? *from_op
+                      : std::vector<std::pair<std::string, int64_t>>{});
   const bool guessed = wanted.empty();
   if (guessed) {
-    for (const TensorSpec& input : base.inputs) wanted.emplace_back(input.name, 0);
+    for (const TensorSpec& input : base.inputs)
+      wanted.emplace_back(input.name, 0);
   }
   for (const auto& [name, dim] : wanted) {
     const TensorSpec* input = find_input(base, name);
@@ -56,8 +58,8 @@ std::string resolve_dims(const Case& base, const NeighborRule& rule,
                "` is 0-dimensional; name the dims to resize with `along: "
                "{input: dim, ...}`";
       }
-      return "`along` names dim " + std::to_string(dim) + " of input `" +
-             name + "`, which has " + std::to_string(rank) + " dims";
+      return "`along` names dim " + std::to_string(dim) + " of input `" + name +
+             "`, which has " + std::to_string(rank) + " dims";
     }
     dims->push_back({name, dim < 0 ? dim + rank : dim});
   }
@@ -96,6 +98,27 @@ std::string resize(TensorSpec& spec, int64_t dim, int64_t size) {
            "` has a `layout.stride` written for its shape";
   }
   const int64_t old_size = spec.shape[dim];
+  std::vector<int64_t> shape = spec.shape;
+  shape[dim] = size;
+  const uint64_t count = casebook::element_count(shape);
+  // The view of `contiguous: false` skips every other element.
+  const uint64_t storage =
+      spec.layout.kind == Layout::Kind::kNonContiguous && count < UINT64_MAX / 2
+          ? 2 * count
+          : count;
+  if (auto problem = check_tensor_size(storage, element_size(spec.dtype),
+                                       std::string(dtype_name(spec.dtype)))) {
+    return "input `" + spec.name + "` of size " + std::to_string(size) +
+           " along dim " + std::to_string(dim) + ": " + *problem;
+  }
+  // `values` are held, and written by --write, element by element.
+  constexpr uint64_t kMostValues = uint64_t{1} << 22;
+  if (spec.source == TensorSpec::Source::kValues && count > kMostValues) {
+    return "input `" + spec.name + "` is written as `values`; of size " +
+           std::to_string(size) + " along dim " + std::to_string(dim) +
+           " it would hold " + std::to_string(count) +
+           " of them, over 4194304: give it a `fill`";
+  }
   if (spec.source == TensorSpec::Source::kValues && size != old_size) {
     if (old_size == 0) {
       return "input `" + spec.name + "` has no values along dim " +
@@ -139,15 +162,16 @@ RuleResult resized(const Case& base, const std::string& rule_name,
                    const std::vector<Dim>& dims, int64_t base_size,
                    const std::vector<Sized>& sizes) {
   if (base.grad && !base.grad->grad_outputs.empty()) {
-    return rule_error("`grad.grad_outputs` are written for the base case's "
-                      "shapes");
+    return rule_error(
+        "`grad.grad_outputs` are written for the base case's "
+        "shapes");
   }
   RuleResult result;
   std::set<int64_t> done;
   for (const Sized& each : sizes) {
     if (each.size == base_size || !done.insert(each.size).second) continue;
-    Neighbor neighbor = start_neighbor(base, rule_name,
-                                       std::to_string(each.size), each.change);
+    Neighbor neighbor =
+        start_neighbor(base, rule_name, std::to_string(each.size), each.change);
     for (const Dim& dim : dims) {
       const std::string why =
           resize(*find_input(neighbor.value, dim.input), dim.dim, each.size);
@@ -184,17 +208,16 @@ RuleResult last_batch_rule(const Case& base, const NeighborRule& rule) {
                       std::to_string(*rule.dataset_size) + " samples");
   }
   if (rest == 0) {
-    return rule_error(std::to_string(*rule.dataset_size) +
-                      " samples in batches of " +
-                      std::to_string(*rule.batch_size) +
-                      " leave no incomplete batch");
+    return rule_error(
+        std::to_string(*rule.dataset_size) + " samples in batches of " +
+        std::to_string(*rule.batch_size) + " leave no incomplete batch");
   }
   const NeighborOpTraits* traits = neighbor_op_traits(base.op);
   std::vector<Dim> dims;
   int64_t size = 0;
-  if (std::string why = resolve_dims(
-          base, rule, traits != nullptr ? &traits->batch : nullptr, &dims,
-          &size);
+  if (std::string why =
+          resolve_dims(base, rule, traits != nullptr ? &traits->batch : nullptr,
+                       &dims, &size);
       !why.empty()) {
     return rule_error(why);
   }
@@ -213,9 +236,9 @@ RuleResult lengths_rule(const Case& base, const NeighborRule& rule) {
   const NeighborOpTraits* traits = neighbor_op_traits(base.op);
   std::vector<Dim> dims;
   int64_t size = 0;
-  if (std::string why = resolve_dims(
-          base, rule, traits != nullptr ? &traits->batch : nullptr, &dims,
-          &size);
+  if (std::string why =
+          resolve_dims(base, rule, traits != nullptr ? &traits->batch : nullptr,
+                       &dims, &size);
       !why.empty()) {
     return rule_error(why);
   }
@@ -226,8 +249,8 @@ RuleResult lengths_rule(const Case& base, const NeighborRule& rule) {
   if (empty) sizes.push_back({0, "an empty dim" + along});
   sizes.push_back({1, "the shortest non-empty length" + along});
   if (rule.long_length) {
-    sizes.push_back({*rule.long_length, "the long length the case names" +
-                                            along});
+    sizes.push_back(
+        {*rule.long_length, "the long length the case names" + along});
   }
   return resized(base, "lengths", dims, size, sizes);
 }
@@ -250,10 +273,9 @@ RuleResult block_boundaries_rule(const Case& base, const NeighborRule& rule) {
   }
   std::vector<Dim> dims;
   int64_t size = 0;
-  if (std::string why =
-          resolve_dims(base, rule,
-                       traits != nullptr ? &traits->block_dims : nullptr,
-                       &dims, &size);
+  if (std::string why = resolve_dims(
+          base, rule, traits != nullptr ? &traits->block_dims : nullptr, &dims,
+          &size);
       !why.empty()) {
     return rule_error(why);
   }
@@ -264,13 +286,14 @@ RuleResult block_boundaries_rule(const Case& base, const NeighborRule& rule) {
       sizes.push_back({block - 1, "one short of the block of " +
                                       std::to_string(block) + along});
     }
-    sizes.push_back({block, "exactly the block of " + std::to_string(block) +
-                                along});
-    sizes.push_back({block + 1, "one past the block of " +
-                                    std::to_string(block) + along});
+    sizes.push_back(
+        {block, "exactly the block of " + std::to_string(block) + along});
+    sizes.push_back(
+        {block + 1, "one past the block of " + std::to_string(block) + along});
   }
-  std::stable_sort(sizes.begin(), sizes.end(),
-                   [](const Sized& a, const Sized& b) { return a.size < b.size; });
+  std::stable_sort(
+      sizes.begin(), sizes.end(),
+      [](const Sized& a, const Sized& b) { return a.size < b.size; });
   return resized(base, "block_boundaries", dims, size, sizes);
 }
 

@@ -61,8 +61,8 @@ std::string layout_needs(const std::string& layout) {
 RuleResult layouts_rule(const Case& base, const NeighborRule& rule) {
   for (const std::string& name : rule.inputs) {
     if (find_input(base, name) == nullptr) {
-      return rule_error("`inputs` names `" + name + "`; the case's inputs are " +
-                        input_names(base));
+      return rule_error("`inputs` names `" + name +
+                        "`; the case's inputs are " + input_names(base));
     }
   }
   const bool declared = !rule.layouts.empty();
@@ -71,10 +71,9 @@ RuleResult layouts_rule(const Case& base, const NeighborRule& rule) {
     Neighbor neighbor = start_neighbor(base, "layouts", layout, "");
     std::vector<std::string> changed;
     for (TensorSpec& input : neighbor.value.inputs) {
-      const bool chosen =
-          rule.inputs.empty() || std::find(rule.inputs.begin(),
-                                           rule.inputs.end(),
-                                           input.name) != rule.inputs.end();
+      const bool chosen = rule.inputs.empty() ||
+                          std::find(rule.inputs.begin(), rule.inputs.end(),
+                                    input.name) != rule.inputs.end();
       if (chosen && give_layout(input, layout)) changed.push_back(input.name);
     }
     if (changed.empty()) {
@@ -90,8 +89,9 @@ RuleResult layouts_rule(const Case& base, const NeighborRule& rule) {
                                                  // expectations
   }
   if (result.made.empty()) {
-    return rule_error("no layout applies: the inputs are contiguous and none "
-                      "has 2 or more dims");
+    return rule_error(
+        "no layout applies: the inputs are contiguous and none "
+        "has 2 or more dims");
   }
   return result;
 }
@@ -108,13 +108,14 @@ RuleResult dtypes_rule(const Case& base, const NeighborRule& rule) {
     floating.push_back(&input);
   }
   if (floating.empty()) {
-    return rule_error("the case has no floating input (inputs: " +
-                      input_names(base) + ")");
+    return rule_error(
+        "the case has no floating input (inputs: " + input_names(base) + ")");
   }
   if (rule.reference_cpu64 &&
       base.expectation(Backend::kCpu).kind == Expectation::Kind::kError) {
-    return rule_error("`reference: cpu64` compares the CPU run with a float64 "
-                      "reference, but the base case expects the CPU to fail");
+    return rule_error(
+        "`reference: cpu64` compares the CPU run with a float64 "
+        "reference, but the base case expects the CPU to fail");
   }
   const std::vector<DType> dtypes =
       !rule.dtypes.empty()
@@ -132,10 +133,10 @@ RuleResult dtypes_rule(const Case& base, const NeighborRule& rule) {
                         std::string(dtype_name(dtype)));
     }
     const std::string name(dtype_name(dtype));
-    Neighbor neighbor = start_neighbor(
-        base, "dtypes", name,
-        "floating inputs as " + name +
-            (rule.reference_cpu64 ? ", reference cpu64" : ""));
+    Neighbor neighbor =
+        start_neighbor(base, "dtypes", name,
+                       "floating inputs as " + name +
+                           (rule.reference_cpu64 ? ", reference cpu64" : ""));
     auto recast = [dtype](TensorSpec& tensor) {
       if (!is_floating(tensor.dtype)) return;
       tensor.dtype = dtype;

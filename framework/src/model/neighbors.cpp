@@ -35,9 +35,9 @@ void apply(const Case& base, const NeighborRule& rule,
     if (rule.name != entry.name) continue;
     RuleResult result = entry.apply(base, rule);
     if (!result.error.empty()) {
-      expansion->errors.push_back(CaseError{
-          rule.where, "neighbors." + rule.name,
-          "`" + rule.name + "` does not apply: " + result.error});
+      expansion->errors.push_back(
+          CaseError{rule.where, "neighbors." + rule.name,
+                    "`" + rule.name + "` does not apply: " + result.error});
       return;
     }
     for (Neighbor& neighbor : result.made) {
@@ -45,10 +45,10 @@ void apply(const Case& base, const NeighborRule& rule,
     }
     return;
   }
-  expansion->errors.push_back(
-      CaseError{rule.where, "neighbors." + rule.name,
-                "unknown rule `" + rule.name + "`; the rules are " +
-                    join(neighbor_rule_names())});
+  expansion->errors.push_back(CaseError{rule.where, "neighbors." + rule.name,
+                                        "unknown rule `" + rule.name +
+                                            "`; the rules are " +
+                                            join(neighbor_rule_names())});
 }
 
 }  // namespace
