@@ -314,6 +314,25 @@ TEST(Neighbors, DtypeSiblingsWithTheirDefaultToleranceOrCpu64) {
                                       "ce/label~dtypes[float64]"}));
 }
 
+TEST(Neighbors, AKnownBugOfTheBaseIsNotAssumedOfItsLayoutOrDtype) {
+  const Case base = load_ok(
+      "casebook: 1\nsummary: s\nop: torch.matmul\ninputs:\n"
+      "  input: {shape: [2, 2], dtype: bfloat16, fill: {full: 1}}\n"
+      "  other: {shape: [2, 2], dtype: bfloat16, fill: {full: 1}}\n"
+      "expect:\n  cpu: {xfail: a bfloat16 bug}\n"
+      "neighbors: {layouts: [transposed], dtypes: [float32]}\n");
+  const NeighborExpansion made = declared_neighbors(base);
+  ASSERT_EQ(made.neighbors.size(), 2u);
+  for (const Neighbor& neighbor : made.neighbors) {
+    EXPECT_EQ(describe_expected(neighbor.value),
+              "cpu: cannot derive; cuda: match; hip: match")
+        << neighbor.id;
+  }
+  EXPECT_EQ(made.neighbors[1].cannot_derive,
+            "cpu: the base case expects a known bug there (xfail: a bfloat16 "
+            "bug), which may depend on its dtype");
+}
+
 TEST(Neighbors, ARuleThatDoesNotApplyIsAnErrorAtItsLine) {
   const std::string head =
       "casebook: 1\nsummary: s\nop: torch.add\ninputs:\n"

@@ -68,10 +68,14 @@ bool write_neighbor(const fs::path& folder, const fs::path& base_file,
     std::cout << "not written: " << file.string() << ": cannot write\n";
     return false;
   }
-  // The file must be a case as any other: load it back.
+  // The file must be a case as any other: load it back, and leave nothing
+  // that does not load (its fixtures out of reach from `folder`, values
+  // past a case file's limits).
   const LoadedCase loaded = load_case_file(file);
   if (!loaded.ok()) {
-    std::cout << "written, but it does not load: " << file.string() << "\n";
+    fs::remove(file, error);
+    std::cout << "not written: " << neighbor.id << ": as " << file.string()
+              << " it would not load:\n";
     for (const CaseError& problem : loaded.errors) {
       std::cout << "  " << problem.to_string() << "\n";
     }

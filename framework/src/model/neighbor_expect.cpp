@@ -118,8 +118,23 @@ void expect_as_recast(Neighbor& neighbor, const Case& base) {
   for (auto& [backend, entries] : kase.expect_entries) {
     for (Expectation& entry : entries) weaken(&entry.outputs, false, true);
   }
+  expect_known_bugs_unknown(neighbor, "its dtype");
   (void)base;
   require_outputs_without_reference(neighbor);
+}
+
+void expect_known_bugs_unknown(Neighbor& neighbor, const std::string& what) {
+  // Copied: cannot_derive replaces the entries it marks.
+  const auto written = neighbor.value.expect_entries;
+  for (const auto& [backend, entries] : written) {
+    for (const Expectation& entry : entries) {
+      if (entry.kind != Expectation::Kind::kXfail) continue;
+      cannot_derive(neighbor, backend,
+                    "the base case expects a known bug there (xfail: " +
+                        entry.reason + "), which may depend on " + what);
+      break;
+    }
+  }
 }
 
 void expect_match(Neighbor& neighbor, const Case& base) {
