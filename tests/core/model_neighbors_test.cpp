@@ -162,6 +162,25 @@ TEST(Neighbors, LabelLimitsDeclaredForAnOpWithoutAKnownClassInput) {
             0u);
 }
 
+TEST(Neighbors, TheClassCountOfAnAtenLossIsItsInputsClassDim) {
+  const Case base = load_ok(
+      "casebook: 1\nsummary: s\nop: aten::nll_loss2d\ninputs:\n"
+      "  self: {shape: [1, 3, 2, 2], dtype: float32, fill: {full: -1}}\n"
+      "  target: {dtype: int64, values: [[[0, 1], [2, 0]]]}\n"
+      "neighbors: {label_limits: {errors: {cpu: index_out_of_range, cuda: "
+      "device_assert, hip: device_assert}}}\n");
+  const NeighborExpansion made = declared_neighbors(base);
+  EXPECT_TRUE(made.errors.empty());
+  EXPECT_EQ(named(made, "ce/label~label_limits[C]").change,
+            "target[0] = 3 (one past the 3 classes)");
+  EXPECT_EQ(
+      input(named(made, "ce/label~label_limits[C]").value, "target").int_values,
+      (std::vector<int64_t>{3, 1, 2, 0}));
+  EXPECT_EQ(describe_expected(named(made, "ce/label~label_limits[-1]").value),
+            "cpu: error index_out_of_range; cuda: error device_assert; hip: "
+            "error device_assert");
+}
+
 TEST(Neighbors, LastBatchIsTheRemainderBesideAFullBatch) {
   const Case base = load_ok(
       "casebook: 1\nsummary: s\nop: kernels.nll_loss\n"

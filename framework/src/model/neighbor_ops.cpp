@@ -39,9 +39,12 @@ std::vector<int64_t> grid(int64_t threads, int64_t blocks) {
 
 std::map<std::string, NeighborOpTraits> make_table() {
   std::map<std::string, NeighborOpTraits> table;
+  // `torch.<name>` of an ATen operator is that operator (ops/aten_op.cpp).
   for (const char* op :
-       {"torch.cross_entropy", "torch.nll_loss", "aten::cross_entropy_loss",
-        "aten::nll_loss", "aten::nll_loss_nd", "kernels.nll_loss"}) {
+       {"torch.cross_entropy", "torch.nll_loss", "torch.cross_entropy_loss",
+        "torch.nll_loss_nd", "torch.nll_loss2d", "aten::cross_entropy_loss",
+        "aten::nll_loss", "aten::nll_loss_nd", "aten::nll_loss2d",
+        "kernels.nll_loss"}) {
     table[op] = class_loss();
   }
   NeighborOpTraits& nll = table["kernels.nll_loss"];
