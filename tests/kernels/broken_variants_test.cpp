@@ -53,9 +53,13 @@ TEST(BrokenKernels, SumWithItsTailDroppedFailsAsMismatch) {
   KernelCpuImplementations cpu;
   cpu.sum = &broken::sum_tail_dropped_cpu;
   const RunSummary summary = run_on_cpu({kernel_cases("sum")}, cpu);
-  expect_caught(summary, "kernels/sum/vs_torch/length_257", Family::kMismatch,
-                "");
-  expect_caught(summary, "kernels/sum/vs_torch/length_262143",
+  // Neighbours of vs_torch/boundaries.yaml, generated around the kernel's
+  // block (256) and full grid (262144).
+  expect_caught(summary,
+                "kernels/sum/vs_torch/boundaries~block_boundaries[257]",
+                Family::kMismatch, "");
+  expect_caught(summary,
+                "kernels/sum/vs_torch/boundaries~block_boundaries[262143]",
                 Family::kMismatch, "");
   EXPECT_EQ(summary.exit_code(), 1);
 }
@@ -77,7 +81,9 @@ TEST(BrokenKernels, SoftmaxIgnoringTheStrideFailsAsMismatch) {
   expect_caught(summary, "kernels/softmax/vs_torch/transposed",
                 Family::kMismatch, "");
   EXPECT_EQ(
-      verdict_of(summary, "kernels/softmax/vs_torch/cols_257", Backend::kCpu)
+      verdict_of(summary,
+                 "kernels/softmax/vs_torch/boundaries~block_boundaries[257]",
+                 Backend::kCpu)
           .verdict,
       Verdict::kPass);
 }

@@ -106,7 +106,8 @@ TEST_P(BrokenGpuVariant, FailsWithTheRightFamilyAndTheRealPluginPasses) {
 INSTANTIATE_TEST_SUITE_P(
     Kernels, BrokenGpuVariant,
     testing::Values(BrokenVariant{"sum", "sum_tail_dropped",
-                                  "kernels/sum/length_257", false},
+                                  "kernels/sum/boundaries~block_boundaries[257]",
+                                  false},
                     BrokenVariant{"sum", "sum_half_accumulation",
                                   "kernels/sum/float16_length_4097", false},
                     BrokenVariant{"softmax", "softmax_stride_ignored",

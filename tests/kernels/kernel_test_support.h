@@ -72,8 +72,8 @@ inline CaseVerdict verdict_of(const RunSummary& summary,
   return missing;
 }
 
-// "kernels/sum/length_257 cpu FAIL mismatch: ..." for every verdict that is
-// not a success, one a line ("" when all are).
+// "kernels/sum/boundaries~block_boundaries[257] cpu FAIL mismatch: ..." for
+// every verdict that is not a success, one a line ("" when all are).
 inline std::string failures(const RunSummary& summary) {
   std::string text;
   for (const CaseVerdict& verdict : summary.verdicts) {

@@ -86,6 +86,12 @@ def maps_of(case):
     for key, expected in (case.get("outputs") or {}).items():
         if isinstance(expected, dict):
             yield f"outputs.{key}", expected
+    neighbors = case.get("neighbors")
+    if isinstance(neighbors, dict):
+        yield "neighbors", neighbors
+        for rule, parameters in neighbors.items():
+            if isinstance(parameters, dict):
+                yield f"neighbors.{rule}", parameters
     for backend, entry in (case.get("expect") or {}).items():
         entries = entry if isinstance(entry, list) else [entry]
         for index, each in enumerate(entries):

@@ -198,6 +198,34 @@ struct Expectation {
   SourceLocation where;
 };
 
+// One entry of `neighbors` (casebook's addition to format 1): a rule that
+// turns the case into neighbouring cases, with the parameters written
+// (docs/case-format.md, "Neighbours"; casebook/neighbors.h generates them).
+// A parameter not written is empty / nullopt: the rule's default, from the
+// op (casebook/neighbors.h) or the inputs.
+struct NeighborRule {
+  // label_limits, last_batch, lengths, block_boundaries, layouts, dtypes
+  std::string name;
+  std::string input;                    // label_limits: the class-index input
+  std::optional<int64_t> classes;       // label_limits: C
+  bool ignore_index_given = false;      // label_limits: `ignore_index` written
+  std::optional<int64_t> ignore_index;  // ... as an integer, or null: none
+  std::map<Backend, Family> errors;     // label_limits: family of C and -1
+  std::optional<int64_t> dataset_size;  // last_batch
+  std::optional<int64_t> batch_size;    // last_batch
+  std::optional<int64_t> long_length;   // lengths: `long`
+  std::optional<bool> empty;            // lengths: 0 is a valid length
+  std::vector<int64_t> blocks;          // block_boundaries
+  // last_batch, lengths, block_boundaries: the dims resized together, as
+  // (input name, dim); empty: the op's.
+  std::vector<std::pair<std::string, int64_t>> along;
+  std::vector<std::string> layouts;  // layouts: which; empty: all that apply
+  std::vector<std::string> inputs;   // layouts: which inputs; empty: all
+  std::vector<DType> dtypes;         // dtypes: which; empty: the four floats
+  bool reference_cpu64 = false;      // dtypes: `reference: cpu64`
+  SourceLocation where;              // the rule's key
+};
+
 // `origin`, flattened in file order: ("versions.torch", "2.11.0").
 struct Origin {
   std::vector<std::pair<std::string, std::string>> entries;
@@ -241,6 +269,8 @@ struct Case {
   Determinism deterministic = Determinism::kNone;
   double timeout_seconds = 60.0;
   std::optional<GradSpec> grad;  // `grad`
+  // `neighbors`: the rules whose neighbouring cases run with this one.
+  std::vector<NeighborRule> neighbors;
   Origin origin;
   std::filesystem::path file;
 

@@ -114,6 +114,15 @@ struct CaptureArguments {
 };
 int capture_command(const CaptureArguments& arguments);
 
+// `casebook neighbors CASE`: the neighbouring cases every rule can generate
+// for CASE (casebook/neighbors.h), one per line with its expected outcome,
+// then the rules that do not apply and why. `write_folder` not empty: the
+// chosen ones (`select`: ids, `<rule>[<param>]`, rules or globs; empty:
+// all) become ordinary case files there. 0 when listed (and written); 1 when
+// the case does not load or a chosen neighbour cannot be written.
+int neighbors_command(const std::string& kase, const std::string& write_folder,
+                      const std::vector<std::string>& select);
+
 int main_entry(int argc, char** argv);
 
 }  // namespace casebook

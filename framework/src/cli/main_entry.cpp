@@ -242,6 +242,26 @@ int main_entry(int argc, char** argv) {
   capture->add_flag("--no-run", capture_arguments.no_run,
                     "write the case without running it");
 
+  std::string neighbors_case;
+  std::string neighbors_write;
+  std::vector<std::string> neighbors_select;
+  CLI::App* neighbors = app.add_subcommand(
+      "neighbors",
+      "list the neighbouring cases the rules can generate for a case (label "
+      "limits, last batch, lengths, block boundaries, layouts, dtypes), one "
+      "per line with its expected outcome; --write turns them into case "
+      "files");
+  neighbors
+      ->add_option("case", neighbors_case,
+                   "a case file, or a case id under cases/")
+      ->required();
+  neighbors->add_option("--write", neighbors_write,
+                        "write the chosen neighbours as case files into this "
+                        "folder (never overwriting one)");
+  neighbors->add_option("--select,-s", neighbors_select,
+                        "the neighbours to list and write: an id, "
+                        "<rule>[<param>], a rule, or a glob (default: all)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -267,6 +287,9 @@ int main_entry(int argc, char** argv) {
   }
   if (*show)
     return show_command(show_case, show_backend, show_full, show_write);
+  if (*neighbors) {
+    return neighbors_command(neighbors_case, neighbors_write, neighbors_select);
+  }
   return kExitUsage;
 }
 

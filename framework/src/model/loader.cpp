@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "casebook/limits.h"
+#include "casebook/neighbors.h"
 #include "model/sections.h"
 #include "model/yaml_prescan.h"
 
@@ -22,9 +23,10 @@ using model::Reader;
 constexpr int kFormatVersion = 1;
 
 const std::vector<std::string> kTopKeys{
-    "casebook", "id",        "summary",   "op",     "args",    "inputs",
-    "backends", "reference", "tolerance", "expect", "timeout", "origin",
-    "grad",     "outputs",   "repeat",    "deterministic"};
+    "casebook",      "id",       "summary",   "op",        "args",
+    "inputs",        "backends", "reference", "tolerance", "expect",
+    "timeout",       "origin",   "grad",      "outputs",   "repeat",
+    "deterministic", "neighbors"};
 
 void read_summary(Reader& reader, const Entry& entry, Case& out) {
   auto text = reader.read_string(entry, "summary");
@@ -236,6 +238,16 @@ void read_case(Reader& reader, const YAML::Node& root, Case& out) {
     read_timeout(reader, *timeout, out);
   if (const Entry* origin = entry("origin")) {
     out.origin = model::read_origin(reader, *origin);
+  }
+  if (const Entry* neighbors = entry("neighbors")) {
+    model::read_neighbors(reader, *neighbors, out);
+    // A rule that does not apply to this op or these inputs is an error at
+    // its line; only a case that reads cleanly can be asked.
+    if (reader.error_count() == 0) {
+      for (const CaseError& error : declared_neighbors(out).errors) {
+        reader.error(error.where, error.key_path, error.message);
+      }
+    }
   }
 }
 

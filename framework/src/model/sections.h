@@ -82,5 +82,9 @@ void read_expect(Reader& reader, const Entry& entry, Case& out);
 Origin read_origin(Reader& reader, const Entry& entry);
 // `grad`; needs case.op and case.inputs already read.
 void read_grad(Reader& reader, const Entry& entry, Case& out);
+// `neighbors`: the rules and their parameters; needs case.inputs and
+// case.backends already read. Whether each rule applies is checked apart
+// (declared_neighbors), once the whole case is read.
+void read_neighbors(Reader& reader, const Entry& entry, Case& out);
 
 }  // namespace casebook::model

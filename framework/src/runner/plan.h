@@ -43,6 +43,9 @@ struct PlannedCase {
   std::vector<std::string> plan_errors;  // unknown op, bad arguments
   size_t table_index = 0;                // into CaseTable, when runnable
   std::vector<Backend> reported;         // backends that get a verdict
+  // A neighbour its file's `neighbors` declares (id `<case>~<rule>[<param>]`),
+  // not the file's own case.
+  bool neighbor = false;
   std::vector<size_t> jobs;              // into Plan::jobs
   size_t jobs_left = 0;
 

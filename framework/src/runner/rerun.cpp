@@ -68,6 +68,18 @@ std::string rerun_line(const PlannedCase& planned, Backend backend,
           shell_word(planned.loaded.file.string()) + " --backend " +
           std::string(backend_name(backend)) + " --isolation " +
           (options.isolation == Isolation::kStrict ? "strict" : "pooled");
+  // A neighbour is one of the file's cases: its id, as a glob that matches
+  // it alone (`[` and `]` escaped).
+  if (planned.neighbor) {
+    std::string glob;
+    for (char c : planned.loaded.id) {
+      if (c == '[' || c == ']' || c == '*' || c == '?' || c == '\\') {
+        glob += '\\';
+      }
+      glob += c;
+    }
+    line += " --filter " + shell_word(glob);
+  }
   return line;
 }
 

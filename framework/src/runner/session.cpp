@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "casebook/diagnosis.h"
+#include "casebook/neighbors.h"
 #include "process/backend_runtime.h"
 #include "process/fork_rules.h"
 #include "process/subprocess.h"
@@ -72,9 +73,10 @@ Plan load_plan(const std::vector<fs::path>& paths, const RunOptions& options) {
   // `when` conditions read this run's environment (LibTorch, OS, CPU).
   plan.host_facts = condition_facts(TORCH_VERSION);
   const EnvironmentFacts& facts = plan.host_facts;
-  for (const fs::path& file : find_case_files(paths, &plan.missing_paths)) {
-    PlannedCase planned;
-    planned.loaded = load_case_file(file);
+  // A case, then each neighbour it declares: a run of its own, from the
+  // same file (casebook/neighbors.h).
+  auto add_case = [&](PlannedCase planned) {
+    const fs::path& file = planned.loaded.file;
     if (planned.loaded.value) resolve_conditions(*planned.loaded.value, facts);
     auto [first, fresh] = ids.emplace(planned.loaded.id, file);
     if (!fresh) {
@@ -108,6 +110,23 @@ Plan load_plan(const std::vector<fs::path>& paths, const RunOptions& options) {
       planned.reported = options.backends;
     }
     plan.cases.push_back(std::move(planned));
+  };
+  for (const fs::path& file : find_case_files(paths, &plan.missing_paths)) {
+    PlannedCase planned;
+    planned.loaded = load_case_file(file);
+    std::vector<Neighbor> neighbors;
+    if (planned.loaded.ok()) {
+      neighbors = declared_neighbors(planned.value()).neighbors;
+    }
+    add_case(std::move(planned));
+    for (Neighbor& neighbor : neighbors) {
+      PlannedCase generated;
+      generated.neighbor = true;
+      generated.loaded.file = file;
+      generated.loaded.id = neighbor.id;
+      generated.loaded.value = std::move(neighbor.value);
+      add_case(std::move(generated));
+    }
   }
   return plan;
 }
@@ -402,15 +421,19 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
   std::error_code ignored;
   fs::remove_all(run_root, ignored);
   // Verdicts land as cases finish; report them in file order, then backend.
+  // A case's neighbours share its file: the id tells them apart.
   std::map<std::string, size_t> rank;
+  auto key = [](const fs::path& file, const std::string& id) {
+    return file.string() + '\n' + id;
+  };
   for (size_t i = 0; i < plan.cases.size(); ++i) {
-    rank.emplace(plan.cases[i].loaded.file.string(), i);
+    rank.emplace(key(plan.cases[i].loaded.file, plan.cases[i].loaded.id), i);
   }
   std::stable_sort(execution.summary.verdicts.begin(),
                    execution.summary.verdicts.end(),
-                   [&rank](const CaseVerdict& a, const CaseVerdict& b) {
-                     size_t ra = rank[a.file.string()];
-                     size_t rb = rank[b.file.string()];
+                   [&rank, &key](const CaseVerdict& a, const CaseVerdict& b) {
+                     size_t ra = rank[key(a.file, a.case_id)];
+                     size_t rb = rank[key(b.file, b.case_id)];
                      return ra != rb ? ra < rb : a.backend < b.backend;
                    });
   return execution;
