@@ -49,7 +49,7 @@ void nested_values(std::ostream& out, const at::Tensor& flat,
                    at::IntArrayRef sizes, size_t dim, int64_t* at,
                    int64_t limit) {
   if (dim == sizes.size()) {
-    out << (*at < limit ? number_text(flat[*at].item<double>()) : "...");
+    out << (*at < limit ? yaml_number(flat[*at].item<double>()) : "...");
     ++*at;
     return;
   }
@@ -88,9 +88,9 @@ void print_output(std::ostream& out, size_t index, const TensorFile& file,
     const at::Tensor finite_values = values.masked_select(finite);
     out << "  elements " << count << ", NaN " << nans << ", inf " << infs;
     if (finite_values.numel() > 0) {
-      out << ", min " << number_text(finite_values.min().item<double>())
-          << ", max " << number_text(finite_values.max().item<double>())
-          << ", mean " << number_text(finite_values.mean().item<double>());
+      out << ", min " << yaml_number(finite_values.min().item<double>())
+          << ", max " << yaml_number(finite_values.max().item<double>())
+          << ", mean " << yaml_number(finite_values.mean().item<double>());
     }
     out << "\n";
   }

@@ -7,25 +7,10 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "casebook/number_text.h"
+
 namespace casebook {
 namespace {
-
-std::string number(double value) {
-  if (std::isnan(value)) return ".nan";
-  if (std::isinf(value)) return value > 0 ? ".inf" : "-.inf";
-  char buffer[40];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
-    if (std::strtod(buffer, nullptr) == value) break;
-  }
-  std::string text = buffer;
-  // YAML 1.2's core schema reads `1e5` as a string: give it a dot.
-  const size_t e = text.find('e');
-  if (e != std::string::npos && text.find('.') == std::string::npos) {
-    text.insert(e, ".0");
-  }
-  return text;
-}
 
 // A double-quoted YAML scalar (JSON escapes are YAML's).
 std::string yaml_quoted(const std::string& text) {
@@ -79,7 +64,7 @@ std::string arg(const ArgValue& value) {
     case ArgValue::Kind::kInt:
       return std::to_string(value.int_value);
     case ArgValue::Kind::kFloat:
-      return number(value.float_value);
+      return yaml_number(value.float_value);
     case ArgValue::Kind::kString:
       return yaml_quoted(value.string_value);
     case ArgValue::Kind::kList:
@@ -97,7 +82,7 @@ std::string fill(const TensorSpec& spec) {
     if (integral && std::isfinite(v)) {
       return std::to_string(static_cast<int64_t>(v));
     }
-    return number(v);
+    return yaml_number(v);
   };
   auto pair = [&](const char* a, const char* b) {
     return std::string("{") + a + ": " + scalar(f.first) + ", " + b + ": " +
@@ -122,7 +107,7 @@ std::string fill(const TensorSpec& spec) {
         return "{torch: {normal: " + pair("mean", "std") + "}}";
       }
       if (f.torch_call == "bernoulli") {
-        return "{torch: {bernoulli: {p: " + number(f.first) + "}}}";
+        return "{torch: {bernoulli: {p: " + yaml_number(f.first) + "}}}";
       }
       return "{torch: " + f.torch_call + "}";
   }
@@ -152,7 +137,7 @@ std::string tensor_fields(const TensorSpec& spec) {
   switch (spec.source) {
     case TensorSpec::Source::kValues:
       if (is_floating(spec.dtype)) {
-        out += ", values: " + list(spec.float_values, number);
+        out += ", values: " + list(spec.float_values, yaml_number);
       } else {
         out += ", values: " + ints(spec.int_values);
       }
@@ -176,7 +161,8 @@ std::string tensor_fields(const TensorSpec& spec) {
 }
 
 std::string tolerance(const Tolerance& t) {
-  return "{rtol: " + number(t.rtol) + ", atol: " + number(t.atol) + "}";
+  return "{rtol: " + yaml_number(t.rtol) + ", atol: " + yaml_number(t.atol) +
+         "}";
 }
 
 std::string output(const OutputExpectation& o) {
@@ -202,8 +188,8 @@ std::string output(const OutputExpectation& o) {
                                   : ints(at);
                      }));
   }
-  if (o.min) fields.push_back("min: " + number(*o.min));
-  if (o.max) fields.push_back("max: " + number(*o.max));
+  if (o.min) fields.push_back("min: " + yaml_number(*o.min));
+  if (o.max) fields.push_back("max: " + yaml_number(*o.max));
   std::string out = "{";
   for (size_t i = 0; i < fields.size(); ++i) out += (i ? ", " : "") + fields[i];
   return out + "}";
@@ -323,8 +309,8 @@ std::string case_to_yaml(const Case& kase) {
   if (kase.tolerance || kase.equal_nan) {
     out << "tolerance: {";
     if (kase.tolerance) {
-      out << "rtol: " << number(kase.tolerance->rtol)
-          << ", atol: " << number(kase.tolerance->atol)
+      out << "rtol: " << yaml_number(kase.tolerance->rtol)
+          << ", atol: " << yaml_number(kase.tolerance->atol)
           << (kase.equal_nan ? ", " : "");
     }
     if (kase.equal_nan) out << "equal_nan: true";
@@ -357,7 +343,7 @@ std::string case_to_yaml(const Case& kase) {
     out << "deterministic: tolerance\n";
   }
   if (kase.timeout_seconds != 60.0) {
-    out << "timeout: " << number(kase.timeout_seconds) << "\n";
+    out << "timeout: " << yaml_number(kase.timeout_seconds) << "\n";
   }
   if (kase.grad) {
     out << "grad:\n  wrt: " << list(kase.grad->wrt, [](const std::string& w) {

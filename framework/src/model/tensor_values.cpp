@@ -290,4 +290,13 @@ std::string number_text(double value) {
   return buffer;
 }
 
+std::string yaml_number(double value) {
+  std::string text = number_text(value);
+  const size_t exponent = text.find('e');
+  if (exponent != std::string::npos && text.find('.') == std::string::npos) {
+    text.insert(exponent, ".0");
+  }
+  return text;
+}
+
 }  // namespace casebook
