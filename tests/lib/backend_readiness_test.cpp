@@ -283,6 +283,21 @@ TEST(BackendCli, GtestModeSkipsWhenItsBackendIsAbsentAndFailsWhenRequired) {
   EXPECT_EQ(cpu.status, 0) << cpu.output;
 }
 
+// A lane that selects nothing (validate.* ops give cpu verdicts only) ran
+// nothing: Skipped, not "0 tests, PASSED"; an error when required.
+TEST(BackendCli, GtestModeThatSelectsNothingIsSkippedNotPassed) {
+  auto nothing = run_casebook("test --backend cuda cases/validate");
+  EXPECT_EQ(nothing.status, 77) << nothing.output;
+  EXPECT_NE(nothing.output.find("no run selected"), std::string::npos)
+      << nothing.output;
+  auto required =
+      run_casebook("test --backend cuda --require cuda cases/validate");
+  EXPECT_EQ(required.status, 1) << required.output;
+  auto listed =
+      run_casebook("test --backend cuda cases/validate --gtest_list_tests");
+  EXPECT_EQ(listed.status, 0) << listed.output;
+}
+
 TEST(BackendCli, ABrokenPluginIsAnErrorAndExitsOne) {
   TempDir dir;
   std::ofstream(dir.path / "libcasebook_kernels_cuda.so") << "not an ELF file";

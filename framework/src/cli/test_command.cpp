@@ -171,6 +171,17 @@ int test_command(const CommonArguments& arguments,
   testing::InitGoogleTest(&argc, argv.data());
   testing::AddGlobalTestEnvironment(new BatchEnvironment(&batch));
   if (RUN_ALL_TESTS() != 0) return 1;
+  // A lane that selected nothing (no case runs on its backends, a filter or
+  // a shard that matches none) ran nothing: Skipped, never Passed, so that
+  // "0 tests, PASSED" cannot stand for a lane; an error when a backend is
+  // required.
+  if (testing::UnitTest::GetInstance()->test_to_run_count() == 0 &&
+      !GTEST_FLAG_GET(list_tests)) {
+    std::cerr << "casebook test: no run selected (no case runs on the "
+                 "backends asked for, or the filter or shard matches none): "
+                 "nothing ran\n";
+    return batch.options.required.empty() ? kExitNothingRan : 1;
+  }
   // Skipped, never Passed, when the backend was not there to run anything
   // (ctest: SKIP_RETURN_CODE); --require turns that into an error instead.
   return batch.nothing_ran ? kExitNothingRan : 0;
