@@ -168,6 +168,9 @@ int test_command(const CommonArguments& arguments,
   argv.push_back(program.data());
   for (std::string& argument : gtest_arguments) argv.push_back(argument.data());
   int argc = static_cast<int>(argv.size());
+  // argv[argc] is null, as main's: gtest moves argc + 1 entries when it
+  // removes its flags (found by AddressSanitizer).
+  argv.push_back(nullptr);
   testing::InitGoogleTest(&argc, argv.data());
   testing::AddGlobalTestEnvironment(new BatchEnvironment(&batch));
   if (RUN_ALL_TESTS() != 0) return 1;
