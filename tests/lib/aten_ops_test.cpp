@@ -7,34 +7,16 @@
 #include <gtest/gtest.h>
 #include <torch/version.h>
 
+#include "arg_values.h"
 #include "casebook/ops.h"
 
 namespace casebook {
 namespace {
 
-ArgValue arg_at(int line) {
-  ArgValue arg;
-  arg.where = {"cases/a.yaml", line, 9};
-  return arg;
-}
-ArgValue int_arg(int64_t value, int line = 4) {
-  ArgValue arg = arg_at(line);
-  arg.kind = ArgValue::Kind::kInt;
-  arg.int_value = value;
-  return arg;
-}
-ArgValue string_arg(const std::string& value, int line = 4) {
-  ArgValue arg = arg_at(line);
-  arg.kind = ArgValue::Kind::kString;
-  arg.string_value = value;
-  return arg;
-}
-ArgValue list_arg(const std::vector<int64_t>& values, int line = 4) {
-  ArgValue arg = arg_at(line);
-  arg.kind = ArgValue::Kind::kList;
-  for (int64_t value : values) arg.list.push_back(int_arg(value, line));
-  return arg;
-}
+using testing_support::arg_line;
+using testing_support::int_arg;
+using testing_support::list_arg;
+using testing_support::string_arg;
 
 using Args = std::map<std::string, ArgValue>;
 using Named = std::vector<std::pair<std::string, at::Tensor>>;
@@ -42,13 +24,13 @@ using Named = std::vector<std::pair<std::string, at::Tensor>>;
 Case case_of(const std::string& op, const Named& inputs, const Args& args) {
   Case kase;
   kase.op = op;
-  kase.op_where = {"cases/a.yaml", 3, 5};
+  kase.op_where = {"cases/test.yaml", 3, 5};
   kase.args = args;
   int line = 10;
   for (const auto& [name, tensor] : inputs) {
     TensorSpec spec;
     spec.name = name;
-    spec.where = {"cases/a.yaml", line++, 3};
+    spec.where = {"cases/test.yaml", line++, 3};
     kase.inputs.push_back(spec);
   }
   return kase;
@@ -174,7 +156,7 @@ TEST(AtenOps, ErrorsNameTheLocationTheSchemaAndTheNearestName) {
   const at::Tensor x = seeded({2, 2}, 9);
   // Unknown op: the LibTorch that ran, the nearest names.
   EXPECT_EQ(problem_of("torch.scatter_addd", {{"input", x}}),
-            "cases/a.yaml:3:5: unknown op `torch.scatter_addd`: "
+            "cases/test.yaml:3:5: unknown op `torch.scatter_addd`: "
             "LibTorch " TORCH_VERSION
             " (the one that ran) has no operator `aten::scatter_addd`; "
             "nearest known: torch.scatter_add, torch.scatter_add_, "
@@ -189,11 +171,11 @@ TEST(AtenOps, ErrorsNameTheLocationTheSchemaAndTheNearestName) {
             std::string::npos)
       << overload;
   // A misspelt argument: at its location, with the nearest name and schema.
-  const std::string misspelt =
-      problem_of("aten::softmax.int", {{"self", x}},
-                 {{"dim", int_arg(1)}, {"dtpye", string_arg("float32", 5)}});
+  const std::string misspelt = problem_of(
+      "aten::softmax.int", {{"self", x}},
+      {{"dim", int_arg(1)}, {"dtpye", string_arg("float32", arg_line(5))}});
   EXPECT_EQ(misspelt,
-            "cases/a.yaml:5:9: `aten::softmax.int`: the schema does not "
+            "cases/test.yaml:5:9: `aten::softmax.int`: the schema does not "
             "accept the case:\n    aten::softmax.int(Tensor self, int dim, "
             "ScalarType? dtype=None) -> Tensor\n      no argument named "
             "`dtpye` (in `args`); did you mean `dtype`?");

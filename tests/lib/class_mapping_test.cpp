@@ -9,30 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "arg_values.h"
 #include "casebook/ops.h"
 
 namespace casebook {
 namespace {
 
-ArgValue names_arg(const std::vector<std::string>& names) {
-  ArgValue arg;
-  arg.kind = ArgValue::Kind::kList;
-  for (const std::string& name : names) {
-    ArgValue item;
-    item.kind = ArgValue::Kind::kString;
-    item.string_value = name;
-    arg.list.push_back(item);
-  }
-  return arg;
-}
-
-ArgValue int_arg(int64_t value) {
-  ArgValue arg;
-  arg.kind = ArgValue::Kind::kInt;
-  arg.int_value = value;
-  return arg;
-}
-
+using testing_support::int_arg;
+using testing_support::names_arg;
 using Args = std::map<std::string, ArgValue>;
 
 const std::vector<std::string> kClasses{"background", "car", "person",

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 
+#include "arg_values.h"
 #include "casebook/ops.h"
 #include "casebook/runner.h"
 #include "process/child_protocol.h"
@@ -22,12 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-ArgValue int_arg(int64_t value) {
-  ArgValue arg;
-  arg.kind = ArgValue::Kind::kInt;
-  arg.int_value = value;
-  return arg;
-}
+using testing_support::int_arg;
 
 // Runs `name` on `backend` (a GPU one through the simulated device) and
 // returns what it counted; `error` gets the family of an OpError, if any.

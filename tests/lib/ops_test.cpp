@@ -7,41 +7,16 @@
 
 #include <cmath>
 
+#include "arg_values.h"
+
 namespace casebook {
 namespace {
 
-ArgValue int_arg(int64_t value) {
-  ArgValue arg;
-  arg.kind = ArgValue::Kind::kInt;
-  arg.int_value = value;
-  arg.where = {"cases/o.yaml", 4, 9};
-  return arg;
-}
-ArgValue float_arg(double value) {
-  ArgValue arg = int_arg(0);
-  arg.kind = ArgValue::Kind::kFloat;
-  arg.float_value = value;
-  return arg;
-}
-ArgValue string_arg(const std::string& value) {
-  ArgValue arg = int_arg(0);
-  arg.kind = ArgValue::Kind::kString;
-  arg.string_value = value;
-  return arg;
-}
-ArgValue bool_arg(bool value) {
-  ArgValue arg = int_arg(0);
-  arg.kind = ArgValue::Kind::kBool;
-  arg.bool_value = value;
-  return arg;
-}
-ArgValue list_arg(const std::vector<int64_t>& values) {
-  ArgValue arg = int_arg(0);
-  arg.kind = ArgValue::Kind::kList;
-  for (int64_t value : values) arg.list.push_back(int_arg(value));
-  return arg;
-}
-
+using testing_support::bool_arg;
+using testing_support::float_arg;
+using testing_support::int_arg;
+using testing_support::list_arg;
+using testing_support::string_arg;
 using Args = std::map<std::string, ArgValue>;
 
 std::vector<at::Tensor> run(const std::string& op,
@@ -60,7 +35,7 @@ std::vector<at::Tensor> run_aten(const std::string& op, const Named& inputs,
                                  const Args& args = {}) {
   Case kase;
   kase.op = op;
-  kase.op_where = {"cases/o.yaml", 3, 5};
+  kase.op_where = {"cases/test.yaml", 3, 5};
   kase.args = args;
   std::vector<at::Tensor> tensors;
   for (const auto& [name, tensor] : inputs) {
@@ -185,11 +160,12 @@ TEST(TorchOps, EmbeddingIndexSelectAndGatherPickRows) {
                         {{"padding_idx", int_arg(4)}})
           .find("padding_idx 4 must be within num_embeddings (4)"),
       std::string::npos);
-  EXPECT_NE(error_of<InvalidCaseError>("torch.embedding",
-                                       {table, at::tensor({0}, at::kLong)},
-                                       {{"max_norm", float_arg(1.0)}})
-                .find("cases/o.yaml:4:9: argument `max_norm` is not supported"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of<InvalidCaseError>("torch.embedding",
+                                 {table, at::tensor({0}, at::kLong)},
+                                 {{"max_norm", float_arg(1.0)}})
+          .find("cases/test.yaml:4:9: argument `max_norm` is not supported"),
+      std::string::npos);
   const at::Tensor columns =
       run_aten("torch.index_select",
                {{"input", table}, {"index", at::tensor({1}, at::kLong)}},
@@ -219,11 +195,12 @@ TEST(TorchOps, SumOverAllOneOrSeveralDims) {
       15);
   EXPECT_EQ(run("torch.sum", {input}, {{"keepdim", bool_arg(true)}})[0].sizes(),
             c10::IntArrayRef({1, 1}));
-  EXPECT_EQ(error_of<InvalidCaseError>("torch.sum", {input},
-                                       {{"dtype", string_arg("float")}}),
-            "cases/o.yaml:4:9: argument `dtype`: expected one of bool, uint8, "
-            "int8, int16, int32, int64, float16, bfloat16, float32, float64, "
-            "got `float`");
+  EXPECT_EQ(
+      error_of<InvalidCaseError>("torch.sum", {input},
+                                 {{"dtype", string_arg("float")}}),
+      "cases/test.yaml:4:9: argument `dtype`: expected one of bool, uint8, "
+      "int8, int16, int32, int64, float16, bfloat16, float32, float64, "
+      "got `float`");
 }
 
 TEST(TorchOps, MatmulAndLayerNorm) {
@@ -253,11 +230,12 @@ TEST(TorchOps, MatmulAndLayerNorm) {
 }
 
 TEST(OpCallArgs, WrongKindNamesTheArgumentAndWhereItWasWritten) {
-  EXPECT_EQ(error_of<InvalidCaseError>(
-                "torch.nll_loss", {logits(), at::tensor({0, 0, 0}, at::kLong)},
-                {{"ignore_index", string_arg("one")}}),
-            "cases/o.yaml:4:9: argument `ignore_index`: expected an integer, "
-            "got the string `one`");
+  EXPECT_EQ(
+      error_of<InvalidCaseError>("torch.nll_loss",
+                                 {logits(), at::tensor({0, 0, 0}, at::kLong)},
+                                 {{"ignore_index", string_arg("one")}}),
+      "cases/test.yaml:4:9: argument `ignore_index`: expected an integer, "
+      "got the string `one`");
   EXPECT_NE(
       error_of<InvalidCaseError>("torch.cross_entropy",
                                  {logits(), at::tensor({0, 0, 0}, at::kLong)},
@@ -398,7 +376,7 @@ TEST(CheckCaseAgainstOp, UnknownOpWrongInputCountAndUnknownArgument) {
       registry);
   ASSERT_EQ(misspelt.size(), 1u);
   EXPECT_EQ(misspelt[0],
-            "cases/o.yaml:4:9: `torch.cross_entropy` has no argument "
+            "cases/test.yaml:4:9: `torch.cross_entropy` has no argument "
             "`ignore_indx`; did you mean `ignore_index`? (it takes "
             "ignore_index, reduction, label_smoothing)");
   // A name far from every argument gets no suggestion (it once got

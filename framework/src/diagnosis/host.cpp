@@ -28,38 +28,27 @@ std::string read_file(const char* path) {
 
 std::string os_release_pretty_name(std::string_view os_release_text) {
   constexpr std::string_view kKey = "PRETTY_NAME=";
-  size_t line_start = 0;
-  while (line_start < os_release_text.size()) {
-    size_t line_end = os_release_text.find('\n', line_start);
-    if (line_end == std::string_view::npos) line_end = os_release_text.size();
-    const std::string_view line =
-        os_release_text.substr(line_start, line_end - line_start);
-    if (line.rfind(kKey, 0) == 0) {
-      std::string_view value = diagnosis_text::trim(line.substr(kKey.size()));
-      if (value.size() >= 2 &&
-          (value.front() == '"' || value.front() == '\'') &&
-          value.back() == value.front()) {
-        value = value.substr(1, value.size() - 2);
-      }
-      return std::string(value);
+  std::string name;
+  diagnosis_text::for_each_line(os_release_text, [&](std::string_view line) {
+    if (line.rfind(kKey, 0) != 0) return true;
+    std::string_view value = diagnosis_text::trim(line.substr(kKey.size()));
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
+        value.back() == value.front()) {
+      value = value.substr(1, value.size() - 2);
     }
-    line_start = line_end + 1;
-  }
-  return {};
+    name = std::string(value);
+    return false;
+  });
+  return name;
 }
 
 CpuInfo parse_cpuinfo(std::string_view text) {
   CpuInfo info;
-  size_t line_start = 0;
-  while (line_start < text.size()) {
-    size_t line_end = text.find('\n', line_start);
-    if (line_end == std::string_view::npos) line_end = text.size();
-    const std::string_view line =
-        text.substr(line_start, line_end - line_start);
-    line_start = line_end + 1;
-    if (line.empty() && (!info.model.empty() || !info.flags.empty())) break;
+  // The first processor's block: it ends at the first empty line.
+  diagnosis_text::for_each_line(text, [&](std::string_view line) {
+    if (line.empty()) return info.model.empty() && info.flags.empty();
     const size_t colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
+    if (colon == std::string_view::npos) return true;
     const std::string_view key = diagnosis_text::trim(line.substr(0, colon));
     const std::string_view value = diagnosis_text::trim(line.substr(colon + 1));
     if (key == "model name" && info.model.empty()) {
@@ -68,7 +57,8 @@ CpuInfo parse_cpuinfo(std::string_view text) {
       std::istringstream words{std::string(value)};
       for (std::string word; words >> word;) info.flags.push_back(word);
     }
-  }
+    return true;
+  });
   return info;
 }
 

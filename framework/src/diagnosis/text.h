@@ -30,4 +30,17 @@ inline std::string_view trim(std::string_view text) {
   return text;
 }
 
+// Calls `visit(line)` for each line of `text` (without its '\n') until it
+// returns false.
+template <typename Visit>
+void for_each_line(std::string_view text, Visit visit) {
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    if (!visit(text.substr(start, end - start))) return;
+    start = end + 1;
+  }
+}
+
 }  // namespace casebook::diagnosis_text

@@ -121,15 +121,11 @@ std::vector<Backend> read_backends(Reader& reader, const Entry& entry) {
   for (size_t i = 0; i < entry.value.size(); ++i) {
     const YAML::Node item = entry.value[i];
     const std::string path = "backends[" + std::to_string(i) + "]";
-    const Scalar scalar = resolve_scalar(item);
-    const auto backend = scalar.kind == Scalar::Kind::kString
-                             ? parse_backend(scalar.text)
-                             : std::nullopt;
-    if (!backend) {
-      reader.error(item, path,
-                   "expected one of cpu, cuda, hip; got " + describe(item));
-    } else if (std::find(seen.begin(), seen.end(), *backend) != seen.end()) {
-      reader.error(item, path, "`" + scalar.text + "` is listed twice");
+    const auto backend = reader.read_name(item, reader.where(item), path,
+                                          parse_backend, "cpu, cuda, hip");
+    if (!backend) continue;
+    if (std::find(seen.begin(), seen.end(), *backend) != seen.end()) {
+      reader.error(item, path, "`" + item.Scalar() + "` is listed twice");
     } else {
       seen.push_back(*backend);
       if (*backend != Backend::kCpu) listed.push_back(*backend);

@@ -20,16 +20,8 @@ std::string family_names() {
 
 std::optional<Family> read_family(Reader& reader, const Entry& entry,
                                   const std::string& path) {
-  const Scalar scalar = resolve_scalar(entry.value);
-  const auto family = scalar.kind == Scalar::Kind::kString
-                          ? parse_family(scalar.text)
-                          : std::nullopt;
-  if (!family) {
-    reader.error(
-        reader.where(entry), path,
-        "expected one of " + family_names() + "; got " + describe(entry.value));
-  }
-  return family;
+  return reader.read_name(entry.value, reader.where(entry), path, parse_family,
+                          family_names());
 }
 
 std::optional<std::string> read_reason(Reader& reader, const Entry& entry,

@@ -22,23 +22,34 @@ std::string dim_name(const Dim& dim) {
   return dim.input + "." + std::to_string(dim.dim);
 }
 
-// The dims to resize: those written in `along`, else the op's (`traits`),
-// else dim 0 of every input when they all agree on its size.
-std::string resolve_dims(
-    const Case& base, const NeighborRule& rule,
-    const std::vector<std::pair<std::string, int64_t>>* from_op,
-    std::vector<Dim>* dims, int64_t* size) {
+// The dims a resizing rule changes, their common size, and how they read
+// ("target.0, input.0").
+struct ResizedDims {
+  std::vector<Dim> dims;
+  int64_t size = -1;
+  std::string names;
+};
+
+using OpDims = std::vector<std::pair<std::string, int64_t>> NeighborOpTraits::*;
+
+// The dims to resize: those written in `along`, else the op's (`op_dims` of
+// its traits), else dim 0 of every input when they all agree on its size.
+// Returns why there are none, or "".
+std::string resolve_dims(const Case& base, const NeighborRule& rule,
+                         OpDims op_dims, ResizedDims* out) {
+  const NeighborOpTraits* traits = neighbor_op_traits(base.op);
   const bool declared = !rule.along.empty();
   std::vector<std::pair<std::string, int64_t>> wanted =
       declared ? rule.along
-               : (from_op != nullptr
-                      ? *from_op
+               : (traits != nullptr
+                      ? traits->*op_dims
                       : std::vector<std::pair<std::string, int64_t>>{});
   const bool guessed = wanted.empty();
   if (guessed) {
     for (const TensorSpec& input : base.inputs)
       wanted.emplace_back(input.name, 0);
   }
+  std::vector<Dim>& dims = out->dims;
   for (const auto& [name, dim] : wanted) {
     const TensorSpec* input = find_input(base, name);
     if (input == nullptr) {
@@ -61,29 +72,31 @@ std::string resolve_dims(
       return "`along` names dim " + std::to_string(dim) + " of input `" + name +
              "`, which has " + std::to_string(rank) + " dims";
     }
-    dims->push_back({name, dim < 0 ? dim + rank : dim});
+    dims.push_back({name, dim < 0 ? dim + rank : dim});
   }
-  if (dims->empty()) {
+  if (dims.empty()) {
     return "no input of the case has the dims op `" + base.op +
            "` resizes; name them with `along: {input: dim, ...}`";
   }
-  *size = -1;
-  for (const Dim& dim : *dims) {
+  int64_t& size = out->size;
+  std::vector<std::string> names;
+  for (const Dim& dim : dims) {
+    names.push_back(dim_name(dim));
     const int64_t here = find_input(base, dim.input)->shape[dim.dim];
-    if (*size >= 0 && here != *size) {
-      return guessed ? "the inputs differ in size at dim 0 (" +
-                           dim_name(dims->front()) + " is " +
-                           std::to_string(*size) + ", " + dim_name(dim) +
-                           " is " + std::to_string(here) +
-                           "): name the dims to resize with `along: {input: "
-                           "dim, ...}`"
-                     : "the dims to resize differ in size: " +
-                           dim_name(dims->front()) + " is " +
-                           std::to_string(*size) + ", " + dim_name(dim) +
-                           " is " + std::to_string(here);
+    if (size >= 0 && here != size) {
+      return guessed
+                 ? "the inputs differ in size at dim 0 (" +
+                       dim_name(dims.front()) + " is " + std::to_string(size) +
+                       ", " + dim_name(dim) + " is " + std::to_string(here) +
+                       "): name the dims to resize with `along: {input: "
+                       "dim, ...}`"
+                 : "the dims to resize differ in size: " +
+                       dim_name(dims.front()) + " is " + std::to_string(size) +
+                       ", " + dim_name(dim) + " is " + std::to_string(here);
     }
-    *size = here;
+    size = here;
   }
+  out->names = join(names);
   return "";
 }
 
@@ -159,8 +172,7 @@ struct Sized {
 
 // One neighbour per size; sizes equal to the base's are the base itself.
 RuleResult resized(const Case& base, const std::string& rule_name,
-                   const std::vector<Dim>& dims, int64_t base_size,
-                   const std::vector<Sized>& sizes) {
+                   const ResizedDims& target, const std::vector<Sized>& sizes) {
   if (base.grad && !base.grad->grad_outputs.empty()) {
     return rule_error(
         "`grad.grad_outputs` are written for the base case's "
@@ -169,10 +181,10 @@ RuleResult resized(const Case& base, const std::string& rule_name,
   RuleResult result;
   std::set<int64_t> done;
   for (const Sized& each : sizes) {
-    if (each.size == base_size || !done.insert(each.size).second) continue;
+    if (each.size == target.size || !done.insert(each.size).second) continue;
     Neighbor neighbor =
         start_neighbor(base, rule_name, std::to_string(each.size), each.change);
-    for (const Dim& dim : dims) {
+    for (const Dim& dim : target.dims) {
       const std::string why =
           resize(*find_input(neighbor.value, dim.input), dim.dim, each.size);
       if (!why.empty()) return rule_error(why);
@@ -182,15 +194,9 @@ RuleResult resized(const Case& base, const std::string& rule_name,
   }
   if (result.made.empty()) {
     return rule_error("every size it gives equals the base case's (" +
-                      std::to_string(base_size) + "): nothing to generate");
+                      std::to_string(target.size) + "): nothing to generate");
   }
   return result;
-}
-
-std::string along_text(const std::vector<Dim>& dims) {
-  std::vector<std::string> names;
-  for (const Dim& dim : dims) names.push_back(dim_name(dim));
-  return join(names);
 }
 
 }  // namespace
@@ -212,18 +218,15 @@ RuleResult last_batch_rule(const Case& base, const NeighborRule& rule) {
         std::to_string(*rule.dataset_size) + " samples in batches of " +
         std::to_string(*rule.batch_size) + " leave no incomplete batch");
   }
-  const NeighborOpTraits* traits = neighbor_op_traits(base.op);
-  std::vector<Dim> dims;
-  int64_t size = 0;
+  ResizedDims target;
   if (std::string why =
-          resolve_dims(base, rule, traits != nullptr ? &traits->batch : nullptr,
-                       &dims, &size);
+          resolve_dims(base, rule, &NeighborOpTraits::batch, &target);
       !why.empty()) {
     return rule_error(why);
   }
-  const std::string along = " (" + along_text(dims) + ")";
+  const std::string along = " (" + target.names + ")";
   return resized(
-      base, "last_batch", dims, size,
+      base, "last_batch", target,
       {{rest, "the last batch of " + std::to_string(*rule.dataset_size) +
                   " samples in batches of " + std::to_string(*rule.batch_size) +
                   ": " + std::to_string(rest) + " rows" + along},
@@ -233,16 +236,14 @@ RuleResult last_batch_rule(const Case& base, const NeighborRule& rule) {
 }
 
 RuleResult lengths_rule(const Case& base, const NeighborRule& rule) {
-  const NeighborOpTraits* traits = neighbor_op_traits(base.op);
-  std::vector<Dim> dims;
-  int64_t size = 0;
+  ResizedDims target;
   if (std::string why =
-          resolve_dims(base, rule, traits != nullptr ? &traits->batch : nullptr,
-                       &dims, &size);
+          resolve_dims(base, rule, &NeighborOpTraits::batch, &target);
       !why.empty()) {
     return rule_error(why);
   }
-  const std::string along = " (" + along_text(dims) + ")";
+  const std::string along = " (" + target.names + ")";
+  const NeighborOpTraits* traits = neighbor_op_traits(base.op);
   const bool empty =
       rule.empty.value_or(traits != nullptr && traits->allows_empty);
   std::vector<Sized> sizes;
@@ -252,7 +253,7 @@ RuleResult lengths_rule(const Case& base, const NeighborRule& rule) {
     sizes.push_back(
         {*rule.long_length, "the long length the case names" + along});
   }
-  return resized(base, "lengths", dims, size, sizes);
+  return resized(base, "lengths", target, sizes);
 }
 
 RuleResult block_boundaries_rule(const Case& base, const NeighborRule& rule) {
@@ -271,16 +272,14 @@ RuleResult block_boundaries_rule(const Case& base, const NeighborRule& rule) {
                       "` says nothing of the dim its blocks run along: give "
                       "`along: {input: dim}`");
   }
-  std::vector<Dim> dims;
-  int64_t size = 0;
-  if (std::string why = resolve_dims(
-          base, rule, traits != nullptr ? &traits->block_dims : nullptr, &dims,
-          &size);
+  ResizedDims target;
+  if (std::string why =
+          resolve_dims(base, rule, &NeighborOpTraits::block_dims, &target);
       !why.empty()) {
     return rule_error(why);
   }
   std::vector<Sized> sizes;
-  const std::string along = " along " + along_text(dims);
+  const std::string along = " along " + target.names;
   for (int64_t block : blocks) {
     if (block - 1 >= 1) {
       sizes.push_back({block - 1, "one short of the block of " +
@@ -294,7 +293,7 @@ RuleResult block_boundaries_rule(const Case& base, const NeighborRule& rule) {
   std::stable_sort(
       sizes.begin(), sizes.end(),
       [](const Sized& a, const Sized& b) { return a.size < b.size; });
-  return resized(base, "block_boundaries", dims, size, sizes);
+  return resized(base, "block_boundaries", target, sizes);
 }
 
 }  // namespace casebook::model

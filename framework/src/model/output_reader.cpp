@@ -13,22 +13,6 @@ namespace {
 const std::vector<std::string> kPropertyKeys{"tolerance", "equal_nan", "finite",
                                              "nan",       "min",       "max"};
 
-std::optional<DType> read_output_dtype(Reader& reader, const Entry& item,
-                                       const std::string& path) {
-  const Scalar scalar = resolve_scalar(item.value);
-  const auto dtype = scalar.kind == Scalar::Kind::kString
-                         ? parse_dtype(scalar.text)
-                         : std::nullopt;
-  if (!dtype) {
-    std::vector<std::string> names;
-    for (DType each : all_dtypes()) names.emplace_back(dtype_name(each));
-    reader.error(
-        reader.where(item), path,
-        "expected one of " + join(names) + "; got " + describe(item.value));
-  }
-  return dtype;
-}
-
 // `nan: true`, or a list of positions: integers (row-major flat indices) or
 // lists of integers (multi-indices).
 void read_nan(Reader& reader, const Entry& item, const std::string& path,
@@ -123,7 +107,8 @@ std::optional<OutputExpectation> read_output(
     const std::string item_path = join_path(path, item.key);
     any = true;
     if (item.key == "dtype") {
-      out.dtype = read_output_dtype(reader, item, item_path);
+      out.dtype = reader.read_name(item.value, reader.where(item), item_path,
+                                   parse_dtype, dtype_names());
     } else if (item.key == "shape") {
       out.shape = reader.read_int_list(item, item_path, 0);
     } else if (item.key == "tolerance") {

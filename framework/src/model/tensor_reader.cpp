@@ -10,15 +10,9 @@
 namespace casebook::model {
 namespace {
 
-const std::vector<std::string> kTensorKeys{
-    "dtype", "shape", "values", "fill", "seed", "file", "sha256", "layout",
-    "rounding"};
-
-std::string dtype_names() {
-  std::vector<std::string> names;
-  for (DType dtype : all_dtypes()) names.emplace_back(dtype_name(dtype));
-  return join(names);
-}
+const std::vector<std::string> kTensorKeys{"dtype",  "shape",  "values",
+                                           "fill",   "seed",   "file",
+                                           "sha256", "layout", "rounding"};
 
 std::optional<DType> read_dtype(Reader& reader, const Entry* entry,
                                 const SourceLocation& tensor_where,
@@ -28,16 +22,8 @@ std::optional<DType> read_dtype(Reader& reader, const Entry* entry,
                  "required key missing; expected one of " + dtype_names());
     return std::nullopt;
   }
-  const Scalar scalar = resolve_scalar(entry->value);
-  const std::optional<DType> dtype = scalar.kind == Scalar::Kind::kString
-                                         ? parse_dtype(scalar.text)
-                                         : std::nullopt;
-  if (!dtype) {
-    reader.error(
-        reader.where(*entry), path,
-        "expected one of " + dtype_names() + "; got " + describe(entry->value));
-  }
-  return dtype;
+  return reader.read_name(entry->value, reader.where(*entry), path, parse_dtype,
+                          dtype_names());
 }
 
 // Reports a key that goes with one source only, given without it.
@@ -102,12 +88,11 @@ std::optional<TensorSpec> read_tensor(Reader& reader, const Entry& entry,
   const SourceLocation tensor_where = reader.where(entry);
   std::vector<std::string> known = kTensorKeys;
   known.insert(known.end(), keys.extra.begin(), keys.extra.end());
-  const auto map =
-      reader.read_map(entry.value, tensor_where, path, known,
-                      keys.source_optional
-                          ? "a map of what the output must be"
-                          : "a tensor: a map with dtype and one of values, "
-                            "fill, file");
+  const auto map = reader.read_map(
+      entry.value, tensor_where, path, known,
+      keys.source_optional ? "a map of what the output must be"
+                           : "a tensor: a map with dtype and one of values, "
+                             "fill, file");
   if (!map) return std::nullopt;
   for (const Entry& item : *map) {
     const bool extra = std::find(keys.extra.begin(), keys.extra.end(),

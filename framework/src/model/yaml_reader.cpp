@@ -39,6 +39,12 @@ std::string join(const std::vector<std::string>& names) {
   return out;
 }
 
+std::string dtype_names() {
+  std::vector<std::string> names;
+  for (DType dtype : all_dtypes()) names.emplace_back(dtype_name(dtype));
+  return join(names);
+}
+
 std::pair<int64_t, int64_t> integer_range(DType dtype) {
   switch (dtype) {
     case DType::kBool:

@@ -50,6 +50,9 @@ std::string join(const std::vector<std::string>& names);
 // The closed interval of values an integer dtype holds (bool: 0..1).
 std::pair<int64_t, int64_t> integer_range(DType dtype);
 
+// "float32, float64, ...": every dtype's name, for errors.
+std::string dtype_names();
+
 class Reader {
  public:
   explicit Reader(std::filesystem::path file) : file_(std::move(file)) {}
@@ -87,6 +90,21 @@ class Reader {
                                     const SourceLocation& at,
                                     const std::string& path);
   std::optional<bool> read_bool(const Entry& entry, const std::string& path);
+  // A scalar naming one of a closed set (a dtype, a family, a backend):
+  // `parse(text)` gives its value or nullopt; the error lists `names`.
+  template <typename Parse>
+  auto read_name(const YAML::Node& node, const SourceLocation& at,
+                 const std::string& path, Parse parse, const std::string& names)
+      -> decltype(parse(std::string())) {
+    const Scalar scalar = resolve_scalar(node);
+    auto value = scalar.kind == Scalar::Kind::kString
+                     ? parse(scalar.text)
+                     : decltype(parse(std::string())){};
+    if (!value) {
+      error(at, path, "expected one of " + names + "; got " + describe(node));
+    }
+    return value;
+  }
   // A list of integers, each at least `minimum`.
   std::optional<std::vector<int64_t>> read_int_list(const Entry& entry,
                                                     const std::string& path,
