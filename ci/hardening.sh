@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # The hardening lane (issue 16), run by ci/test.sh after the tests:
-#  - casebook_core_tests (the loader, the scrubber: no LibTorch) under
-#    AddressSanitizer and UndefinedBehaviorSanitizer (`asan` preset). The
-#    LibTorch tests are left out of CI: a sanitized build of casebook_lib and
-#    its tests costs about ten minutes more on 2 cores, past CI's budget;
-#    `cmake --build --preset asan --target casebook_lib_tests` builds them.
+#  - the framework's tests (unit.core, unit.lib, unit.kernels) under
+#    AddressSanitizer, LeakSanitizer and UndefinedBehaviorSanitizer (`asan`
+#    preset, GCC). casebook's code is instrumented, LibTorch is Debian's;
+#    nothing is excluded. On 2 cores: about 10 minutes to build, 3 to run.
 #  - each libFuzzer target for CASEBOOK_FUZZ_SECONDS (default 25), seeded
 #    with cases/ and fixtures/ (`fuzz` preset, clang), from a fixed seed
 #    (CASEBOOK_FUZZ_SEED, default 1; 0 draws a new one each run).
