@@ -16,8 +16,10 @@
 
 namespace {
 
-// One file per process, rewritten for each input (fixture readers take a
-// path, as they do in a run).
+// One file per process and format, written for each input and removed after
+// it (fixture readers take a path, as they do in a run). libFuzzer ends the
+// process without running static destructors, so no cleanup may wait for
+// them.
 const std::string& scratch(const char* extension) {
   static const std::string base =
       "/dev/shm/casebook-fuzz-" + std::to_string(getpid());
@@ -46,14 +48,6 @@ void try_read(Read read) {
   }
 }
 
-struct Cleanup {
-  ~Cleanup() {
-    for (const char* extension : {".npy", ".safetensors", ".pt"}) {
-      std::remove(scratch(extension).c_str());
-    }
-  }
-};
-
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -62,7 +56,6 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   casebook::LoadLimits limits = casebook::load_limits();
   limits.max_tensor_bytes = uint64_t{64} << 20;
   casebook::set_load_limits(limits);
-  static Cleanup cleanup;
   return 0;
 }
 
@@ -77,5 +70,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       [] { return casebook::read_safetensors(scratch(".safetensors"), ""); });
   write(scratch(".pt"), data, size);
   try_read([] { return casebook::read_pt(scratch(".pt"), ""); });
+  for (const char* extension : {".npy", ".safetensors", ".pt"}) {
+    std::remove(scratch(extension).c_str());
+  }
   return 0;
 }
