@@ -1,6 +1,7 @@
 // `casebook show` prints what a run produced and writes it back as the
-// case's expected outputs; `casebook report` says so when nothing fails, and
-// labels an XFAIL's reason as the author's expectation.
+// case's expected outputs; `casebook report` says so when nothing fails,
+// labels an XFAIL's reason as the author's expectation, and reports a failing
+// neighbour with its own inputs and case file.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -97,8 +98,8 @@ TEST_F(ShowAndReport, WriteExpectedTurnsARunIntoOutputsThatPass) {
     std::ostringstream text;
     text << in.rdbuf();
     EXPECT_TRUE(has_line(text.str(), "^outputs: ")) << text.str();
-    const auto again =
-        run_casebook("run --verbose " + file.string() + " --backend cpu --evidence ''");
+    const auto again = run_casebook("run --verbose " + file.string() +
+                                    " --backend cpu --evidence ''");
     EXPECT_EQ(again.status, 0) << again.output;
     EXPECT_TRUE(has_line(again.output, "^PASS ")) << again.output;
   }
@@ -141,6 +142,29 @@ TEST_F(ShowAndReport, ReportLabelsAnXfailReasonAsTheAuthorsExpectation) {
       << run.output;
   EXPECT_TRUE(has_line(run.output, "^output 0: mismatched elements: 1 / 1 "))
       << run.output;
+}
+
+TEST_F(ShowAndReport, AFailingNeighbourIsReportedWithItsOwnInputsAndCase) {
+  // The base passes; its float64 neighbour fails (the kernels take float32,
+  // float16 and bfloat16 only).
+  const fs::path file =
+      write("kernel_sum.yaml",
+            "casebook: 1\nsummary: s\nop: kernels.sum\n"
+            "inputs:\n  input: {dtype: float32, values: [1, 2, 3]}\n"
+            "expect: {cpu: match}\n"
+            "neighbors: {dtypes: [float64]}\n");
+  const auto run = run_casebook("report " + file.string() + " --backend cpu");
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_TRUE(
+      has_line(run.output, "^- case: `.*kernel_sum~dtypes\\[float64\\]`$"))
+      << run.output;
+  EXPECT_TRUE(has_line(run.output, "^\\| input \\| float64 \\| \\[3\\] \\|"))
+      << run.output;
+  EXPECT_FALSE(has_line(run.output, "^\\| input \\| float32 ")) << run.output;
+  // The case file in the report is the neighbour, written out: it
+  // reproduces the failure alone.
+  EXPECT_TRUE(has_line(run.output, "^  input: .*dtype: float64")) << run.output;
+  EXPECT_FALSE(has_line(run.output, "^neighbors:")) << run.output;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "casebook/case_writer.h"
 #include "casebook/diagnosis.h"
 #include "cli/commands.h"
 #include "runner/output.h"
@@ -112,7 +113,13 @@ int report_command(const std::string& argument, const std::string& backend,
       break;
     }
   }
-  const PlannedCase& planned = plan.cases.front();
+  // The case the chosen run belongs to: a file's declared neighbours run
+  // with it, and a neighbour's report shows its own inputs and case.
+  const PlannedCase* found = &plan.cases.front();
+  for (const PlannedCase& each : plan.cases) {
+    if (each.loaded.id == chosen->case_id) found = &each;
+  }
+  const PlannedCase& planned = *found;
   ReportInput input;
   input.case_id = chosen->case_id;
   input.backend = std::string(backend_name(chosen->backend));
@@ -146,7 +153,11 @@ int report_command(const std::string& argument, const std::string& backend,
     }
   }
   input.consequences = chosen->consequences;
-  input.case_file_text = file_text(file);
+  // A neighbour is not written in its file: the report carries it as a case
+  // file of its own, so that the file below reproduces the failure alone.
+  input.case_file_text = planned.neighbor && planned.loaded.value
+                             ? case_to_yaml(planned.value())
+                             : file_text(file);
   input.reproduce_command = chosen->rerun_command;
   ScrubLog replaced;
   ScrubContext scrub_context = ScrubContext::from_process();
