@@ -19,6 +19,7 @@ namespace casebook {
 namespace {
 
 namespace fs = std::filesystem;
+using testing_support::read_text;
 using testing_support::run_shell;
 
 const fs::path kData = fs::path(CASEBOOK_TEST_DATA) / "capture";
@@ -57,13 +58,6 @@ class CaptureTest : public ::testing::Test {
 void write_bytes(const fs::path& file, const std::string& bytes) {
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // The case's first input, as a run would make it.

@@ -24,6 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 using casebook::materialise;
 using casebook::read_npy;
+using casebook::testing_support::read_text;
 
 // The output of `casebook <arguments>`, its exit status in *status.
 std::string run_casebook(const std::string& arguments, int* status) {
@@ -31,13 +32,6 @@ std::string run_casebook(const std::string& arguments, int* status) {
       casebook::testing_support::run_casebook(arguments);
   *status = run.status;
   return run.output;
-}
-
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 fs::path fresh_folder(const std::string& name) {
@@ -107,10 +101,9 @@ TEST(Evidence, FailingMismatchWritesInputsReferenceActualAndWorstElements) {
       << seeds;
   EXPECT_NE(seeds.find("input `other` float32 [64, 16]: seed 2"),
             std::string::npos);
-  EXPECT_NE(
-      seeds.find("casebook run tests/data/diagnose/matmul_vs_cpu64.yaml "
-                 "--backend cpu --isolation pooled"),
-      std::string::npos);
+  EXPECT_NE(seeds.find("casebook run tests/data/diagnose/matmul_vs_cpu64.yaml "
+                       "--backend cpu --isolation pooled"),
+            std::string::npos);
   fs::remove_all(root);
 }
 

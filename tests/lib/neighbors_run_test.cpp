@@ -19,18 +19,12 @@ namespace {
 namespace fs = std::filesystem;
 
 using casebook::testing_support::has_line;
+using casebook::testing_support::read_text;
 using casebook::testing_support::run_casebook;
 using Result = casebook::testing_support::CommandResult;
 
 const std::string kFolder = "tests/data/neighbors";
 const std::string kId = "tests/data/neighbors/";
-
-std::string read(const fs::path& file) {
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 fs::path scratch(const std::string& name) {
   return fs::temp_directory_path() /
@@ -85,7 +79,7 @@ TEST(NeighborsRun, EachDeclaredNeighbourIsARunWithItsOwnVerdict) {
                         kId + "valid_labels~label_limits\\\\\\[C\\\\\\]'$"))
       << out;
   // A JUnit entry of its own.
-  const std::string xml = read(junit);
+  const std::string xml = read_text(junit);
   fs::remove(junit);
   EXPECT_NE(xml.find("<testcase classname=\"" + kId +
                      "labels~label_limits[all_ignored]\" name=\"cpu\""),
@@ -149,7 +143,7 @@ TEST(NeighborsCommand, WritesChosenNeighboursAsOrdinaryCases) {
   EXPECT_EQ(write.status, 0) << write.output;
   const fs::path past = folder / "labels_label_limits_C.yaml";
   ASSERT_TRUE(fs::exists(past)) << write.output;
-  const std::string text = read(past);
+  const std::string text = read_text(past);
   EXPECT_EQ(text.find("\nneighbors:"), std::string::npos) << text;
   EXPECT_NE(text.find("target: {dtype: int64, shape: [3], values: [4, 2, 0]}"),
             std::string::npos)

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "casebook/loader.h"
+#include "run_command.h"
 #include "tensors/materialise.h"
 
 namespace casebook {
@@ -59,15 +60,13 @@ TEST(Recorder, KeepsTheFirstErrorNotALaterOne) {
   EXPECT_NE(recorder.first_error().find("Target 4 is out of bounds"),
             std::string::npos);
 
-  std::ifstream in(recorder.case_file());
-  std::stringstream text;
-  text << in.rdbuf();
-  EXPECT_NE(text.str().find("  first_error: \"Target 4 is out of bounds.\"\n"),
+  const std::string text = testing_support::read_text(recorder.case_file());
+  EXPECT_NE(text.find("  first_error: \"Target 4 is out of bounds.\"\n"),
             std::string::npos)
-      << text.str();
-  EXPECT_EQ(text.str().find("NaN loss"), std::string::npos);
-  EXPECT_NE(text.str().find("  iteration: 2\n"), std::string::npos);
-  EXPECT_NE(text.str().find("  last_completed_step: \"forward\"\n"),
+      << text;
+  EXPECT_EQ(text.find("NaN loss"), std::string::npos);
+  EXPECT_NE(text.find("  iteration: 2\n"), std::string::npos);
+  EXPECT_NE(text.find("  last_completed_step: \"forward\"\n"),
             std::string::npos);
   const LoadedCase loaded = load_case_file(recorder.case_file());
   ASSERT_TRUE(loaded.ok()) << loaded.errors.front().to_string();

@@ -16,13 +16,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using casebook::testing_support::read_text;
 
 int run_shell(const std::string& command, std::string* output) {
   casebook::testing_support::CommandResult run =

@@ -6,7 +6,10 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <regex>
+#include <sstream>
 #include <string>
 
 namespace casebook::testing_support {
@@ -34,6 +37,14 @@ inline CommandResult run_shell(const std::string& command) {
 inline CommandResult run_casebook(const std::string& arguments) {
   return run_shell("cd '" + std::string(CASEBOOK_SOURCE_DIR) + "' && '" +
                    CASEBOOK_EXECUTABLE + "' " + arguments);
+}
+
+// The bytes of a file a command wrote ("" when it cannot be read).
+inline std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 // Whether a line of `output` matches `pattern` (^ and $ match at lines).

@@ -15,6 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using casebook::testing_support::has_line;
+using casebook::testing_support::read_text;
 using casebook::testing_support::run_casebook;
 
 class ShowAndReport : public testing::Test {
@@ -94,10 +95,8 @@ TEST_F(ShowAndReport, WriteExpectedTurnsARunIntoOutputsThatPass) {
     const auto write_run =
         run_casebook("show " + file.string() + " --write-expected");
     EXPECT_EQ(write_run.status, 0) << write_run.output;
-    std::ifstream in(file);
-    std::ostringstream text;
-    text << in.rdbuf();
-    EXPECT_TRUE(has_line(text.str(), "^outputs: ")) << text.str();
+    const std::string text = read_text(file);
+    EXPECT_TRUE(has_line(text, "^outputs: ")) << text;
     const auto again = run_casebook("run --verbose " + file.string() +
                                     " --backend cpu --evidence ''");
     EXPECT_EQ(again.status, 0) << again.output;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "run_command.h"
 #include "runner/junit.h"
 #include "runner/output.h"
 #include "runner/rerun.h"
@@ -58,11 +59,8 @@ TEST(VerdictOutput, NotRunIsAnErrorInJunit) {
   summary.verdicts = {not_run, skipped};
   const fs::path file = fs::temp_directory_path() / "verdict_output_test.xml";
   write_junit(file, summary, {});
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string xml = testing_support::read_text(file);
   fs::remove(file);
-  const std::string xml = text.str();
   EXPECT_NE(xml.find("errors=\"1\" skipped=\"1\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("<error type=\"NOT RUN\" message=\"NOT RUN: not run: "
                      "interrupted by signal 2\">rerun: casebook run"),

@@ -4,6 +4,7 @@
 // Every input dim named by `along` (else the op's) takes the new size;
 // `values` repeat along it, a `fill` draws as many numbers as it needs.
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include "casebook/limits.h"
@@ -170,9 +171,21 @@ struct Sized {
   std::string change;
 };
 
-// One neighbour per size; sizes equal to the base's are the base itself.
-RuleResult resized(const Case& base, const std::string& rule_name,
-                   const ResizedDims& target, const std::vector<Sized>& sizes) {
+// The sizes a rule gives, each with its change told along `dims` (the names
+// of the dims resized: "target.0, input.0").
+using SizesFor = std::function<std::vector<Sized>(const std::string& dims)>;
+
+// Resolves the dims to resize (`op_dims` of the op's traits, unless `along`
+// names them), then makes one neighbour per size `sizes_for` gives; sizes
+// equal to the base's are the base itself.
+RuleResult resized(const Case& base, const NeighborRule& rule,
+                   const std::string& rule_name, OpDims op_dims,
+                   const SizesFor& sizes_for) {
+  ResizedDims target;
+  if (std::string why = resolve_dims(base, rule, op_dims, &target);
+      !why.empty()) {
+    return rule_error(why);
+  }
   if (base.grad && !base.grad->grad_outputs.empty()) {
     return rule_error(
         "`grad.grad_outputs` are written for the base case's "
@@ -180,7 +193,7 @@ RuleResult resized(const Case& base, const std::string& rule_name,
   }
   RuleResult result;
   std::set<int64_t> done;
-  for (const Sized& each : sizes) {
+  for (const Sized& each : sizes_for(target.names)) {
     if (each.size == target.size || !done.insert(each.size).second) continue;
     Neighbor neighbor =
         start_neighbor(base, rule_name, std::to_string(each.size), each.change);
@@ -207,53 +220,49 @@ RuleResult last_batch_rule(const Case& base, const NeighborRule& rule) {
         "needs `dataset_size` and `batch_size`: the incomplete last batch is "
         "dataset_size mod batch_size rows");
   }
-  const int64_t rest = *rule.dataset_size % *rule.batch_size;
-  if (*rule.batch_size > *rule.dataset_size) {
-    return rule_error("a batch of " + std::to_string(*rule.batch_size) +
+  const int64_t dataset_size = *rule.dataset_size;
+  const int64_t batch_size = *rule.batch_size;
+  const int64_t rest = dataset_size % batch_size;
+  if (batch_size > dataset_size) {
+    return rule_error("a batch of " + std::to_string(batch_size) +
                       " is larger than the data set of " +
-                      std::to_string(*rule.dataset_size) + " samples");
+                      std::to_string(dataset_size) + " samples");
   }
   if (rest == 0) {
-    return rule_error(
-        std::to_string(*rule.dataset_size) + " samples in batches of " +
-        std::to_string(*rule.batch_size) + " leave no incomplete batch");
+    return rule_error(std::to_string(dataset_size) + " samples in batches of " +
+                      std::to_string(batch_size) +
+                      " leave no incomplete batch");
   }
-  ResizedDims target;
-  if (std::string why =
-          resolve_dims(base, rule, &NeighborOpTraits::batch, &target);
-      !why.empty()) {
-    return rule_error(why);
-  }
-  const std::string along = " (" + target.names + ")";
   return resized(
-      base, "last_batch", target,
-      {{rest, "the last batch of " + std::to_string(*rule.dataset_size) +
-                  " samples in batches of " + std::to_string(*rule.batch_size) +
-                  ": " + std::to_string(rest) + " rows" + along},
-       {*rule.batch_size, "a full batch of " +
-                              std::to_string(*rule.batch_size) + " rows" +
-                              along}});
+      base, rule, "last_batch", &NeighborOpTraits::batch,
+      [&](const std::string& dims) {
+        const std::string along = " (" + dims + ")";
+        return std::vector<Sized>{
+            {rest, "the last batch of " + std::to_string(dataset_size) +
+                       " samples in batches of " + std::to_string(batch_size) +
+                       ": " + std::to_string(rest) + " rows" + along},
+            {batch_size, "a full batch of " + std::to_string(batch_size) +
+                             " rows" + along}};
+      });
 }
 
 RuleResult lengths_rule(const Case& base, const NeighborRule& rule) {
-  ResizedDims target;
-  if (std::string why =
-          resolve_dims(base, rule, &NeighborOpTraits::batch, &target);
-      !why.empty()) {
-    return rule_error(why);
-  }
-  const std::string along = " (" + target.names + ")";
   const NeighborOpTraits* traits = neighbor_op_traits(base.op);
   const bool empty =
       rule.empty.value_or(traits != nullptr && traits->allows_empty);
-  std::vector<Sized> sizes;
-  if (empty) sizes.push_back({0, "an empty dim" + along});
-  sizes.push_back({1, "the shortest non-empty length" + along});
-  if (rule.long_length) {
-    sizes.push_back(
-        {*rule.long_length, "the long length the case names" + along});
-  }
-  return resized(base, "lengths", target, sizes);
+  return resized(
+      base, rule, "lengths", &NeighborOpTraits::batch,
+      [&](const std::string& dims) {
+        const std::string along = " (" + dims + ")";
+        std::vector<Sized> sizes;
+        if (empty) sizes.push_back({0, "an empty dim" + along});
+        sizes.push_back({1, "the shortest non-empty length" + along});
+        if (rule.long_length) {
+          sizes.push_back(
+              {*rule.long_length, "the long length the case names" + along});
+        }
+        return sizes;
+      });
 }
 
 RuleResult block_boundaries_rule(const Case& base, const NeighborRule& rule) {
@@ -272,28 +281,24 @@ RuleResult block_boundaries_rule(const Case& base, const NeighborRule& rule) {
                       "` says nothing of the dim its blocks run along: give "
                       "`along: {input: dim}`");
   }
-  ResizedDims target;
-  if (std::string why =
-          resolve_dims(base, rule, &NeighborOpTraits::block_dims, &target);
-      !why.empty()) {
-    return rule_error(why);
-  }
-  std::vector<Sized> sizes;
-  const std::string along = " along " + target.names;
-  for (int64_t block : blocks) {
-    if (block - 1 >= 1) {
-      sizes.push_back({block - 1, "one short of the block of " +
-                                      std::to_string(block) + along});
-    }
-    sizes.push_back(
-        {block, "exactly the block of " + std::to_string(block) + along});
-    sizes.push_back(
-        {block + 1, "one past the block of " + std::to_string(block) + along});
-  }
-  std::stable_sort(
-      sizes.begin(), sizes.end(),
-      [](const Sized& a, const Sized& b) { return a.size < b.size; });
-  return resized(base, "block_boundaries", target, sizes);
+  return resized(
+      base, rule, "block_boundaries", &NeighborOpTraits::block_dims,
+      [&](const std::string& dims) {
+        const std::string along = " along " + dims;
+        std::vector<Sized> sizes;
+        for (int64_t block : blocks) {
+          const std::string of = std::to_string(block) + along;
+          if (block - 1 >= 1) {
+            sizes.push_back({block - 1, "one short of the block of " + of});
+          }
+          sizes.push_back({block, "exactly the block of " + of});
+          sizes.push_back({block + 1, "one past the block of " + of});
+        }
+        std::stable_sort(
+            sizes.begin(), sizes.end(),
+            [](const Sized& a, const Sized& b) { return a.size < b.size; });
+        return sizes;
+      });
 }
 
 }  // namespace casebook::model
