@@ -216,10 +216,11 @@ CpuInfo host_cpu();
 
 // The version of the LibTorch this process has loaded, from the library
 // itself, not its header (Debian's 1.13.1 says 1.13.0 in its header and in
-// its file name): the Debian package that owns libtorch_cpu.so ("1.13.1"),
-// else torch/version.py beside a pip wheel's lib/ ("2.11.0+cu130"), else the
-// file name's version. `*source` says where it came from. Empty when no
-// LibTorch is loaded.
+// its file name): the Debian package that owns libtorch_cpu.so ("1.13.1",
+// source "Debian package libtorch1.13"), else torch/version.py beside a
+// wheel's lib/ without its local part ("2.13.0", source "pip: torch
+// 2.13.0+cpu", the installer named by the wheel's dist-info), else the file
+// name's version. Empty when no LibTorch is loaded.
 std::string libtorch_library_version(std::string* source);
 
 // What `when` conditions read (casebook/case.h): torch (the library's

@@ -155,18 +155,26 @@ std::string libtorch_library_version(std::string* source) {
       return version;
     }
   }
-  // A pip wheel: torch/lib/libtorch_cpu.so beside torch/version.py.
-  const std::filesystem::path version_py =
-      real.parent_path().parent_path() / "version.py";
-  std::istringstream text(read_file(version_py.c_str()));
+  // A wheel: torch/lib/libtorch_cpu.so beside torch/version.py; its version
+  // without the local part (2.13.0 of 2.13.0+cpu), and who installed it
+  // (torch-*.dist-info/INSTALLER: "pip", "uv", ...).
+  const std::filesystem::path torch_root = real.parent_path().parent_path();
+  std::istringstream text(read_file((torch_root / "version.py").c_str()));
   for (std::string line; std::getline(text, line);) {
     if (line.rfind("__version__", 0) != 0) continue;
     const size_t open = line.find_first_of("'\"");
     const size_t close = line.find_last_of("'\"");
-    if (open != std::string::npos && close > open) {
-      if (source) *source = version_py.filename().string() + " of the wheel";
-      return line.substr(open + 1, close - open - 1);
+    if (open == std::string::npos || close <= open) continue;
+    const std::string full = line.substr(open + 1, close - open - 1);
+    if (source) {
+      const std::filesystem::path installer = torch_root.parent_path() /
+                                              ("torch-" + full + ".dist-info") /
+                                              "INSTALLER";
+      const std::string installed_by = read_file(installer.c_str());
+      const std::string by(diagnosis_text::trim(installed_by));
+      *source = (by.empty() ? "wheel" : by) + ": torch " + full;
     }
+    return full.substr(0, full.find('+'));
   }
   // The file name: libtorch_cpu.so.1.13.0.
   const std::string file = real.filename().string();
