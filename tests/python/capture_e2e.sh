@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # End to end (ctest label `python`): the casebook_capture package installs
-# offline with pip into a venv over Debian's python3-torch, a training loop
-# failing on a label of 4 in a 4-class problem records a case, and casebook
-# runs that case to index_out_of_range on the CPU.
-# usage: capture_e2e.sh CASEBOOK_EXECUTABLE SOURCE_DIR
+# offline with pip into a venv over PYTHON's torch (the torch whose LibTorch
+# casebook was built against: Debian's python3-torch for Debian's LibTorch, a
+# pip venv's torch 2.x for that wheel), a training loop failing on a label of
+# 4 in a 4-class problem records a case (its tensors saved by that torch's
+# torch.save), and casebook runs that case to index_out_of_range on the CPU.
+# The shipped .pt fixtures load in that torch with weights_only=True.
+# usage: capture_e2e.sh CASEBOOK_EXECUTABLE SOURCE_DIR [PYTHON]
 set -euo pipefail
 casebook=$1
 source_dir=$2
-python=/usr/bin/python3  # Debian's, with python3-torch (not the one on PATH)
+python=${3:-/usr/bin/python3}  # default: Debian's, with python3-torch
 if ! "$python" -c 'import torch, numpy, venv' 2>/dev/null; then
   echo "SKIP: $python lacks torch, numpy or venv (ci/install-deps.sh)"
   exit 77
@@ -17,6 +20,12 @@ trap 'rm -rf "$work"' EXIT
 # A copy: pip's build must not leave build/ or *.egg-info in the source.
 cp -r "$source_dir/python" "$work/package"
 "$python" -m venv --system-site-packages "$work/venv"
+# A venv made from a venv's Python sees the base interpreter's packages, not
+# that venv's: point it at PYTHON's own site-packages too.
+purelib=$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+venv_purelib=$("$work/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+echo "$purelib" >"$venv_purelib/casebook-e2e-base.pth"
+"$work/venv/bin/python" -c 'import torch; print("torch", torch.__version__)'
 "$work/venv/bin/pip" install --quiet --no-build-isolation --no-index \
   --disable-pip-version-check "$work/package"
 mkdir -p "$work/project/fixtures"
@@ -35,3 +44,12 @@ echo "$output"
 test "$status" -eq 1
 echo "$output" | grep -Eq 'cross_entropy/label_4 +FAIL index_out_of_range'
 echo "PASS: the captured case fails with index_out_of_range on cpu"
+# The committed .pt fixtures load as weights (no code) in this torch.
+find "$source_dir/fixtures" -name '*.pt' -print0 |
+  xargs -0 -r "$work/venv/bin/python" -c '
+import sys, torch
+for path in sys.argv[1:]:
+    value = torch.load(path, weights_only=True)
+    print("PASS: weights_only load of", path.split("/fixtures/")[-1], type(value).__name__)
+'
+

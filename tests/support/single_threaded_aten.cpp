@@ -1,8 +1,10 @@
-// The kernel test program forks (run_in_child, the runner's children): before
-// the first test, ATen is made single-threaded, so that no OpenMP pool is
-// running at fork(). The library refuses to fork otherwise
-// (process/fork_rules.h). Seeds come from local CPU generators
-// (kernel_test_support.h), never at::manual_seed, which seeds, and so
+// Every test program that forks (run_in_child, the runner's children, the
+// fork server) makes ATen single-threaded before its first test, so that no
+// OpenMP pool is running at fork(): the library refuses to fork otherwise
+// (process/fork_rules.h). A test that calls an op in the parent before
+// asking for this itself would start the pool (seen with LibTorch 2.13:
+// slow_conv2d opens a parallel region for a 1x2x5x5 input). Seeds
+// come from local CPU generators, never at::manual_seed, which seeds, and so
 // initialises, CUDA in a CUDA LibTorch.
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>

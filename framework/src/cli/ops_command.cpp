@@ -26,13 +26,9 @@ bool matches(const std::string& glob, const std::string& name) {
          plain.find(glob) != std::string::npos;
 }
 
-std::string type_of(const c10::Argument& argument) {
-  return argument.real_type()->str();
-}
-
 // As the schema prints it: `int[2]`, not `int[]`.
 std::string shown_type(const c10::Argument& argument) {
-  std::string type = type_of(argument);
+  std::string type = aten::argument_type(argument);
   const size_t list = type.find("[]");
   if (argument.N() && list != std::string::npos) {
     type.insert(list + 1, std::to_string(*argument.N()));
@@ -49,13 +45,14 @@ std::string yaml_of(const c10::Argument& argument, const c10::IValue& value) {
   if (value.isNone()) return "null";
   if (value.isBool()) return value.toBool() ? "true" : "false";
   if (value.isInt()) {
-    if (argument.name() == "reduction" && type_of(argument) == "int") {
+    if (argument.name() == "reduction" &&
+        aten::argument_type(argument) == "int") {
       const int64_t reduction = value.toInt();
       if (reduction == 0) return "none";
       if (reduction == 1) return "mean";
       if (reduction == 2) return "sum";
     }
-    const std::string type = type_of(argument);
+    const std::string type = aten::argument_type(argument);
     if (type.rfind("ScalarType", 0) == 0) {
       return "TODO  # a dtype";
     }
@@ -193,7 +190,7 @@ std::string case_skeleton(const std::string& op, std::string* error) {
   std::ostringstream args;
   std::ostringstream inputs;
   for (const c10::Argument& argument : schema.arguments()) {
-    const std::string type = type_of(argument);
+    const std::string type = aten::argument_type(argument);
     const std::string base =
         optional_type(type) ? type.substr(0, type.size() - 1) : type;
     const std::string input_name =

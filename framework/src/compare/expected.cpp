@@ -15,6 +15,9 @@ namespace {
 constexpr int64_t kChunk = int64_t{1} << 22;  // as compare.cpp: 32 MiB of f64
 
 std::string number_text(double value) {
+  // A NaN's sign says nothing to the reader, and differs by version (LibTorch
+  // 2.13 gives -nan where 1.13 gave nan for the same op).
+  if (std::isnan(value)) return "nan";
   std::ostringstream out;
   out.precision(8);
   out << value;

@@ -157,9 +157,12 @@ std::optional<Family> classify_message(std::string_view lower) {
   // A dim argument out of range is a rejected argument, though LibTorch
   // throws it as c10::IndexError: the data's indices are not at fault.
   if (has(lower, "dimension out of range")) return Family::kContract;
+  // LibTorch 2.x's embedding_bag: "Index 1 of input takes value 10 which is
+  // not in the valid range [0, 10)" (a plain c10::Error).
   if (has_any(lower, {"out of bounds", "out of data bounds",
                       "class values must be smaller than num_classes"}) ||
-      (has(lower, "index") && has(lower, "out of range"))) {
+      (has(lower, "index") &&
+       has_any(lower, {"out of range", "not in the valid range"}))) {
     return Family::kIndexOutOfRange;
   }
   return std::nullopt;

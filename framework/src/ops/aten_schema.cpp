@@ -16,12 +16,6 @@
 namespace casebook::aten {
 namespace {
 
-// The schema's own spelling of a type: "int[]", "SymInt", "ScalarType?".
-// real_type() keeps ScalarType, Layout and SymInt apart from int.
-std::string type_text(const c10::Argument& argument) {
-  return argument.real_type()->str();
-}
-
 bool is_optional(const std::string& type) {
   return !type.empty() && type.back() == '?';
 }
@@ -172,6 +166,16 @@ std::string unknown_name(const std::string& given, const std::string& what,
 
 std::string libtorch_version() { return TORCH_VERSION; }
 
+std::string argument_type(const c10::Argument& argument) {
+  // real_type() keeps ScalarType and Layout apart from int.
+  std::string type = argument.real_type()->str();
+  for (size_t at = type.find("SymInt"); at != std::string::npos;
+       at = type.find("SymInt", at)) {
+    type.replace(at, 6, "int");
+  }
+  return type;
+}
+
 std::string operator_name(const std::string& case_op,
                           std::optional<std::string>* overload) {
   *overload = std::nullopt;
@@ -262,7 +266,7 @@ std::string schema_text(const c10::FunctionSchema& schema) {
 
 std::optional<c10::IValue> to_ivalue(const c10::Argument& argument,
                                      const ArgValue& value, std::string* why) {
-  const std::string type = type_text(argument);
+  const std::string type = argument_type(argument);
   const std::string base = base_type(type);
   auto fail = [&](const std::string& expected) -> std::optional<c10::IValue> {
     *why = "expected " + expected + " (" + type + "), got " + describe(value);
@@ -281,7 +285,7 @@ std::optional<c10::IValue> to_ivalue(const c10::Argument& argument,
     if (found == reductions.end()) return fail("mean, sum, none or an integer");
     return c10::IValue(found->second);
   }
-  if (base == "int" || base == "SymInt") {
+  if (base == "int") {
     if (!is_int(value)) return fail("an integer");
     return c10::IValue(value.int_value);
   }
@@ -332,7 +336,7 @@ std::optional<c10::IValue> to_ivalue(const c10::Argument& argument,
     }
     return c10::IValue(found->second);
   }
-  if (base == "int[]" || base == "SymInt[]") {
+  if (base == "int[]") {
     const auto items = list_items(argument, value, &is_int);
     if (!items) return fail("a list of integers");
     std::vector<int64_t> ints;
@@ -382,7 +386,7 @@ std::optional<Binding> bind(const c10::OperatorHandle& op,
   std::vector<bool> input_used(input_names.size(), false);
   std::set<std::string> args_used;
   for (const c10::Argument& argument : schema.arguments()) {
-    const std::string type = type_text(argument);
+    const std::string type = argument_type(argument);
     const std::string base = base_type(type);
     ArgumentSource source;
     const auto given = std::find_if(args.begin(), args.end(), [&](auto& pair) {
@@ -505,7 +509,7 @@ std::vector<c10::IValue> call(const Binding& binding,
         stack.emplace_back(inputs.at(source.inputs[0]));
         break;
       case ArgumentSource::Kind::kInputList:
-        if (base_type(type_text(argument)) == "Tensor?[]") {
+        if (base_type(argument_type(argument)) == "Tensor?[]") {
           c10::List<c10::optional<at::Tensor>> list;
           for (size_t input : source.inputs) list.push_back(inputs.at(input));
           stack.emplace_back(list);

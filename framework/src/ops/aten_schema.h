@@ -35,6 +35,12 @@ std::vector<c10::OperatorHandle> overloads_of(const std::string& name);
 // Every operator name with a schema ("aten::add"), sorted, each once.
 const std::vector<std::string>& all_operator_names();
 
+// An argument's type as a case author reads it: "int[]", "ScalarType?".
+// LibTorch 2.x declares sizes SymInt ("SymInt[2] stride") where 1.13 and
+// Python say int, and a case gives both as integers: SymInt is shown as int.
+// This is the one place that tells the two versions' argument types apart.
+std::string argument_type(const c10::Argument& argument);
+
 // "aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"
 std::string schema_text(const c10::FunctionSchema& schema);
 
