@@ -4,17 +4,20 @@
 #    AddressSanitizer, LeakSanitizer and UndefinedBehaviorSanitizer (`asan`
 #    preset, GCC). casebook's code is instrumented, LibTorch is Debian's;
 #    nothing is excluded. On 2 cores: about 10 minutes to build, 3 to run.
-#  - each libFuzzer target for CASEBOOK_FUZZ_SECONDS (default 25), seeded
-#    with cases/ and fixtures/ (`fuzz` preset, clang), from a fixed seed
-#    (CASEBOOK_FUZZ_SEED, default 1; 0 draws a new one each run).
+#  - each libFuzzer target for a fixed number of inputs from a fixed seed
+#    (CASEBOOK_FUZZ_SEED, default 1), seeded with cases/ and fixtures/
+#    (`fuzz` preset, clang): the same commit, the same answer. To explore:
+#    CASEBOOK_FUZZ_SEED=0 CASEBOOK_FUZZ_SECONDS=600 ci/hardening.sh.
 # CASEBOOK_SKIP_HARDENING=1 skips it (a quick local run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "${CASEBOOK_SKIP_HARDENING:-0}" = 1 ] && exit 0
-cmake --preset asan >/dev/null
+# The LibTorch of the lane that called (ci/lane.sh): Debian's in CI.
+from=${CASEBOOK_TORCH_FROM:-auto}
+cmake --preset asan -DCASEBOOK_TORCH_FROM="$from" >/dev/null
 cmake --build --preset asan
 ctest --preset asan
-cmake --preset fuzz -DCASEBOOK_FUZZ_SECONDS="${CASEBOOK_FUZZ_SECONDS:-25}" \
+cmake --preset fuzz -DCASEBOOK_TORCH_FROM="$from" -DCASEBOOK_FUZZ_SECONDS="${CASEBOOK_FUZZ_SECONDS:-0}" \
   -DCASEBOOK_FUZZ_SEED="${CASEBOOK_FUZZ_SEED:-1}" >/dev/null
 cmake --build --preset fuzz
 ctest --preset fuzz

@@ -108,6 +108,20 @@ if(CUDAToolkit_BIN_DIR AND NOT DEFINED CUDA_TOOLKIT_ROOT_DIR)
 endif()
 # What Caffe2's cuda.cmake would otherwise guess for its own flags (eleven
 # architectures, none of them casebook's); the plugin's stay the preset's.
+# A wheel's Caffe2 config links libnvrtc from the toolkit, which a toolkit
+# of nvcc and the runtime alone (this project's machines) lacks; the wheel
+# ships its own (nvidia/cu*/lib), the one its libtorch_cuda.so loads.
+# (Caffe2's FindCUDA resets CUDA_nvrtc_LIBRARY; CUDA_NVRTC_LIB, which its
+# cuda.cmake caches without FORCE, is what TorchConfig links.)
+if(_casebook_torch_dir AND NOT CUDA_NVRTC_LIB AND CUDA_TOOLKIT_ROOT_DIR AND
+   NOT EXISTS "${CUDA_TOOLKIT_ROOT_DIR}/lib64/libnvrtc.so")
+  file(GLOB _casebook_wheel_nvrtc "${_casebook_torch_root}/../nvidia/cu*/lib/libnvrtc.so.*")
+  if(_casebook_wheel_nvrtc)
+    list(GET _casebook_wheel_nvrtc 0 _casebook_wheel_nvrtc)
+    set(CUDA_NVRTC_LIB "${_casebook_wheel_nvrtc}" CACHE FILEPATH
+      "libnvrtc: the wheel's, where the CUDA toolkit has none")
+  endif()
+endif()
 # "90-real;90-virtual" -> "9.0".
 if(CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST} AND
    NOT DEFINED TORCH_CUDA_ARCH_LIST)

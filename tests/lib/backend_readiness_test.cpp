@@ -90,6 +90,12 @@ TEST(BackendReadiness, OneReadyPartMakesItReadyTwoAbsentOnesAbsent) {
                         part(Readiness::kAbsent, "no device"));
   EXPECT_EQ(none.state, Readiness::kAbsent);
   EXPECT_EQ(none.reason, "no device; cpu torch");
+  // A CUDA LibTorch and the CUDA plugin asked the same runtime: said once.
+  EXPECT_EQ(
+      combine_readiness(Backend::kCuda, part(Readiness::kAbsent, "no device"),
+                        part(Readiness::kAbsent, "no device"))
+          .reason,
+      "no device");
   EXPECT_EQ(combine_readiness(Backend::kCpu, part(Readiness::kAbsent),
                               part(Readiness::kAbsent))
                 .state,

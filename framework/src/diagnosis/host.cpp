@@ -167,10 +167,16 @@ std::string libtorch_library_version(std::string* source) {
     if (open == std::string::npos || close <= open) continue;
     const std::string full = line.substr(open + 1, close - open - 1);
     if (source) {
-      const std::filesystem::path installer = torch_root.parent_path() /
-                                              ("torch-" + full + ".dist-info") /
-                                              "INSTALLER";
-      const std::string installed_by = read_file(installer.c_str());
+      // The dist-info folder carries the local part or not, by wheel:
+      // torch-2.13.0+cpu.dist-info, torch-2.14.1.dist-info.
+      std::string installed_by;
+      for (const std::string& named : {full, full.substr(0, full.find('+'))}) {
+        const std::filesystem::path installer =
+            torch_root.parent_path() / ("torch-" + named + ".dist-info") /
+            "INSTALLER";
+        installed_by = read_file(installer.c_str());
+        if (!installed_by.empty()) break;
+      }
       const std::string by(diagnosis_text::trim(installed_by));
       *source = (by.empty() ? "wheel" : by) + ": torch " + full;
     }

@@ -47,12 +47,14 @@ BackendReadiness combine_readiness(Backend backend, PartReadiness torch,
     }
   } else {
     // The kernel plugin speaks for the device when it asked the runtime;
-    // without it, both reasons.
+    // without it, both reasons, and one where both parts asked the same
+    // runtime the same question (a CUDA LibTorch and the CUDA plugin on a
+    // machine without a driver).
     result.state = Readiness::kAbsent;
-    result.reason = kernels.reason.empty() ? torch.reason
-                    : torch.reason.empty()
-                        ? kernels.reason
-                        : kernels.reason + "; " + torch.reason;
+    result.reason =
+        kernels.reason.empty() || kernels.reason == torch.reason ? torch.reason
+        : torch.reason.empty() ? kernels.reason
+                               : kernels.reason + "; " + torch.reason;
   }
   result.torch = std::move(torch);
   result.kernels = std::move(kernels);

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# One lane of ci/test.sh: a LibTorch, its build, its tests. Extra arguments go
+# to ctest. Each lane prints how long its parts took.
+#
+#   cpu         the `cpu` preset with the LibTorch found first; unit tests and
+#               every case (ctest), the downstream example, the hardening lane
+#   debian      the same with Debian's libtorch-dev 1.13.1 (CASEBOOK_TORCH_FROM=system)
+#   torch-2.13  the `pip-cpu` preset against pip's torch 2.13.0 (CPU) in a venv
+#               of its own (ci/install-torch.sh): unit tests, every case, the
+#               Python capture module with that torch, the downstream example
+#   cuda-2.14   the `cuda` preset against pip's torch 2.14.1 (CUDA): configure,
+#               compile and link, then what the build must say without a GPU
+#               (ci/cuda-without-gpu.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+lane=${1:?usage: ci/lane.sh cpu|debian|torch-2.13|cuda-2.14 [CTEST_ARGS...]}
+shift
+
+step_start=$(date +%s)
+timed() {
+  local name=$1
+  shift
+  "$@"
+  echo "lane ${lane}: ${name} took $(( $(date +%s) - step_start )) s"
+  step_start=$(date +%s)
+}
+
+case "$lane" in
+  cpu | debian)
+    from=${CASEBOOK_TORCH_FROM:-auto}
+    [ "$lane" = debian ] && from=system
+    export CASEBOOK_TORCH_FROM=$from
+    timed configure cmake --preset cpu -DCASEBOOK_TORCH_FROM="$from"
+    timed build cmake --build --preset cpu
+    timed ctest ctest --preset cpu "$@"
+    # The installed CMake package, used by a project of its own (examples/).
+    timed downstream ci/downstream.sh build/cpu
+    # Sanitizers and fuzzers: the hardening lane.
+    timed hardening ci/hardening.sh
+    ;;
+  torch-2.13)
+    CASEBOOK_PYTHON=$(ci/install-torch.sh 2.13.0)
+    export CASEBOOK_PYTHON
+    timed install-torch true
+    timed configure cmake --preset pip-cpu
+    timed build cmake --build --preset pip-cpu
+    timed ctest ctest --preset pip-cpu "$@"
+    timed downstream ci/downstream.sh build/pip-cpu
+    ;;
+  cuda-2.14)
+    CASEBOOK_PYTHON=$(ci/install-torch.sh 2.14.1)
+    export CASEBOOK_PYTHON
+    timed install-torch true
+    timed configure cmake --preset cuda
+    # What a GPU-less machine can prove: the executable, the plugins and the
+    # test programs compile and link (ctest's GPU lanes need the device).
+    timed build cmake --build --preset cuda
+    timed checks ci/cuda-without-gpu.sh build/cuda
+    ;;
+  *)
+    echo "ci/lane.sh: unknown lane '$lane' (cpu, debian, torch-2.13, cuda-2.14)" >&2
+    exit 2
+    ;;
+esac
