@@ -275,7 +275,8 @@ std::vector<Malformed> malformed() {
       {"message_bad_regex",
        with_extra("expect: {cpu: {error: contract, message: '(a'}}\n"),
        {f + "6:42: `expect.cpu.message`: expected a regular expression "
-            "(ECMAScript); `(a` does not compile: "}},
+            "(RE2's syntax: no backreferences or look-around); `(a` does not "
+            "compile: "}},
       {"outputs_with_error",
        with_extra(
            "expect: {cpu: {error: contract, outputs: {0: {finite: true}}}, "

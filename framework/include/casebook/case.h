@@ -64,8 +64,8 @@ struct ArgValue {
 struct Fill {
   enum class Kind { kNormal, kUniform, kRandint, kArange, kFull, kTorch };
   Kind kind = Kind::kFull;
-  double first = 0.0;   // mean, low, start, p, or the full value
-  double second = 0.0;  // std, high (excluded for randint), step
+  double first = 0.0;      // mean, low, start, p, or the full value
+  double second = 0.0;     // std, high (excluded for randint), step
   std::string torch_call;  // kTorch
 };
 
@@ -184,8 +184,8 @@ struct Expectation {
   // report is checked against the op later, and named there).
   SourceLocation positions_where;
   SourceLocation processed_where;
-  // kError: an ECMAScript regular expression the first error's text must
-  // contain a match of (`message`).
+  // kError: a regular expression (RE2's syntax, model/message_pattern.h)
+  // the first error's text must contain a match of (`message`).
   std::optional<std::string> message;
   // Outputs this backend alone must have; an entry replaces the case's
   // top-level entry with the same key.

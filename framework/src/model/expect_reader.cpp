@@ -1,10 +1,10 @@
 // `expect`: per backend, what must happen; and the rules that tie it to
 // `backends`, `reference` and the op's kind.
 #include <algorithm>
-#include <regex>
 #include <string>
 #include <vector>
 
+#include "model/message_pattern.h"
 #include "model/sections.h"
 
 namespace casebook::model {
@@ -35,19 +35,19 @@ std::optional<std::string> read_reason(Reader& reader, const Entry& entry,
   return reason;
 }
 
-// `message`: an ECMAScript regular expression, checked here so that a bad
-// one is the file's error, not a run's.
+// `message`: a regular expression (RE2's syntax: linear time, no
+// backreferences or look-around), checked here so that a bad one is the
+// file's error, not a run's.
 std::optional<std::string> read_message_pattern(Reader& reader,
                                                 const Entry& entry,
                                                 const std::string& path) {
   auto pattern = reader.read_string(entry, path);
   if (!pattern) return std::nullopt;
-  try {
-    std::regex compiled(*pattern, std::regex::ECMAScript);
-  } catch (const std::regex_error& error) {
+  if (const auto problem = message_pattern_problem(*pattern)) {
     reader.error(reader.where(entry), path,
-                 "expected a regular expression (ECMAScript); `" + *pattern +
-                     "` does not compile: " + error.what());
+                 "expected a regular expression (RE2's syntax: no "
+                 "backreferences or look-around); `" +
+                     *pattern + "` does not compile: " + *problem);
     return std::nullopt;
   }
   return pattern;

@@ -1,11 +1,11 @@
 #include "runner/judge.h"
 
-#include <regex>
 #include <sstream>
 
 #include "casebook/diagnosis.h"
 #include "compare/compare.h"
 #include "compare/expected.h"
+#include "model/message_pattern.h"
 #include "runner/evidence.h"
 #include "runner/rerun.h"
 
@@ -202,9 +202,7 @@ void judge_error(const Expectation& expect, const Observed& seen,
                     text(seen.positions) + ": " + first_line(seen.message));
     return;
   }
-  if (expect.message &&
-      !std::regex_search(seen.message,
-                         std::regex(*expect.message, std::regex::ECMAScript))) {
+  if (expect.message && !message_matches(*expect.message, seen.message)) {
     set_failure(verdict, Verdict::kFail, seen.family,
                 "expected " + wanted + " with a message matching `" +
                     *expect.message + "`; got " + family_text(seen.family) +
@@ -265,9 +263,9 @@ CaseVerdict judge(const JudgeInputs& in) {
   verdict.case_id = in.planned.loaded.id;
   verdict.backend = in.backend;
   verdict.file = in.planned.loaded.file;
-  verdict.rerun_command =
-      in.options != nullptr ? rerun_line(in.planned, in.backend, *in.options)
-                            : rerun_command(in.planned, in.backend);
+  verdict.rerun_command = in.options != nullptr
+                              ? rerun_line(in.planned, in.backend, *in.options)
+                              : rerun_command(in.planned, in.backend);
   if (!in.planned.runnable()) {
     std::ostringstream all;
     for (const CaseError& error : in.planned.loaded.errors) {
