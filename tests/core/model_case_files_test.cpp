@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 
@@ -167,6 +168,57 @@ TEST_F(TempFolder, FindCaseFilesRecursesSortsAndSkipsFixtures) {
       root_ / "cases/a.yml", root_ / "cases/b/z.yaml", root_ / "extra/c.yaml"};
   EXPECT_EQ(found, expected);
   EXPECT_EQ(missing, std::vector<fs::path>{root_ / "nowhere"});
+}
+
+// Issue 26: a `loop -> .` link ran a case 41 times; two such links never
+// ended and grew without bound.
+TEST_F(TempFolder, LinkedFoldersInsideAreWalkedOnceUnderTheirOwnPath) {
+  write("cases/a/x.yaml", "");
+  write("cases/b.yaml", "");
+  fs::create_directory_symlink(".", root_ / "cases/loop");
+  fs::create_directory_symlink("..", root_ / "cases/a/up");
+  fs::create_directory_symlink("../a", root_ / "cases/a/again");
+  std::vector<fs::path> missing;
+  std::vector<CaseError> refused;
+  const std::vector<fs::path> found =
+      find_case_files({root_ / "cases"}, &missing, &refused);
+  EXPECT_EQ(found, (std::vector<fs::path>{root_ / "cases/a/x.yaml",
+                                          root_ / "cases/b.yaml"}));
+  EXPECT_TRUE(refused.empty());
+}
+
+TEST_F(TempFolder, LinksOutsideTheNamedFolderAreRefusedUnlessAllowed) {
+  write("cases/mine.yaml", "");
+  write("elsewhere/theirs.yaml", "");
+  write("elsewhere/deeper/more.yaml", "");
+  fs::create_directory_symlink(root_ / "elsewhere", root_ / "cases/linked");
+  fs::create_symlink(root_ / "elsewhere/theirs.yaml", root_ / "cases/one.yaml");
+  std::vector<fs::path> missing;
+  std::vector<CaseError> refused;
+  EXPECT_EQ(find_case_files({root_ / "cases"}, &missing, &refused),
+            std::vector<fs::path>{root_ / "cases/mine.yaml"});
+  ASSERT_EQ(refused.size(), 2u);
+  std::vector<std::string> texts;
+  for (const CaseError& error : refused) texts.push_back(error.to_string());
+  std::sort(texts.begin(), texts.end());
+  EXPECT_EQ(texts[0], (root_ / "cases/linked").string() + ": a link to " +
+                          fs::canonical(root_ / "elsewhere").string() +
+                          ", outside " + (root_ / "cases").string() +
+                          ": not taken (a merge request's link must not "
+                          "bring in files from elsewhere; "
+                          "--allow-links-outside takes it)");
+  EXPECT_EQ(
+      texts[1].rfind((root_ / "cases/one.yaml").string() + ": a link to ", 0),
+      0u)
+      << texts[1];
+  refused.clear();
+  EXPECT_EQ(find_case_files({root_ / "cases"}, &missing, &refused,
+                            /*allow_links_outside=*/true),
+            (std::vector<fs::path>{root_ / "cases/linked/deeper/more.yaml",
+                                   root_ / "cases/linked/theirs.yaml",
+                                   root_ / "cases/mine.yaml",
+                                   root_ / "cases/one.yaml"}));
+  EXPECT_TRUE(refused.empty());
 }
 
 TEST_F(TempFolder, UnreadableFiles) {

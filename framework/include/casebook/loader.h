@@ -46,9 +46,17 @@ LoadedCase load_case_text(const std::string& text,
 
 // Every *.yaml and *.yml under the given files and folders (recursively),
 // each once, sorted; a path that does not exist is reported in `missing`.
+// A linked folder inside the named one is not followed (its folder is
+// walked under its own path): a `loop -> .` link neither repeats cases nor
+// walks without end, and every folder is taken once. A linked folder or case
+// file that resolves outside the folder it was found under (the one named) is
+// not taken: it is reported in `refused` (an error naming the link and where
+// it points) unless `allow_links_outside`.
 std::vector<std::filesystem::path> find_case_files(
     const std::vector<std::filesystem::path>& paths,
-    std::vector<std::filesystem::path>* missing);
+    std::vector<std::filesystem::path>* missing,
+    std::vector<CaseError>* refused = nullptr,
+    bool allow_links_outside = false);
 
 // The fixture folder for a case file: `fixtures/` beside it or in the nearest
 // folder above it; nullopt when there is none.

@@ -60,6 +60,9 @@ struct RunOptions {
   // `casebook diagnose` reruns with CUDA_LAUNCH_BLOCKING=1 and the like.
   std::vector<std::pair<std::string, std::string>> child_environment;
   bool print_progress = false;  // a line per verdict as it lands
+  // Linked case files and folders resolving outside the folders named are
+  // taken (refused otherwise: each an ERROR, invalid_case).
+  bool allow_links_outside = false;
   // CPU runs' children are forked by a fork server, not by the runner (the
   // runner's own memory map made each fork cost it ~4 ms); false only to
   // measure what that saves (bench/).

@@ -30,6 +30,9 @@ struct CommonArguments {
   // run and test: the root of the evidence folders of failing mismatches;
   // empty: none written.
   std::string evidence = "casebook-evidence";
+  // Take linked case files and folders that resolve outside the folders
+  // named (refused otherwise: a merge request's link).
+  bool allow_links_outside = false;
 };
 
 // "I/N" (0 <= I < N) into a shard; false for anything else.

@@ -30,6 +30,9 @@ void add_common(CLI::App* command, CommonArguments* arguments) {
       "--shard", arguments->shard,
       "I/N: run this machine's share of the cases, shard I of N (0-based), "
       "assigned by case id so that a case keeps its shard");
+  command->add_flag("--allow-links-outside", arguments->allow_links_outside,
+                    "take linked case files and folders that resolve outside "
+                    "the folders named (refused otherwise)");
   command
       ->add_option("--isolation", arguments->isolation,
                    "pooled: a fork per CPU run, one worker per GPU backend "
@@ -179,7 +182,8 @@ int main_entry(int argc, char** argv) {
   std::string new_name;
   CLI::App* new_case = app.add_subcommand(
       "new", "write a case skeleton from an operator's schema");
-  new_case->add_option("op", new_op, "torch.<name> or aten::<name>[.<overload>]")
+  new_case
+      ->add_option("op", new_op, "torch.<name> or aten::<name>[.<overload>]")
       ->required();
   new_case
       ->add_option("name", new_name,
@@ -211,17 +215,20 @@ int main_entry(int argc, char** argv) {
       "turn saved tensors (.pt from torch.save, .npy, .safetensors) into a "
       "case file and fixtures named by their sha256, then run it and print "
       "its verdict per backend");
-  capture->add_option("--op", capture_arguments.op,
-                      "torch.<name>, aten::<name>[.<overload>], ...")
+  capture
+      ->add_option("--op", capture_arguments.op,
+                   "torch.<name>, aten::<name>[.<overload>], ...")
       ->required();
-  capture->add_option("--tensor", capture_arguments.tensors,
-                      "NAME=FILE[#KEY]: an input of the op (KEY: a dict key, "
-                      "a list index or a safetensors name)")
+  capture
+      ->add_option("--tensor", capture_arguments.tensors,
+                   "NAME=FILE[#KEY]: an input of the op (KEY: a dict key, "
+                   "a list index or a safetensors name)")
       ->required();
   capture->add_option("--arg", capture_arguments.args,
                       "KEY=VALUE: an argument of the op (YAML text)");
-  capture->add_option("--name", capture_arguments.name,
-                      "the case's name: writes <cases>/<op>/<name>.yaml")
+  capture
+      ->add_option("--name", capture_arguments.name,
+                   "the case's name: writes <cases>/<op>/<name>.yaml")
       ->required();
   capture->add_option("--cases", capture_arguments.cases, "the cases folder")
       ->capture_default_str();
@@ -233,8 +240,9 @@ int main_entry(int argc, char** argv) {
   capture->add_option("--origin", capture_arguments.origin,
                       "KEY=VALUE for the dossier: first_error, iteration, "
                       "last_completed_step, versions.NAME, data.NAME, ...");
-  capture->add_option("--backend,-b", capture_arguments.backends,
-                      "backends to run the new case on")
+  capture
+      ->add_option("--backend,-b", capture_arguments.backends,
+                   "backends to run the new case on")
       ->capture_default_str();
   capture->add_flag("--expect-failure", capture_arguments.expect_failure,
                     "exit 1 when the capture does not reproduce (every "

@@ -108,6 +108,7 @@ bool to_run_options(const CommonArguments& arguments, RunOptions* options,
   }
   options->filter = arguments.filter;
   options->evidence_root = arguments.evidence;
+  options->allow_links_outside = arguments.allow_links_outside;
   paths->clear();
   for (const std::string& path : arguments.paths) paths->emplace_back(path);
   if (paths->empty()) {

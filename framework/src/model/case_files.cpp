@@ -1,5 +1,7 @@
 // Paths and names around case files: error text, ids, discovery, fixtures,
 // and the nearest-name suggestion for misspelt keys.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <set>
 #include <system_error>
@@ -61,13 +63,51 @@ bool is_case_file(const fs::path& path) {
   return extension == ".yaml" || extension == ".yml";
 }
 
+// Whether `path` (canonical) lies in `folder` (canonical) or is it.
+bool lies_in(const fs::path& path, const fs::path& folder) {
+  auto part = path.begin();
+  for (auto wanted = folder.begin(); wanted != folder.end(); ++wanted, ++part) {
+    if (part == path.end() || *part != *wanted) return false;
+  }
+  return true;
+}
+
+// A folder's identity, whatever path reached it.
+struct FolderId {
+  dev_t device;
+  ino_t inode;
+  bool operator<(const FolderId& other) const {
+    return device != other.device ? device < other.device : inode < other.inode;
+  }
+};
+
+std::optional<FolderId> folder_id(const fs::path& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return std::nullopt;
+  return FolderId{info.st_dev, info.st_ino};
+}
+
 }  // namespace
 
 // A folder is walked recursively, skipping folders named `fixtures` (they
 // hold data, never cases); a file named directly is taken as it is.
 std::vector<fs::path> find_case_files(const std::vector<fs::path>& paths,
-                                      std::vector<fs::path>* missing) {
+                                      std::vector<fs::path>* missing,
+                                      std::vector<CaseError>* refused,
+                                      bool allow_links_outside) {
   std::set<fs::path> found;
+  std::set<FolderId> walked;
+  auto refuse = [&](const fs::path& link, const fs::path& target,
+                    const fs::path& root) {
+    if (refused == nullptr) return;
+    CaseError error;
+    error.where.file = link;
+    error.message = "a link to " + target.string() + ", outside " +
+                    root.string() +
+                    ": not taken (a merge request's link must not bring in "
+                    "files from elsewhere; --allow-links-outside takes it)";
+    refused->push_back(std::move(error));
+  };
   for (const fs::path& path : paths) {
     std::error_code error;
     if (fs::is_regular_file(path, error)) {
@@ -78,14 +118,41 @@ std::vector<fs::path> find_case_files(const std::vector<fs::path>& paths,
       if (missing != nullptr) missing->push_back(path);
       continue;
     }
+    const fs::path root = fs::canonical(path, error);
+    if (error) continue;
+    if (const auto id = folder_id(root); !id || !walked.insert(*id).second) {
+      continue;  // named twice, or reached before through a link
+    }
     fs::recursive_directory_iterator it(
         path, fs::directory_options::follow_directory_symlink, error);
     for (; !error && it != fs::recursive_directory_iterator();
          it.increment(error)) {
       const fs::path& entry = it->path();
-      if (it->is_directory(error)) {
-        if (entry.filename() == "fixtures") it.disable_recursion_pending();
-      } else if (is_case_file(entry) && it->is_regular_file(error)) {
+      std::error_code entry_error;
+      const bool link = it->is_symlink(entry_error);
+      if (it->is_directory(entry_error)) {
+        const fs::path target = fs::canonical(entry, entry_error);
+        const auto id = folder_id(entry);
+        if (entry.filename() == "fixtures" || entry_error || !id) {
+          it.disable_recursion_pending();
+        } else if (link && lies_in(target, root)) {
+          // Its folder is walked under its own path: one id per case
+          // whatever order the folder lists its entries in.
+          it.disable_recursion_pending();
+        } else if (link && !allow_links_outside) {
+          it.disable_recursion_pending();
+          refuse(entry, target, path);
+        } else if (!walked.insert(*id).second) {
+          it.disable_recursion_pending();
+        }
+      } else if (is_case_file(entry) && it->is_regular_file(entry_error)) {
+        if (link && !allow_links_outside) {
+          const fs::path target = fs::canonical(entry, entry_error);
+          if (entry_error || !lies_in(target, root)) {
+            refuse(entry, target, path);
+            continue;
+          }
+        }
         found.insert(entry.lexically_normal());
       }
     }

@@ -111,7 +111,17 @@ Plan load_plan(const std::vector<fs::path>& paths, const RunOptions& options) {
     }
     plan.cases.push_back(std::move(planned));
   };
-  for (const fs::path& file : find_case_files(paths, &plan.missing_paths)) {
+  std::vector<CaseError> refused;
+  const std::vector<fs::path> files = find_case_files(
+      paths, &plan.missing_paths, &refused, options.allow_links_outside);
+  for (CaseError& error : refused) {
+    PlannedCase planned;
+    planned.loaded.file = error.where.file;
+    planned.loaded.id = derive_case_id(error.where.file, {});
+    planned.loaded.errors.push_back(std::move(error));
+    add_case(std::move(planned));
+  }
+  for (const fs::path& file : files) {
     PlannedCase planned;
     planned.loaded = load_case_file(file);
     std::vector<Neighbor> neighbors;
