@@ -90,7 +90,11 @@ pid_t fork_as_sibling() {
 }
 
 [[noreturn]] void run_child(const CaseTable& table, const std::string& message,
-                            int socket, int report_fd) {
+                            int socket, int report_fd, pid_t runner) {
+  // The runner is this child's parent (CLONE_PARENT): killed outright, it
+  // takes the child with it.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != runner) _exit(70);
   setpgid(0, 0);
   close(socket);
   int status = 70;  // EX_SOFTWARE: the run threw past its own handlers
@@ -131,6 +135,7 @@ void take_every_free_chunk() {
 
 int serve(const CaseTable& table, int socket) {
   static char message[kMaxRequestBytes];
+  const pid_t runner = getppid();
   while (true) {
     int report_fd = -1;
     const size_t length = receive_with_fd(socket, message, &report_fd);
@@ -139,7 +144,8 @@ int serve(const CaseTable& table, int socket) {
     if (report_fd >= 0) {
       const pid_t pid = fork_as_sibling();
       if (pid == 0) {
-        run_child(table, std::string(message, length), socket, report_fd);
+        run_child(table, std::string(message, length), socket, report_fd,
+                  runner);
       }
       reply = pid > 0 ? pid : -errno;
       close(report_fd);

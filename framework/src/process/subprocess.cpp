@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -86,6 +87,7 @@ ChildProcess spawn_child(const std::function<int(int, int)>& body,
   int requests[2] = {-1, -1};
   make_pipe(reports);
   if (with_requests) make_pipe(requests);
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     int saved = errno;
@@ -98,6 +100,10 @@ ChildProcess spawn_child(const std::function<int(int, int)>& body,
     throw std::system_error(saved, std::generic_category(), "fork");
   }
   if (pid == 0) {
+    // A runner killed outright (kill -9, SIGHUP's default) takes its
+    // children with it; a parent gone before this line leaves at once.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(70);
     setpgid(0, 0);
     // The runner's handlers (interruption) are not the child's business.
     signal(SIGINT, SIG_DFL);

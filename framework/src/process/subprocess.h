@@ -22,7 +22,8 @@ struct ChildProcess {
 // its grandchildren too) and runs `body(report_fd, request_fd)`; the child
 // then leaves with _exit(body's return value), running no atexit handler or
 // static destructor of the runner's. The file descriptors of the runner's
-// other children are closed in the child. Throws ForkRefused
+// other children are closed in the child. The child is killed (SIGKILL) when
+// the process that spawned it dies, however it dies. Throws ForkRefused
 // (process/fork_rules.h) instead of forking from a process with more than one
 // thread or an initialised GPU runtime.
 ChildProcess spawn_child(const std::function<int(int, int)>& body,

@@ -23,8 +23,18 @@ using Clock = std::chrono::steady_clock;
 
 int g_signal_pipe[2] = {-1, -1};
 volatile sig_atomic_t g_last_signal = 0;
+volatile sig_atomic_t g_signals_seen = 0;
 
+// The first SIGINT or SIGTERM asks the run to stop and report; the second
+// ends the process at once, whatever the runner is busy with (its children
+// follow: PR_SET_PDEATHSIG).
 void on_interrupt(int signal) {
+  g_signals_seen = g_signals_seen + 1;
+  if (g_signals_seen >= 2) {
+    ::signal(signal, SIG_DFL);
+    raise(signal);
+    return;
+  }
   g_last_signal = signal;
   const char byte = 1;
   if (g_signal_pipe[1] >= 0) (void)!write(g_signal_pipe[1], &byte, 1);

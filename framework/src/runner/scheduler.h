@@ -59,7 +59,8 @@ class Scheduler {
 };
 
 // Installs SIGINT/SIGTERM handlers that make Scheduler::run stop (also when
-// the signal came before it started). Idempotent; run() calls it too.
+// the signal came before it started); a second signal ends the process at
+// once. Idempotent; run() calls it too.
 void install_interrupt_handlers();
 
 // The signal that interrupted this process's runs, or 0.

@@ -1,0 +1,103 @@
+// Issue 26: a runner killed outright (kill -9, SIGHUP) takes its children
+// with it; before, they ran on with no timeout. A harness process, made a
+// subreaper so that the orphaned child comes to it, plays the runner's
+// parent: the "runner" spawns a child (spawn_child, as every run's child is
+// spawned) that would sleep for 20 s, then the harness kills the runner and
+// reaps the child, which must have died of SIGKILL at once.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "process/subprocess.h"
+#include "runner/scheduler.h"
+#include "test_ops.h"
+
+namespace casebook {
+namespace {
+
+// Exit codes of the harness.
+constexpr int kChildKilled = 0;
+constexpr int kChildLived = 1;
+constexpr int kHarnessBroken = 2;
+
+int harness(int signal_to_runner) {
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) return kHarnessBroken;
+  int pids[2];
+  if (pipe(pids) != 0) return kHarnessBroken;
+  const pid_t runner = fork();
+  if (runner < 0) return kHarnessBroken;
+  if (runner == 0) {
+    close(pids[0]);
+    try {
+      ChildProcess child = spawn_child(
+          [](int, int) {
+            sleep(20);
+            return 0;
+          },
+          false);
+      if (write(pids[1], &child.pid, sizeof child.pid) != sizeof child.pid) {
+        _exit(3);
+      }
+    } catch (...) {
+      _exit(3);
+    }
+    pause();  // until killed
+    _exit(0);
+  }
+  close(pids[1]);
+  pid_t child = -1;
+  if (read(pids[0], &child, sizeof child) != sizeof child)
+    return kHarnessBroken;
+  kill(runner, signal_to_runner);
+  int status = 0;
+  if (waitpid(runner, &status, 0) != runner) return kHarnessBroken;
+  // The orphan is now the harness's (subreaper): reap it.
+  if (waitpid(child, &status, 0) != child) return kHarnessBroken;
+  return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? kChildKilled
+                                                            : kChildLived;
+}
+
+int run_harness(int signal_to_runner) {
+  testing_support::use_single_thread();
+  const pid_t pid = fork();
+  if (pid == 0) _exit(harness(signal_to_runner));
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : kHarnessBroken;
+}
+
+TEST(OrphanChildren, ARunnerKilledWithSigkillTakesItsChildWithIt) {
+  EXPECT_EQ(run_harness(SIGKILL), kChildKilled);
+}
+
+TEST(OrphanChildren, ARunnerEndedBySighupTakesItsChildWithIt) {
+  EXPECT_EQ(run_harness(SIGHUP), kChildKilled);
+}
+
+// A second SIGTERM ends a runner that is busy elsewhere (here: blocked, as
+// one stuck in a pattern match or a long comparison would be); the first
+// only asks it to stop.
+TEST(Interrupts, TheSecondSigtermEndsTheRunnerWhateverItIsDoing) {
+  testing_support::use_single_thread();
+  const pid_t runner = fork();
+  if (runner == 0) {
+    install_interrupt_handlers();
+    for (int i = 0; i < 200; ++i) usleep(100000);  // 20 s, deaf to the pipe
+    _exit(0);
+  }
+  usleep(200000);
+  kill(runner, SIGTERM);
+  usleep(200000);
+  int status = 0;
+  EXPECT_EQ(waitpid(runner, &status, WNOHANG), 0)
+      << "the first SIGTERM ended it";
+  kill(runner, SIGTERM);
+  ASSERT_EQ(waitpid(runner, &status, 0), runner);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM)
+      << "status " << status;
+}
+
+}  // namespace
+}  // namespace casebook
