@@ -1,7 +1,5 @@
 // What `casebook capture --tensor NAME=FILE[#KEY]` reads: a tensor as it was
 // saved, strides and all.
-#include <caffe2/serialize/inline_container.h>
-#include <torch/csrc/jit/serialization/import_read.h>
 #include <torch/version.h>
 
 #include <cctype>
@@ -117,21 +115,13 @@ at::Tensor from_dict(const fs::path& file, const std::string& key,
 }
 
 at::Tensor read_pt_as_saved(const fs::path& file, const std::string& key) {
-  if (auto problem = pt_file_problem(file)) {
-    throw CaptureError(file.string() + ": not a torch.save file casebook " +
-                       "reads; found " + describe_start(file) + " (" +
-                       *problem + ")");
-  }
   c10::IValue value;
   try {
-    // What torch::jit::pickle_load does, on the file rather than on its
-    // bytes in memory: each storage is read once, into its tensor.
-    caffe2::serialize::PyTorchStreamReader reader(file.string());
-    value = torch::jit::readArchiveAndTensors(
-        "data", /*pickle_prefix=*/"", /*tensor_prefix=*/"",
-        /*type_resolver=*/{}, /*obj_loader=*/{}, /*device=*/{}, reader);
-  } catch (const c10::Error& error) {
-    const std::string why = error.what_without_backtrace();
+    // The fixtures' reader: the archive checked before LibTorch reads it,
+    // each storage against its record, each tensor against its storage.
+    value = load_checked_pt(file);
+  } catch (const FixtureError& error) {
+    const std::string why = error.what();
     // LibTorch 1.13's unpickler lacks SETITEM and APPEND, which Python uses
     // for a dict or list of a single item.
     const std::string hint =
@@ -140,9 +130,7 @@ at::Tensor read_pt_as_saved(const fs::path& file, const std::string& key) {
             : "; LibTorch " TORCH_VERSION
               " cannot unpickle a dict or list of a single item: save the "
               "tensor itself, or several";
-    throw CaptureError(file.string() + ": not a torch.save file LibTorch " +
-                       "can read; found " + describe_start(file) + " (" + why +
-                       ")" + hint);
+    throw CaptureError(why + " (found " + describe_start(file) + ")" + hint);
   }
   if (value.isTensor()) {
     if (!key.empty()) {

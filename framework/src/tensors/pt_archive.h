@@ -8,7 +8,9 @@
 // there. Knows no LibTorch (it reads bytes).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,7 +23,11 @@ namespace casebook {
 // with a `<archive>/data.pkl` record that is a pickle whose every
 // length-prefixed argument fits in what is left of it and whose opcodes are
 // pickle's (protocols 0 to 5).
-std::optional<std::string> pt_archive_problem(std::string_view bytes);
+// `record_sizes`, when given, receives each record's size by its name under
+// the archive's folder ("data/0", "data.pkl").
+std::optional<std::string> pt_archive_problem(
+    std::string_view bytes,
+    std::map<std::string, uint64_t>* record_sizes = nullptr);
 
 // pt_archive_problem of a file, read through a private read-only mapping (a
 // capture's .pt may be gigabytes); "cannot open" or "cannot map" when it
