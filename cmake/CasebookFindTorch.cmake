@@ -1,8 +1,8 @@
 # Finds LibTorch the way its users have it, in one order (README, "Which
 # LibTorch"):
 #   1. explicit: Torch_DIR, or a Torch package on CMAKE_PREFIX_PATH;
-#   2. the `torch` package of a Python: CASEBOOK_PYTHON (cache or environment,
-#      default python3), through torch.utils.cmake_prefix_path;
+#   2. the `torch` package of a Python: CASEBOOK_PYTHON (-D, else the
+#      environment at the first configure, else python3), its share/cmake;
 #   3. Debian's libtorch-dev (ci/install-deps.sh installs it).
 # Sets CASEBOOK_TORCH_ORIGIN (what was taken and why, shown at configure and
 # in the build facts) and fails the configure for a LibTorch outside the
@@ -11,13 +11,15 @@
 set(CASEBOOK_TORCH_MIN_VERSION 1.13)
 set(CASEBOOK_TORCH_MAX_VERSION 3.0)  # exclusive
 
-# CASEBOOK_PYTHON: the environment's value wins over the cache's, so that
-# `CASEBOOK_PYTHON=... cmake --preset pip-cpu` takes another Python on a
-# reconfigure too.
-set(CASEBOOK_PYTHON python3 CACHE STRING
-  "The Python whose torch package gives LibTorch (step 2 of the search)")
-if(DEFINED ENV{CASEBOOK_PYTHON} AND NOT "$ENV{CASEBOOK_PYTHON}" STREQUAL "")
-  set(CASEBOOK_PYTHON "$ENV{CASEBOOK_PYTHON}" CACHE STRING "" FORCE)
+# CASEBOOK_PYTHON: -D, else the environment at the first configure (as CMake
+# reads CC and CXX), else python3.
+if(NOT DEFINED CACHE{CASEBOOK_PYTHON})
+  set(_casebook_python_default python3)
+  if(DEFINED ENV{CASEBOOK_PYTHON} AND NOT "$ENV{CASEBOOK_PYTHON}" STREQUAL "")
+    set(_casebook_python_default "$ENV{CASEBOOK_PYTHON}")
+  endif()
+  set(CASEBOOK_PYTHON "${_casebook_python_default}" CACHE STRING
+    "The Python whose torch package gives LibTorch (step 2 of the search)")
 endif()
 
 set(CASEBOOK_TORCH_FROM "auto" CACHE STRING

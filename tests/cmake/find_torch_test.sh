@@ -7,6 +7,9 @@
 # regression test of a wheel whose library was taken from /usr/lib.
 # usage: find_torch_test.sh CMAKE SOURCE_DIR
 set -euo pipefail
+# What the probe configures is said on its command line alone (a lane exports
+# these for its own build).
+unset CASEBOOK_PYTHON CASEBOOK_TORCH_FROM
 cmake=$1
 source_dir=$2
 work=$(mktemp -d)
