@@ -87,7 +87,7 @@ std::vector<Malformed> malformed_sections() {
       {"file_hash_on_npy",
        with_input("{dtype: float32, file: \"x.npy#w\"}"),
        {f + "5:29: `inputs.x.file`: expected `#tensor` only after a "
-            ".safetensors file; got `x.npy#w`"}},
+            ".safetensors or .pt file (a dict of tensors); got `x.npy#w`"}},
       {"file_bad_sha256",
        with_input("{dtype: float32, file: ../x.pt, sha256: 12ab}"),
        {f + "5:46: `inputs.x.sha256`: expected 64 hexadecimal digits (a "

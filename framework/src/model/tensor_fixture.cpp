@@ -30,9 +30,11 @@ std::optional<fs::path> check_path(Reader& reader, const Entry& entry,
   }
   if (hash != std::string::npos) {
     spec.file_tensor = written.substr(hash + 1);
-    if (extension != ".safetensors") {
+    if (extension != ".safetensors" && extension != ".pt") {
       reader.error(at, path,
-                   "expected `#tensor` only after a .safetensors file" + got);
+                   "expected `#tensor` only after a .safetensors or .pt file "
+                   "(a dict of tensors)" +
+                       got);
       return std::nullopt;
     }
     if (spec.file_tensor.empty()) {

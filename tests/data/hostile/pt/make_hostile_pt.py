@@ -10,6 +10,7 @@ import collections
 import io
 import pickle
 import struct
+import warnings
 import zipfile
 
 import torch
@@ -42,14 +43,17 @@ def pickled(value):
     return out.getvalue()
 
 
-def archive(name, pickle_bytes, records, extra=()):
+def put(zf, name, data):
+    # A fixed date: the same bytes on every run (fixtures/ keeps their hash).
+    zf.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data)
+
+
+def archive(name, pickle_bytes, records):
     with zipfile.ZipFile(name, "w", zipfile.ZIP_STORED) as zf:
-        zf.writestr("archive/data.pkl", pickle_bytes)
+        put(zf, "archive/data.pkl", pickle_bytes)
         for key, data in records.items():
-            zf.writestr(f"archive/data/{key}", data)
-        zf.writestr("archive/version", "3\n")
-        for record_name, data in extra:
-            zf.writestr(record_name, data)
+            put(zf, f"archive/data/{key}", data)
+        put(zf, "archive/version", "3\n")
 
 
 two_floats = struct.pack("<2f", 1.0, 2.0)
@@ -75,7 +79,7 @@ archive("negative_stride.pt",
 # integer wider than 4 bytes.)
 archive("stride0_huge.pt",
         pickled(Tensor(Storage("0", 2), 0, (2 ** 31 - 1,), (0,))), {"0": two_floats})
-# A dict of tensors, for `file: x.pt#name`.
+# A dict of tensors, for `file: x.pt#name` (also fixtures/pt/dict_of_two.pt).
 archive("dict_of_two.pt",
         pickled({"a": Tensor(Storage("0", 2), 0, (2,), (1,)),
                  "b": Tensor(Storage("1", 2), 0, (2,), (1,))}),
@@ -95,11 +99,10 @@ archive("memo_index_huge.pt", memo, {"0": two_floats})
 
 # Two records named archive/data.pkl: the check read one, LibTorch the other.
 with zipfile.ZipFile("duplicate_records.pt", "w", zipfile.ZIP_STORED) as zf:
-    zf.writestr("archive/data.pkl", sound)
-    zf.writestr("archive/data/0", two_floats)
-    zf.writestr("archive/version", "3\n")
-    import warnings
+    put(zf, "archive/data.pkl", sound)
+    put(zf, "archive/data/0", two_floats)
+    put(zf, "archive/version", "3\n")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        zf.writestr("archive/data.pkl",
-                    pickled(Tensor(Storage("0", 10 ** 9), 0, (2,), (1,))))
+        warnings.simplefilter("ignore")  # "Duplicate name": the point
+        put(zf, "archive/data.pkl",
+            pickled(Tensor(Storage("0", 10 ** 9), 0, (2,), (1,))))
