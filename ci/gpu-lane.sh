@@ -18,6 +18,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-build/gpu-lane}"
 mkdir -p "$out"
+# Absolute: the ctest step runs in build/cuda ($OUT on the GPU machine is
+# absolute already; ${PWD}/${out} made '/repo//tmp/out' of it).
+out="$(cd "$out" && pwd)"
 archs="${CUDA_ARCHS:-90-real;90-virtual}"
 export CASEBOOK_REQUIRE=cuda
 
@@ -92,7 +95,7 @@ done
 echo "== plugin architectures: $(grep -o 'sm_[0-9a-z]*' <<<"${elf}" | sort -u | tr '\n' ' ')"
 
 check ctest bash -c "cd build/cuda && ctest --output-on-failure \
-  --output-junit '${PWD}/${out}/ctest.xml' --resource-spec-file ../../ci/gpus.json"
+  --output-junit '${out}/ctest.xml' --resource-spec-file ../../ci/gpus.json"
 # CASEBOOK_SHARD=I/N: this runner's share of the cases (a CI matrix over
 # several GPU runners; ci/merge-results.sh joins their files).
 shard=()
