@@ -81,13 +81,21 @@ TEST(OrphanChildren, ARunnerEndedBySighupTakesItsChildWithIt) {
 // only asks it to stop.
 TEST(Interrupts, TheSecondSigtermEndsTheRunnerWhateverItIsDoing) {
   testing_support::use_single_thread();
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
   const pid_t runner = fork();
   if (runner == 0) {
+    close(ready[0]);
     install_interrupt_handlers();
+    const char byte = 1;
+    if (write(ready[1], &byte, 1) != 1) _exit(3);
     for (int i = 0; i < 200; ++i) usleep(100000);  // 20 s, deaf to the pipe
     _exit(0);
   }
-  usleep(200000);
+  close(ready[1]);
+  char byte = 0;
+  ASSERT_EQ(read(ready[0], &byte, 1), 1);  // the handlers are in place
+  close(ready[0]);
   kill(runner, SIGTERM);
   usleep(200000);
   int status = 0;
