@@ -10,7 +10,7 @@
 #               Python capture module with that torch, the downstream example
 #   cuda-2.14   the `cuda` preset against pip's torch 2.14.1 (CUDA): configure,
 #               compile and link, then what the build must say without a GPU
-#               (ci/cuda-without-gpu.sh)
+#               (ci/cuda-without-gpu.sh), and the downstream example
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lane=${1:?usage: ci/lane.sh cpu|debian|torch-2.13|cuda-2.14 [CTEST_ARGS...]}
@@ -56,6 +56,8 @@ case "$lane" in
     # test programs compile and link (ctest's GPU lanes need the device).
     timed build cmake --build --preset cuda
     timed checks ci/cuda-without-gpu.sh build/cuda
+    # The installed package with a CUDA LibTorch (its cuda lane Skipped).
+    timed downstream ci/downstream.sh build/cuda
     ;;
   *)
     echo "ci/lane.sh: unknown lane '$lane' (cpu, debian, torch-2.13, cuda-2.14)" >&2
