@@ -9,7 +9,6 @@
 #include "capture/capture.h"
 #include "tensors/fixtures.h"
 #include "tensors/materialise.h"
-#include "tensors/pt_archive.h"
 
 namespace casebook {
 namespace fs = std::filesystem;

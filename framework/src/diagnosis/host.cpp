@@ -159,13 +159,8 @@ std::string libtorch_library_version(std::string* source) {
   // without the local part (2.13.0 of 2.13.0+cpu), and who installed it
   // (torch-*.dist-info/INSTALLER: "pip", "uv", ...).
   const std::filesystem::path torch_root = real.parent_path().parent_path();
-  std::istringstream text(read_file((torch_root / "version.py").c_str()));
-  for (std::string line; std::getline(text, line);) {
-    if (line.rfind("__version__", 0) != 0) continue;
-    const size_t open = line.find_first_of("'\"");
-    const size_t close = line.find_last_of("'\"");
-    if (open == std::string::npos || close <= open) continue;
-    const std::string full = line.substr(open + 1, close - open - 1);
+  const std::string full = wheel_version_field("__version__");
+  if (!full.empty()) {
     if (source) {
       // The dist-info folder carries the local part or not, by wheel:
       // torch-2.13.0+cpu.dist-info, torch-2.14.1.dist-info.

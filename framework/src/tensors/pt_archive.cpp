@@ -7,8 +7,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "tensors/mapped_file.h"
-
 namespace casebook {
 namespace {
 
@@ -488,13 +486,6 @@ std::optional<std::string> pt_archive_problem(
   }
   if (!pickle) return "zip: no `" + archive + "/data.pkl` record";
   return pickle_problem(*pickle);
-}
-
-std::optional<std::string> pt_file_problem(const std::filesystem::path& file) {
-  std::string why;
-  const std::optional<MappedFile> mapped = map_file(file, &why);
-  if (!mapped) return why;
-  return pt_archive_problem(mapped->view());
 }
 
 }  // namespace casebook

@@ -29,9 +29,4 @@ std::optional<std::string> pt_archive_problem(
     std::string_view bytes,
     std::map<std::string, uint64_t>* record_sizes = nullptr);
 
-// pt_archive_problem of a file, read through a private read-only mapping (a
-// capture's .pt may be gigabytes); "cannot open" or "cannot map" when it
-// cannot be read.
-std::optional<std::string> pt_file_problem(const std::filesystem::path& file);
-
 }  // namespace casebook
