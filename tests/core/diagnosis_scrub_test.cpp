@@ -162,10 +162,14 @@ TEST(Scrub, SecretsInEveryForm) {
       {"HF_TOKEN=hf_shortvalue", "HF_TOKEN=<redacted>"},
       {R"({"api_key": "zz-9f8e7d", "op": "mm"})",
        R"({"api_key": "<redacted>", "op": "mm"})"},
+      // The scheme stays, the credential goes.
       {"Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30",
-       "Authorization: <redacted>"},
-      {"  password: hunter2 horse\nop: mm", "  password: <redacted>\nop: mm"},
-      {"DB_PASSWD = two words", "DB_PASSWD = <redacted>"},
+       "Authorization: Bearer <redacted>"},
+      // Token by token, never to the end of the line: what follows the
+      // value is the rest of the sentence (a two-word passphrase is the
+      // price; the log lists every redaction for the person to check).
+      {"  password: hunter2\nop: mm", "  password: <redacted>\nop: mm"},
+      {"DB_PASSWD = hunter2 was wrong", "DB_PASSWD = <redacted> was wrong"},
       {"run --token abc --op mm", "run --token <redacted> --op mm"},
       {"apiKey: q1w2e3", "apiKey: <redacted>"},
       {"X-Auth: q1w2e3", "X-Auth: <redacted>"},
@@ -173,8 +177,9 @@ TEST(Scrub, SecretsInEveryForm) {
       {"credentials=user:pw", "credentials=<redacted>"},
       {"PRIVATE_KEY: abc", "PRIVATE_KEY: <redacted>"},
       {"curl -H 'bearer XYZ123'", "curl -H 'bearer <redacted>'"},
+      // Credentials open a private service: its host goes with them.
       {"git clone https://bob:pw123@git.example.org/x",
-       "git clone https://<redacted>@git.example.org/x"},
+       "git clone https://<redacted>@<host>/x"},
       {"key ghp_0123456789abcdefghijABCDEFGHIJ012345 end",
        "key <redacted> end"},
       {"-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----",

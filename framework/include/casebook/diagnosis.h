@@ -117,6 +117,10 @@ struct ScrubContext {
   // or anywhere when it holds a digit or '-').
   std::string host_name;
   std::string home_dir;  // replaced by <home> where a path starts and ends
+  // Names learned from the text (learn_names): each is replaced as
+  // user_name and host_name are, wherever it stands.
+  std::vector<std::string> learned_users;
+  std::vector<std::string> learned_hosts;
   // Where set, every replacement is recorded (not owned).
   ScrubLog* log = nullptr;
   // This process's: USER, LOGNAME or the password entry; gethostname();
@@ -124,16 +128,36 @@ struct ScrubContext {
   static ScrubContext from_process();
 };
 
-// Replaces secrets (the values of keys whose whole name says secret:
-// password, token, secret, api_key, auth, credentials, private_key... in
-// key=value, key: value, "key": "value", --key value and Authorization:
-// Bearer forms; URL credentials; well-known token prefixes) by <redacted>;
-// internal URLs (a single-label, .local, .internal, .corp... host or an IP)
-// by <internal-url>; e-mail addresses by <email>; home folders (/home/x,
-// /Users/x, C:\Users\x, /root, ctx.home_dir) by <home>; other users' scratch
-// folders (/scratch/bob) by /scratch/<user>; IP addresses (not loopback) by
-// <ip>; internal host names by <host>; and the user's and the host's names
-// as ScrubContext says.
+// Adds to `ctx` the names `text` gives away where they identify someone:
+// the owner of a home folder (/home/x, /Users/x, C:\Users\x) or of a scratch
+// folder (/scratch/x), the user and host of user@host (of an e-mail, its
+// local part only, and not a role such as noreply), the value of a user or
+// host field. scrub() learns from its own text; a report learns from all
+// its pieces first, so that a name given away in one place is replaced in
+// every other.
+void learn_names(std::string_view text, ScrubContext& ctx);
+// The same for a (key, value) pair: the value of a key that names a user
+// or a host ("user", "data.owner", "versions.hostname") is such a name.
+void learn_names_from_entry(std::string_view key, std::string_view value,
+                            ScrubContext& ctx);
+
+// Replaces secrets by <redacted>, token by token: the values of keys whose
+// whole name says secret (password, token, secret, api_key, auth,
+// credentials, private_key, AccountKey...) in key=value, key: value,
+// "key": "value" and --key value forms (an unquoted value ends at its first
+// blank or separator, a quoted one at its closing quote: never the rest of
+// the line), the credential after an Authorization scheme (Bearer, Basic),
+// URL credentials and the host they open (scheme://<redacted>@<host>),
+// private key blocks, and formats that give themselves away (JWT, AIza...,
+// Slack webhooks and xox tokens, ghp_, glpat-, hf_, sk-, npm_, sk_live_,
+// AKIA..., a 40-character AWS secret); internal URLs (a single-label,
+// .local, .internal, .corp... host or an IP) by <internal-url>; e-mail
+// addresses by <email>; home folders (/home/x, /Users/x, C:\Users\x,
+// /root, ctx.home_dir) by <home>; other users' scratch folders
+// (/scratch/bob) by /scratch/<user>; IP addresses (not loopback) by <ip>
+// (the user of user@<ip> by <user>); MAC addresses by <mac>; internal host
+// names by <host>; and the user's, the host's and the learned names as
+// ScrubContext says.
 std::string scrub(std::string_view text, const ScrubContext& ctx);
 
 // Whether a key or variable name holds a secret, by its whole name: its last
@@ -141,11 +165,25 @@ std::string scrub(std::string_view text, const ScrubContext& ctx);
 // any word in it ("token_type_ids", "max_tokens", "secret_name" are not).
 bool is_secret_key(std::string_view key);
 
-// A (key, value) pair scrubbed as a unit: a secret key's value is redacted
-// whole, any other value scrubbed.
+// A (key, value) pair scrubbed as a unit, the same in a report's tables and
+// in its case file: a secret key's value is redacted whole; the value of a
+// key that names a user or a host, when it is one name, becomes <user> or
+// <host>; any other value is scrubbed. Names the pair gives away are
+// learned first.
 std::pair<std::string, std::string> scrub_entry(std::string_view key,
                                                 std::string_view value,
                                                 const ScrubContext& ctx);
+
+// A case file's text scrubbed so that it still loads as the same case: every
+// scalar is scrubbed as the (key, value) pair it is (scrub_entry, its key
+// the dotted path "origin.data.user"), in place and requoted where its new
+// text needs it; comments and what YAML cannot attribute to a scalar are
+// scrubbed as free text, which never adds or removes a line. Text that is
+// not YAML is scrubbed as free text.
+std::string scrub_case_file(std::string_view text, const ScrubContext& ctx);
+// Learns the names a case file gives away (learn_names_from_entry for each
+// scalar, learn_names for its comments).
+void learn_names_from_case_file(std::string_view text, ScrubContext& ctx);
 
 // Scrubs, then cuts to at most max_chars bytes (on a UTF-8 boundary) plus a
 // note of what was cut. Never the other way round: a secret cut in half would

@@ -186,7 +186,10 @@ ScrubContext ScrubContext::from_process() {
   return ctx;
 }
 
-std::string scrub(std::string_view input, const ScrubContext& ctx) {
+std::string scrub(std::string_view input, const ScrubContext& given) {
+  // What the text itself gives away joins what the caller knows.
+  ScrubContext ctx = given;
+  learn_names(input, ctx);
   std::string text = redact_secrets(input, ctx.log);
   replace_internal_urls(text, ctx);
   replace_emails(text, ctx);
@@ -218,16 +221,6 @@ std::string ScrubLog::summary() const {
     out += "  " + kind + " (" + std::to_string(times) + "): " + listed + "\n";
   }
   return out;
-}
-
-std::pair<std::string, std::string> scrub_entry(std::string_view key,
-                                                std::string_view value,
-                                                const ScrubContext& ctx) {
-  if (is_secret_key(key)) {
-    log_replacement(ctx, "secret", "(value not shown)");
-    return {scrub(key, ctx), std::string(kRedactedMarker)};
-  }
-  return {scrub(key, ctx), scrub(value, ctx)};
 }
 
 std::string scrub_then_truncate(std::string_view text, size_t max_chars,

@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "casebook/diagnosis.h"
 
@@ -10,16 +11,18 @@ namespace casebook {
 
 inline constexpr std::string_view kRedactedMarker = "<redacted>";
 
-// Secrets only: key values, Authorization headers, URL credentials, private
-// key blocks, well-known token formats (secrets.cpp).
-// Each redaction is counted in `log` where given.
+// Secrets only: key values, Authorization headers, URL credentials and the
+// host after them, private key blocks (secrets.cpp), then the token formats
+// (token_formats.cpp). Each redaction is counted in `log` where given.
 std::string redact_secrets(std::string_view text, ScrubLog* log);
+void redact_token_formats(std::string& text, ScrubLog* log);
 
-// The rules for names, addresses and paths (scrub_rules.cpp), each recording
-// what it replaced in ctx.log: internal URLs, other users' scratch folders,
-// user@host, user and host fields, the user's and host's names as path
-// components and (where distinctive) as words, IP addresses, internal host
-// names.
+// The rules for names, addresses and paths, each recording what it replaced
+// in ctx.log: internal URLs and other users' scratch folders
+// (scrub_rules.cpp); user@host, user and host fields, the user's, the
+// host's and the learned names as path components and (where distinctive)
+// as words (scrub_names.cpp); MAC and IP addresses, internal host names
+// (scrub_addresses.cpp).
 void replace_internal_urls(std::string& text, const ScrubContext& ctx);
 void replace_scratch_folders(std::string& text, const ScrubContext& ctx);
 void replace_names(std::string& text, const ScrubContext& ctx);
@@ -28,6 +31,33 @@ void replace_addresses(std::string& text, const ScrubContext& ctx);
 // Accounts and host names that many machines share: not names of anyone.
 bool is_generic_account(std::string_view name);
 bool is_generic_host(std::string_view name);
+// Folders under a scratch root that belong to nobody ("shared", "datasets").
+bool is_shared_folder(std::string_view name);
+// A user or host name worth replacing: 2 characters or more, not generic.
+bool is_user_name(std::string_view name);
+bool is_host_name(std::string_view name);
+// A name that cannot be a common word: it holds a digit, '.', '_' or '-'.
+bool is_distinctive(std::string_view name);
+
+// The words of a key or variable name: "HF_TOKEN" -> {hf, token}; "apiKey"
+// -> {api, key}; "x-api-key" -> {x, api, key} (secrets.cpp).
+std::vector<std::string> key_words(std::string_view key);
+
+// Whether a key's value is a user name ("user", "owner", "data.username")
+// or a host name ("host", "versions.hostname", "node_name"), by its last
+// word or two.
+bool names_a_user(std::string_view key);
+bool names_a_host(std::string_view key);
+
+// Patterns the learning and the replacing rules share, so that a name is
+// learned exactly where it would be replaced. kUserAtHost: group 2 the
+// user, 3 the host or IPv4 address; the fields: group 4 the name.
+extern const char kUserAtHostPattern[];
+extern const char kUserFieldPattern[];
+extern const char kHostFieldPattern[];
+extern const char kScratchPattern[];  // group 3: the folder's owner
+// "(?:local|internal|corp|...)": the suffixes of internal host names.
+extern const char kInternalSuffix[];
 
 inline void log_replacement(const ScrubContext& ctx, std::string_view kind,
                             std::string_view original) {

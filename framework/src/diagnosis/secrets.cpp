@@ -1,5 +1,11 @@
 // Secret redaction: the values of secret-looking keys, Authorization headers,
-// URL credentials, private key blocks and well-known token formats.
+// URL credentials (and the host they open) and private key blocks; the
+// token formats that give themselves away are in token_formats.cpp.
+//
+// A value is redacted token by token: an unquoted value ends at its first
+// blank or separator, a quoted one at its closing quote, never at the end
+// of the line, so that the rest of a sentence and the syntax around it (a
+// YAML flow map, a JSON object, a closing quote) survive.
 //
 // Hand-written scanners rather than std::regex: libstdc++'s regex recurses
 // per character and overflows the stack on the long messages (backtraces,
@@ -26,30 +32,11 @@ bool is_key_char(char c) {
 
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
-// Where a key=value word's value ends: a blank, a separator, a closing quote
-// or bracket.
-bool ends_tight_value(char c) {
+// Where an unquoted value ends: a blank, a separator, a closing quote or
+// bracket.
+bool ends_token(char c) {
   return is_blank(c) || c == ',' || c == ';' || c == '&' || c == '"' ||
          c == '\'' || c == '`' || c == ')' || c == ']' || c == '}';
-}
-
-// "HF_TOKEN" -> {hf, token}; "apiKey" -> {api, key}; "x-api-key" -> {x, api,
-// key}.
-std::vector<std::string> key_words(std::string_view key) {
-  std::vector<std::string> words(1);
-  for (size_t i = 0; i < key.size(); ++i) {
-    const char c = key[i];
-    if (!is_alnum(c)) {
-      if (!words.back().empty()) words.emplace_back();
-      continue;
-    }
-    const bool camel_hump =
-        c >= 'A' && c <= 'Z' && i > 0 && key[i - 1] >= 'a' && key[i - 1] <= 'z';
-    if (camel_hump && !words.back().empty()) words.emplace_back();
-    words.back() += ascii_lower(c);
-  }
-  if (words.back().empty()) words.pop_back();
-  return words;
 }
 
 // Where the redactions of the current call are counted (nullptr: nowhere).
@@ -63,16 +50,37 @@ void redact_range(std::string& text, size_t begin, size_t end) {
   text.replace(begin, end - begin, std::string(kRedactedMarker));
 }
 
-// The end of an unquoted value starting at `from`: the end of the line, or
-// for a tight key=value word its first blank or separator.
-size_t unquoted_value_end(const std::string& text, size_t from, bool tight) {
+// The end of an unquoted value starting at `from`: its first blank or
+// separator (one token, never the rest of the line).
+size_t unquoted_value_end(const std::string& text, size_t from) {
   size_t end = from;
-  while (end < text.size() && text[end] != '\n' && text[end] != '\r') {
-    if (tight && ends_tight_value(text[end])) break;
+  while (end < text.size() && text[end] != '\n' && text[end] != '\r' &&
+         !ends_token(text[end])) {
     ++end;
   }
-  while (end > from && is_blank(text[end - 1])) --end;
   return end;
+}
+
+// The schemes of an Authorization header: the credential is the token after
+// them ("Authorization: Bearer <redacted>").
+bool is_auth_scheme(std::string_view word) {
+  const std::string lower = to_lower(word);
+  return lower == "bearer" || lower == "basic" || lower == "token" ||
+         lower == "digest" || lower == "bot" || lower == "apikey";
+}
+
+// Redacts the quoted value whose opening quote is at `open` (up to its
+// closing quote on the same line); returns the position after the closing
+// quote's replacement.
+size_t redact_quoted(std::string& text, size_t open) {
+  const char quote = text[open];
+  size_t close = open + 1;
+  while (close < text.size() && text[close] != quote && text[close] != '\n') {
+    close += text[close] == '\\' && close + 1 < text.size() ? 2 : 1;
+  }
+  close = std::min(close, text.size());
+  redact_range(text, open + 1, close);
+  return open + 1 + kRedactedMarker.size();
 }
 
 // If a value follows the secret key that ends at `key_end`, redacts it and
@@ -87,29 +95,30 @@ size_t redact_value_after(std::string& text, size_t key_begin, size_t key_end) {
   const bool flag = text[key_begin] == '-';  // --token VALUE
   const bool bearer = to_lower(text.substr(key_begin, key_end - key_begin)) ==
                       "bearer";  // Bearer VALUE
-  size_t separator = at;
+  const size_t separator = at;
   while (at < text.size() && is_blank(text[at])) ++at;
-  bool tight = false;
   if (at < text.size() && (text[at] == ':' || text[at] == '=')) {
-    tight = text[at] == '=' && at == separator && at + 1 < text.size() &&
-            !is_blank(text[at + 1]);
     ++at;
     while (at < text.size() && is_blank(text[at])) ++at;
   } else if (!((flag || bearer) && at > separator)) {
     return key_end;  // a mere mention of the word
   }
-  if (at >= text.size() || text[at] == '\n') return key_end;
-  if (text[at] == '"' || text[at] == '\'') {
-    const char quote = text[at];
-    size_t close = at + 1;
-    while (close < text.size() && text[close] != quote) {
-      close += text[close] == '\\' ? 2 : 1;
-    }
-    close = std::min(close, text.size());
-    redact_range(text, at + 1, close);
-    return at + 1 + kRedactedMarker.size();
+  if (at >= text.size() || text[at] == '\n' || text[at] == '\r') {
+    return key_end;
   }
-  const size_t end = unquoted_value_end(text, at, tight || flag || bearer);
+  if (text[at] == '"' || text[at] == '\'') return redact_quoted(text, at);
+  size_t end = unquoted_value_end(text, at);
+  if (end == at) return key_end;
+  // "Authorization: Bearer TOKEN": the scheme stays, the token goes.
+  if (!bearer && is_auth_scheme(std::string_view(text).substr(at, end - at))) {
+    size_t token = end;
+    while (token < text.size() && is_blank(text[token])) ++token;
+    const size_t token_end = unquoted_value_end(text, token);
+    if (token > end && token_end > token) {
+      at = token;
+      end = token_end;
+    }
+  }
   redact_range(text, at, end);
   return at + kRedactedMarker.size();
 }
@@ -128,8 +137,16 @@ void redact_key_values(std::string& text) {
   }
 }
 
-// "scheme://user:password@host" -> "scheme://<redacted>@host".
-void redact_url_credentials(std::string& text) {
+bool ends_host(char c) {
+  return c == ':' || c == '/' || c == '?' || c == '#' || is_blank(c) ||
+         c == '\n' || c == '"' || c == '\'' || c == '>' || c == ')' ||
+         c == ']' || c == '}' || c == ',' || c == ';';
+}
+
+// "scheme://user:password@host" -> "scheme://<redacted>@<host>": the
+// credentials, and the host they open (a private service, whatever its
+// name; a loopback address stays).
+void redact_url_credentials(std::string& text, ScrubLog* log) {
   size_t from = 0;
   while ((from = text.find("://", from)) != std::string::npos) {
     const size_t begin = from + 3;
@@ -138,11 +155,28 @@ void redact_url_credentials(std::string& text) {
            !is_blank(text[end]) && text[end] != '\n' && text[end] != '"') {
       ++end;
     }
-    if (end < text.size() && text[end] == '@' && end > begin) {
-      redact_range(text, begin, end);
-      end = begin + kRedactedMarker.size();
+    if (end >= text.size() || text[end] != '@' || end == begin) {
+      from = end;
+      continue;
     }
-    from = end;
+    redact_range(text, begin, end);
+    const size_t host = begin + kRedactedMarker.size() + 1;
+    size_t host_end = host;
+    if (host_end < text.size() && text[host_end] == '[') {  // [IPv6]
+      while (host_end < text.size() && text[host_end] != ']') ++host_end;
+      host_end = std::min(host_end + 1, text.size());
+    }
+    while (host_end < text.size() && !ends_host(text[host_end])) ++host_end;
+    const std::string name = text.substr(host, host_end - host);
+    const std::string lower = to_lower(name);
+    const bool loopback =
+        lower == "localhost" || lower == "[::1]" || lower.rfind("127.", 0) == 0;
+    if (!name.empty() && !loopback) {
+      if (log != nullptr) log->add("host name", name);
+      text.replace(host, host_end - host, "<host>");
+      host_end = host + 6;
+    }
+    from = host_end;
   }
 }
 
@@ -163,37 +197,24 @@ void redact_private_key_blocks(std::string& text) {
   }
 }
 
-// Tokens whose format gives them away (GitHub, GitLab, Hugging Face, OpenAI,
-// Slack, AWS access keys), at least 20 characters long.
-void redact_known_tokens(std::string& text) {
-  static constexpr std::array<std::string_view, 11> kPrefixes{
-      "ghp_",   "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",
-      "glpat-", "hf_",  "sk-",  "xox",  "AKIA"};
-  size_t i = 0;
-  while (i < text.size()) {
-    if (!is_key_char(text[i]) || (i > 0 && is_key_char(text[i - 1]))) {
-      ++i;
+}  // namespace
+
+std::vector<std::string> key_words(std::string_view key) {
+  std::vector<std::string> words(1);
+  for (size_t i = 0; i < key.size(); ++i) {
+    const char c = key[i];
+    if (!is_alnum(c)) {
+      if (!words.back().empty()) words.emplace_back();
       continue;
     }
-    size_t end = i;
-    while (end < text.size() &&
-           (is_alnum(text[end]) || text[end] == '_' || text[end] == '-')) {
-      ++end;
-    }
-    const std::string_view word(text.data() + i, end - i);
-    bool secret = false;
-    for (std::string_view prefix : kPrefixes) {
-      secret = secret || (word.size() >= 20 && word.rfind(prefix, 0) == 0);
-    }
-    if (secret) {
-      redact_range(text, i, end);
-      end = i + kRedactedMarker.size();
-    }
-    i = std::max(end, i + 1);
+    const bool camel_hump =
+        c >= 'A' && c <= 'Z' && i > 0 && key[i - 1] >= 'a' && key[i - 1] <= 'z';
+    if (camel_hump && !words.back().empty()) words.emplace_back();
+    words.back() += ascii_lower(c);
   }
+  if (words.back().empty()) words.pop_back();
+  return words;
 }
-
-}  // namespace
 
 bool is_secret_key(std::string_view key) {
   // The whole name decides, by its last word (or last two): "HF_TOKEN" and
@@ -212,9 +233,10 @@ bool is_secret_key(std::string_view key) {
   }
   if (words.size() >= 2 && last == "key") {
     const std::string& before = words[words.size() - 2];
+    // AccountKey: an Azure storage connection string's secret.
     return before == "api" || before == "private" || before == "access" ||
            before == "secret" || before == "signing" ||
-           before == "encryption" || before == "auth";
+           before == "encryption" || before == "auth" || before == "account";
   }
   return false;
 }
@@ -223,10 +245,10 @@ std::string redact_secrets(std::string_view input, ScrubLog* log) {
   redaction_log = log;
   std::string text(input);
   redact_private_key_blocks(text);
-  redact_url_credentials(text);
+  redact_url_credentials(text, log);
   redact_key_values(text);
-  redact_known_tokens(text);
   redaction_log = nullptr;
+  redact_token_formats(text, log);
   return text;
 }
 
