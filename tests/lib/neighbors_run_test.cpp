@@ -71,12 +71,11 @@ TEST(NeighborsRun, EachDeclaredNeighbourIsARunWithItsOwnVerdict) {
       << out;
   EXPECT_TRUE(has_line(out, "^PASS +" + kId + "plain +cpu$")) << out;
   EXPECT_TRUE(has_line(out, "^13 PASS, 3 ERROR \\(16 runs\\)$")) << out;
-  // Its rerun line selects the neighbour alone.
-  EXPECT_TRUE(
-      has_line(out, "rerun: \\S*casebook run " + kId +
-                        "valid_labels\\.yaml --backend cpu --isolation pooled "
-                        "--filter '" +
-                        kId + "valid_labels~label_limits\\\\\\[C\\\\\\]'$"))
+  // Its rerun line selects the neighbour alone, by exact id.
+  EXPECT_TRUE(has_line(out, "rerun: \\S*casebook run " + kId +
+                                "valid_labels\\.yaml --backend cpu --isolation "
+                                "pooled --id '" +
+                                kId + "valid_labels~label_limits\\[C\\]'$"))
       << out;
   // A JUnit entry of its own.
   const std::string xml = read_text(junit);
@@ -87,13 +86,28 @@ TEST(NeighborsRun, EachDeclaredNeighbourIsARunWithItsOwnVerdict) {
       << xml;
 }
 
+// The rerun lines the runner prints, pasted: each runs its own case alone.
+// A --filter word would match as a substring, and the base case's id is in
+// every neighbour's: `--id` is exact.
 TEST(NeighborsRun, TheRerunLineRunsThatNeighbourAlone) {
-  Result one =
-      run_casebook("run --verbose " + kFolder +
-                   "/valid_labels.yaml --backend cpu --evidence '' --filter '" +
-                   kId + "valid_labels~label_limits\\[C-1\\]'");
+  Result one = run_casebook("run --verbose " + kFolder +
+                            "/valid_labels.yaml --backend cpu --evidence '' "
+                            "--id '" +
+                            kId + "valid_labels~label_limits[C-1]'");
   EXPECT_EQ(one.status, 0) << one.output;
   EXPECT_TRUE(has_line(one.output, "^1 PASS \\(1 runs\\)$")) << one.output;
+}
+
+TEST(NeighborsRun, TheBaseCasesRerunLineRunsItWithoutItsNeighbours) {
+  Result all = run_casebook("run " + kFolder +
+                            "/labels.yaml --backend cpu --evidence ''");
+  EXPECT_FALSE(has_line(all.output, "^1 PASS \\(1 runs\\)$")) << all.output;
+  Result base = run_casebook("run --verbose " + kFolder +
+                             "/labels.yaml --backend cpu --evidence '' --id " +
+                             kId + "labels");
+  EXPECT_TRUE(has_line(base.output, "^\\S+ +" + kId + "labels +cpu"))
+      << base.output;
+  EXPECT_TRUE(has_line(base.output, "\\(1 runs\\)$")) << base.output;
 }
 
 TEST(NeighborsRun, GtestModeRegistersEachNeighbour) {

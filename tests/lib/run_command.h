@@ -2,6 +2,7 @@
 // keeping what it printed and its exit status.
 #pragma once
 
+#include <stdlib.h>
 #include <sys/wait.h>
 
 #include <array>
@@ -38,6 +39,28 @@ inline CommandResult run_casebook(const std::string& arguments) {
   return run_shell("cd '" + std::string(CASEBOOK_SOURCE_DIR) + "' && '" +
                    CASEBOOK_EXECUTABLE + "' " + arguments);
 }
+
+// A fresh folder under the temporary directory, removed with all it holds
+// when the test ends.
+class TempFolder {
+ public:
+  TempFolder() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "casebook-test-XXXXXX")
+            .string();
+    if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
+  }
+  ~TempFolder() {
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+  }
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
 
 // The bytes of a file a command wrote ("" when it cannot be read).
 inline std::string read_text(const std::filesystem::path& file) {

@@ -28,6 +28,7 @@ namespace fs = std::filesystem;
 using testing_support::has_line;
 using testing_support::run_casebook;
 using testing_support::run_shell;
+using testing_support::TempFolder;
 
 CaseVerdict make_verdict(const std::string& id, Backend backend,
                          Verdict verdict, Family family = Family::kNone,
@@ -64,20 +65,6 @@ RunSummary scrambled_summary() {
                                           "bad `key`"));
   return summary;
 }
-
-class TempFolder {
- public:
-  TempFolder() {
-    std::string pattern =
-        (fs::temp_directory_path() / "casebook-output-XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
-  }
-  ~TempFolder() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::string read_file(const fs::path& file) {
   std::ifstream in(file);

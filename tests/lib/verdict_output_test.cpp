@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -105,6 +108,40 @@ TEST(VerdictOutput, TheRerunLineNamesTheDeviceAndPluginVariablesThatAreSet) {
   EXPECT_EQ(cpu,
             "casebook run 'cases/my case.yaml' --backend cpu --isolation "
             "pooled");
+}
+
+// A file name is hostile: the rerun line stays one printable line that a
+// shell reads back as the same bytes, and a name that starts with `-` is not
+// taken for an option.
+TEST(VerdictOutput, TheRerunLineQuotesAnyFileNameSoThatItStillWorks) {
+  PlannedCase planned;
+  planned.loaded.file = "cases/evil\nPASS  x\x1b[2J\xff.yaml";
+  EXPECT_EQ(rerun_line(planned, Backend::kCpu, RunOptions{}),
+            "casebook run $'cases/evil\\x0aPASS  x\\x1b[2J\\xff.yaml' "
+            "--backend cpu --isolation pooled");
+  planned.loaded.file = "it's.yaml";
+  EXPECT_EQ(rerun_line(planned, Backend::kCpu, RunOptions{}),
+            "casebook run 'it'\\''s.yaml' --backend cpu --isolation pooled");
+  planned.loaded.file = "-x.yaml";
+  EXPECT_EQ(rerun_line(planned, Backend::kCpu, RunOptions{}),
+            "casebook run ./-x.yaml --backend cpu --isolation pooled");
+  // What bash (whose $'...' the line uses) makes of the quoted word is the
+  // file name itself, byte for byte.
+  planned.loaded.file = "a\tb\\c'd\x01.yaml";
+  const std::string line = rerun_line(planned, Backend::kCpu, RunOptions{});
+  const size_t start = std::string("casebook run ").size();
+  const std::string word = line.substr(start, line.find(" --backend") - start);
+  setenv("CASEBOOK_TEST_COMMAND",
+         ("printf %s " + word + " | od -An -tx1").c_str(), 1);
+  FILE* shell = popen("bash -c \"$CASEBOOK_TEST_COMMAND\"", "r");
+  ASSERT_NE(shell, nullptr);
+  char buffer[256] = {};
+  const size_t got = fread(buffer, 1, sizeof buffer - 1, shell);
+  pclose(shell);
+  unsetenv("CASEBOOK_TEST_COMMAND");
+  std::string seen(buffer, got);
+  seen.erase(std::remove_if(seen.begin(), seen.end(), isspace), seen.end());
+  EXPECT_EQ(seen, "6109625c632764012e79616d6c") << line;
 }
 
 }  // namespace

@@ -40,7 +40,10 @@ struct RunOptions {
   std::vector<Backend> backends = {Backend::kCpu, Backend::kCuda,
                                    Backend::kHip};
   std::string
-      filter;    // glob on "<case id>" or "<case id>/<backend>"; empty: all
+      filter;  // glob on "<case id>" or "<case id>/<backend>"; empty: all
+  // Exactly this case id (a base case without its neighbours, or one
+  // neighbour); empty: any. What a rerun line selects with `--id`.
+  std::string case_id;
   int jobs = 0;  // parallel CPU runs; 0: the number of cores
   Isolation isolation = Isolation::kPooled;
   // Backends among `backends` that must run: absent is then an ERROR for each

@@ -20,6 +20,7 @@ struct CommonArguments {
   std::vector<std::string> paths;  // default: cases/
   std::string backends = "cpu,cuda,hip";
   std::string filter;
+  std::string case_id;  // --id: exactly this case id
   int jobs = 0;
   std::string isolation = "pooled";
   // Backends that must run (a list like `backends`), joined with those of

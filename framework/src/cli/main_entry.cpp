@@ -19,6 +19,9 @@ void add_common(CLI::App* command, CommonArguments* arguments) {
   command->add_option("--filter,-f", arguments->filter,
                       "a glob on the case id, `<id>/<backend>` or the file "
                       "path; a plain word matches as a substring");
+  command->add_option("--id", arguments->case_id,
+                      "exactly this case id: a case without its neighbours, "
+                      "or one neighbour (what rerun lines use)");
   command->add_option("-j,--jobs", arguments->jobs,
                       "parallel CPU runs (default: the number of cores)");
   command->add_option(

@@ -107,6 +107,7 @@ bool to_run_options(const CommonArguments& arguments, RunOptions* options,
     return false;
   }
   options->filter = arguments.filter;
+  options->case_id = arguments.case_id;
   options->evidence_root = arguments.evidence;
   options->allow_links_outside = arguments.allow_links_outside;
   paths->clear();
@@ -186,8 +187,23 @@ int run_command(const CommonArguments& arguments, const RunOutput& output) {
   style.every_run = output.verbose;
   style.quiet = output.quiet;
   print_verdict_table(std::cout, execution.summary, style);
-  if (!output.junit.empty() && !junit) {
-    write_junit(output.junit, execution.summary, environment);
+  // A results file that could not be written (a full disk) is said last,
+  // under the table it did not hold, and fails the run.
+  std::string junit_error;
+  if (junit) {
+    junit->finish();
+    junit_error = junit->write_error();
+  } else if (!output.junit.empty()) {
+    try {
+      write_junit(output.junit, execution.summary, environment);
+    } catch (const std::runtime_error& error) {
+      junit_error = error.what();
+    }
+  }
+  if (!junit_error.empty()) {
+    std::cout.flush();
+    std::cerr << "casebook: --junit: " << junit_error
+              << "; the table above holds every result\n";
   }
   if (!output.summary.empty()) {
     try {
@@ -198,7 +214,7 @@ int run_command(const CommonArguments& arguments, const RunOutput& output) {
       return kExitUsage;
     }
   }
-  return execution.summary.exit_code();
+  return junit_error.empty() ? execution.summary.exit_code() : kExitUsage;
 }
 
 int list_command(const CommonArguments& arguments) {

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "casebook/loader.h"
+#include "casebook/printable.h"
 
 namespace casebook {
 namespace fs = std::filesystem;
@@ -23,7 +24,8 @@ std::string format_location(const SourceLocation& where) {
 std::string CaseError::to_string() const {
   std::string out = format_location(where) + ": ";
   if (!key_path.empty()) out += "`" + key_path + "`: ";
-  return out + message;
+  // Printed on terminals and in reports: bounded and printable.
+  return printable_line(bounded_text(out + message, kMessageBytes));
 }
 
 std::string derive_case_id(const fs::path& file, const fs::path& relative_to) {
@@ -53,7 +55,9 @@ std::string derive_case_id(const fs::path& file, const fs::path& relative_to) {
     if (id.empty() || *id.begin() == "..") id = normal.filename();
     id.replace_extension();
   }
-  return id.lexically_normal().generic_string();
+  // A file name is hostile: the id is printed everywhere, so it is made
+  // printable once, here (a newline in a name must not forge a line).
+  return printable_line(id.lexically_normal().generic_string());
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "casebook/diagnosis.h"
+#include "casebook/printable.h"
 #include "compare/compare.h"
 #include "compare/expected.h"
 #include "model/message_pattern.h"
@@ -252,13 +253,26 @@ void judge_count(const Expectation& expect, const Observed& seen,
   }
 }
 
-}  // namespace
-
-std::string rerun_command(const PlannedCase& planned, Backend backend) {
-  return rerun_line(planned, backend, RunOptions{});
+// What a verdict says reaches terminals, JUnit and Markdown: bounded and
+// printable (casebook/printable.h). Applied once, to every verdict judged.
+CaseVerdict fit_to_show(CaseVerdict verdict) {
+  verdict.message =
+      printable_line(bounded_text(verdict.message, kMessageBytes));
+  verdict.details =
+      printable_text(bounded_text(verdict.details, kDetailsBytes));
+  constexpr size_t kConsequencesShown = 8;
+  if (verdict.consequences.size() > kConsequencesShown) {
+    const size_t more = verdict.consequences.size() - kConsequencesShown;
+    verdict.consequences.resize(kConsequencesShown);
+    verdict.consequences.push_back(std::to_string(more) + " more");
+  }
+  for (std::string& later : verdict.consequences) {
+    later = printable_line(bounded_text(later, kMessageBytes));
+  }
+  return verdict;
 }
 
-CaseVerdict judge(const JudgeInputs& in) {
+CaseVerdict judge_run(const JudgeInputs& in) {
   CaseVerdict verdict;
   verdict.case_id = in.planned.loaded.id;
   verdict.backend = in.backend;
@@ -376,5 +390,13 @@ CaseVerdict judge(const JudgeInputs& in) {
   }
   return verdict;
 }
+
+}  // namespace
+
+std::string rerun_command(const PlannedCase& planned, Backend backend) {
+  return rerun_line(planned, backend, RunOptions{});
+}
+
+CaseVerdict judge(const JudgeInputs& in) { return fit_to_show(judge_run(in)); }
 
 }  // namespace casebook

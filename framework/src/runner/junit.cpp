@@ -1,6 +1,7 @@
 #include "runner/junit.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -8,6 +9,8 @@
 #include <iomanip>
 #include <sstream>
 #include <stdexcept>
+
+#include "casebook/printable.h"
 
 namespace casebook {
 namespace {
@@ -27,6 +30,15 @@ std::string seconds_text(double seconds) {
   std::ostringstream text;
   text << std::fixed << std::setprecision(6) << seconds;
   return text.str();
+}
+
+// `.<name>.XXXXXX` in the same folder, for mkstemp: a rename within one
+// file system is atomic.
+std::string temporary_beside(const std::filesystem::path& file) {
+  const std::filesystem::path folder = file.parent_path();
+  const std::string name = "." + file.filename().string() + ".XXXXXX";
+  return (folder.empty() ? std::filesystem::path(name) : folder / name)
+      .string();
 }
 
 std::string testcase_xml(const CaseVerdict& v) {
@@ -73,11 +85,12 @@ std::string testcase_xml(const CaseVerdict& v) {
 }  // namespace
 
 std::string xml_escape(const std::string& text) {
-  // Hand-written: five entities and control characters are all JUnit needs;
-  // a whole XML library for this would cost more than it gives.
+  // Hand-written: five entities are all JUnit needs once the text is
+  // printable; a whole XML library for this would cost more than it gives.
+  const std::string shown = printable_text(text);
   std::string out;
-  out.reserve(text.size());
-  for (unsigned char c : text) {
+  out.reserve(shown.size());
+  for (char c : shown) {
     switch (c) {
       case '&':
         out += "&amp;";
@@ -95,11 +108,7 @@ std::string xml_escape(const std::string& text) {
         out += "&apos;";
         break;
       default:
-        if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') {
-          out += "?";  // not representable in XML 1.0
-        } else {
-          out += static_cast<char>(c);
-        }
+        out += c;
     }
   }
   return out;
@@ -108,25 +117,47 @@ std::string xml_escape(const std::string& text) {
 JunitWriter::JunitWriter(const std::filesystem::path& file,
                          const Environment& environment)
     : file_(file) {
-  fd_ = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  std::error_code error;
+  const auto status = std::filesystem::status(file, error);
+  regular_ = !std::filesystem::exists(status) ||
+             std::filesystem::is_regular_file(status);
+  head_ = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n";
+  start_tag_offset_ = static_cast<long>(head_.size());
+  head_ += start_tag() + "\n<properties>\n";
+  for (const auto& [key, value] : environment) {
+    head_ += "  <property name=\"" + xml_escape(key) + "\" value=\"" +
+             xml_escape(value) + "\"/>\n";
+  }
+  head_ += "</properties>\n";
+  body_end_ = static_cast<long>(head_.size());
+  if (!regular_) {
+    fd_ = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) {
+      throw std::runtime_error("cannot write " + file.string() + ": " +
+                               std::strerror(errno));
+    }
+    return;
+  }
+  std::string temporary = temporary_beside(file);
+  fd_ = ::mkstemp(temporary.data());
   if (fd_ < 0) {
+    // No such folder, no permission: the run has not started, so it stops.
     throw std::runtime_error("cannot write " + file.string() + ": " +
                              std::strerror(errno));
   }
-  std::string head =
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n";
-  start_tag_offset_ = static_cast<long>(head.size());
-  head += start_tag() + "\n<properties>\n";
-  for (const auto& [key, value] : environment) {
-    head += "  <property name=\"" + xml_escape(key) + "\" value=\"" +
-            xml_escape(value) + "\"/>\n";
+  ::fcntl(fd_, F_SETFD, FD_CLOEXEC);
+  if (!write_at(0, head_ + kClosing) || ::fchmod(fd_, 0644) != 0 ||
+      ::rename(temporary.c_str(), file.c_str()) != 0) {
+    // A full disk: the run goes on, and says so at the end.
+    failed("cannot write", errno);
+    ::unlink(temporary.c_str());
+    ::close(fd_);
+    fd_ = -1;
   }
-  head += "</properties>\n";
-  body_end_ = static_cast<long>(head.size());
-  write_at(0, head + kClosing);
 }
 
 JunitWriter::~JunitWriter() {
+  finish();
   if (fd_ >= 0) ::close(fd_);
 }
 
@@ -146,36 +177,117 @@ std::string JunitWriter::start_tag() const {
   return text + ">";
 }
 
-void JunitWriter::write_at(long offset, const std::string& text) {
+void JunitWriter::failed(const std::string& what, int error_number) {
+  if (!write_error_.empty()) return;
+  write_error_ = what + " " + file_.string() + ": " +
+                 std::strerror(error_number) + ", after " +
+                 std::to_string(written_) + " of " + std::to_string(tests_) +
+                 " results";
+}
+
+bool JunitWriter::write_at(long offset, const std::string& text) {
   size_t done = 0;
   while (done < text.size()) {
     const ssize_t n = ::pwrite(fd_, text.data() + done, text.size() - done,
                                static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      throw std::runtime_error("cannot write " + file_.string() + ": " +
-                               std::strerror(errno));
+      if (n == 0) errno = ENOSPC;
+      return false;
     }
     done += static_cast<size_t>(n);
   }
+  return true;
 }
 
 void JunitWriter::add(const CaseVerdict& verdict) {
   ++tests_;
   ++counts_[verdict.verdict];
   seconds_ += verdict.seconds;
+  const std::string testcase = testcase_xml(verdict);
+  if (!regular_) {
+    body_ += testcase;
+    return;
+  }
+  if (fd_ < 0 || !write_error_.empty()) return;
   // The new test case over the old closing tags, then the new counts: a
   // reader between the two sees every test case, with the counts one behind.
-  const std::string testcase = testcase_xml(verdict);
-  write_at(body_end_, testcase + kClosing);
+  if (!write_at(body_end_, testcase + kClosing)) {
+    // What did land is cut back to the last whole document.
+    failed("cannot write", errno);
+    if (::ftruncate(fd_, body_end_) == 0) write_at(body_end_, kClosing);
+    return;
+  }
   body_end_ += static_cast<long>(testcase.size());
-  write_at(start_tag_offset_, start_tag());
+  ++written_;
+  if (!write_at(start_tag_offset_, start_tag())) failed("cannot write", errno);
+}
+
+std::string JunitWriter::document() const {
+  std::string text = head_;
+  text.replace(static_cast<size_t>(start_tag_offset_), kStartTagWidth,
+               start_tag());
+  return text + body_ + kClosing;
+}
+
+void JunitWriter::finish() {
+  if (finished_ || fd_ < 0) return;
+  finished_ = true;
+  if (!regular_) {
+    if (!write_at(0, document()) && errno == ESPIPE) {
+      // A pipe: written in order, from the start.
+      const std::string text = document();
+      if (::write(fd_, text.data(), text.size()) !=
+          static_cast<ssize_t>(text.size())) {
+        failed("cannot write", errno);
+      }
+    }
+    written_ = tests_;
+    return;
+  }
+  if (!write_error_.empty()) return;
+  // Another run may have renamed its own document onto the path since: this
+  // run's whole document goes back (copied out of its own file).
+  struct stat ours {};
+  struct stat named {};
+  const bool still_ours =
+      ::fstat(fd_, &ours) == 0 && ::stat(file_.c_str(), &named) == 0 &&
+      ours.st_dev == named.st_dev && ours.st_ino == named.st_ino;
+  if (still_ours) return;
+  std::string text(static_cast<size_t>(body_end_) + std::strlen(kClosing),
+                   '\0');
+  if (::pread(fd_, text.data(), text.size(), 0) !=
+      static_cast<ssize_t>(text.size())) {
+    failed("cannot read back", errno);
+    return;
+  }
+  std::string pattern = temporary_beside(file_);
+  const int copy = ::mkstemp(pattern.data());
+  bool done = copy >= 0;
+  if (done) {
+    const int kept = fd_;
+    fd_ = copy;
+    done = write_at(0, text) && ::fchmod(copy, 0644) == 0 &&
+           ::rename(pattern.c_str(), file_.c_str()) == 0;
+    const int why = errno;
+    fd_ = kept;
+    ::close(copy);
+    errno = why;
+  }
+  if (!done) {
+    failed("cannot write", errno);
+    if (copy >= 0) ::unlink(pattern.c_str());
+  }
 }
 
 void write_junit(const std::filesystem::path& file, const RunSummary& summary,
                  const Environment& environment) {
   JunitWriter writer(file, environment);
   for (const CaseVerdict& verdict : summary.verdicts) writer.add(verdict);
+  writer.finish();
+  if (!writer.write_error().empty()) {
+    throw std::runtime_error(writer.write_error());
+  }
 }
 
 }  // namespace casebook

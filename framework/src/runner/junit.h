@@ -4,13 +4,15 @@
 // counts in the <testsuite> start tag are rewritten in place (padded to a
 // fixed width) and the closing tags are overwritten by the next test case.
 //
-// The layout is the one Jenkins' and GitLab's JUnit readers take, checked by
-// tests/data/junit/junit.xsd: one <testsuite name="casebook"> with the run's
-// environment as <properties>, then a <testcase classname="<case id>"
-// name="<backend>" file="..." time="..."> per verdict. FAIL, XPASS and
-// TIMEOUT are <failure>; ERROR and NOT RUN are <error> (a run that did not
-// happen is not a skip); SKIP is <skipped>; XFAIL and PASS pass, an XFAIL
-// with its reason in <system-out>.
+// The document is made in a temporary file beside `file` and renamed onto it
+// once it is valid, then updated in place; two runs given the same path each
+// write their own file, so neither corrupts the other, and finish() puts the
+// finishing run's whole document back if another run replaced it meanwhile
+// (the last to finish wins, whole). A failed write (a full disk) never stops
+// the run: the writer keeps the first failure for the end and writes no more.
+// A path that is not a regular file (/dev/stdout, a pipe) gets the whole
+// document at finish().
+//
 #pragma once
 
 #include <filesystem>
@@ -23,37 +25,56 @@ namespace casebook {
 
 class JunitWriter {
  public:
-  // Creates (truncates) `file` holding the environment and no test case yet.
-  // Throws std::runtime_error naming the file when it cannot be written.
+  // Makes `file` a document holding the environment and no test case yet.
+  // Throws std::runtime_error naming the file when it cannot be made (no
+  // such folder, no permission): a configuration error, before any run.
   JunitWriter(const std::filesystem::path& file,
               const Environment& environment);
   ~JunitWriter();
   JunitWriter(const JunitWriter&) = delete;
   JunitWriter& operator=(const JunitWriter&) = delete;
 
-  // Appends one test case and updates the counts; throws std::runtime_error
-  // when the file cannot be written.
+  // Appends one test case and updates the counts. Never throws: after a
+  // failed write it writes nothing more (see write_error()).
   void add(const CaseVerdict& verdict);
 
+  // Ends the document: `file` then holds every test case added, unless a
+  // write failed. Idempotent; the destructor calls it.
+  void finish();
+
+  // The first write that failed ("cannot write out.xml: No space left on
+  // device, after 12 of 40 results"); empty when none did.
+  const std::string& write_error() const { return write_error_; }
+
  private:
-  void write_at(long offset, const std::string& text);
+  bool write_at(long offset, const std::string& text);
+  void failed(const std::string& what, int error_number);
   std::string start_tag() const;
+  std::string document() const;
 
   std::filesystem::path file_;
+  bool regular_ = true;  // false: a device or pipe, written at finish()
+  bool finished_ = false;
   int fd_ = -1;
   long start_tag_offset_ = 0;  // where <testsuite ...> begins
   long body_end_ = 0;          // where the closing tags begin
+  std::string head_;           // the prologue and properties (non-regular)
+  std::string body_;           // every test case so far (non-regular)
   std::map<Verdict, int> counts_;
   int tests_ = 0;
+  int written_ = 0;  // test cases on disk
   double seconds_ = 0.0;
+  std::string write_error_;
 };
 
-// The whole summary at once (a JunitWriter fed every verdict in order).
+// The whole summary at once (a JunitWriter fed every verdict in order);
+// throws std::runtime_error when it cannot be written.
 void write_junit(const std::filesystem::path& file, const RunSummary& summary,
                  const Environment& environment);
 
-// The five XML entities escaped; control characters XML 1.0 cannot hold
-// become '?'.
+// Printable (casebook/printable.h: control characters and bytes that are not
+// UTF-8 as visible \xHH escapes, which XML 1.0 could not hold), then the five
+// XML entities escaped.
 std::string xml_escape(const std::string& text);
 
 }  // namespace casebook

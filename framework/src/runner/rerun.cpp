@@ -1,28 +1,56 @@
 #include "runner/rerun.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+
+#include "casebook/printable.h"
 
 namespace casebook {
 namespace {
 
-// Single-quoted for a POSIX shell when it holds anything but safe characters.
+// As a POSIX shell reads it back: bare when it holds only safe characters,
+// else single-quoted; with a control character or a byte that is not UTF-8,
+// bash's
+// $'...' with \xHH escapes, so that the line stays one printable line (a
+// newline in a file name must not break it, nor an escape reach the
+// terminal) and still names the same bytes when pasted.
 std::string shell_word(const std::string& text) {
   const bool safe =
       !text.empty() && text.find_first_not_of(
                            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"
                            "WXYZ0123456789_-+=./:,@%") == std::string::npos;
   if (safe) return text;
-  std::string quoted = "'";
+  if (printable_line(text) == text) {
+    std::string quoted = "'";
+    for (char c : text) {
+      quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    }
+    return quoted + "'";
+  }
+  std::string quoted = "$'";
   for (char c : text) {
-    if (c == '\'') {
-      quoted += "'\\''";
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte >= 0x7F) {
+      char escaped[5];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+      quoted += escaped;
+    } else if (c == '\'' || c == '\\') {
+      quoted += '\\';
+      quoted += c;
     } else {
       quoted += c;
     }
   }
   return quoted + "'";
+}
+
+// A relative path that starts with `-` would be read as an option.
+std::string path_word(const std::filesystem::path& file) {
+  const std::string text = file.string();
+  if (!text.empty() && text[0] == '-') return shell_word("./" + text);
+  return shell_word(text);
 }
 
 std::string executable() {
@@ -64,22 +92,16 @@ std::string rerun_line(const PlannedCase& planned, Backend backend,
       line += name + "=" + shell_word(value) + " ";
     }
   }
-  line += shell_word(executable()) + " run " +
-          shell_word(planned.loaded.file.string()) + " --backend " +
-          std::string(backend_name(backend)) + " --isolation " +
+  line += shell_word(executable()) + " run " + path_word(planned.loaded.file) +
+          " --backend " + std::string(backend_name(backend)) + " --isolation " +
           (options.isolation == Isolation::kStrict ? "strict" : "pooled");
-  // A neighbour is one of the file's cases: its id, as a glob that matches
-  // it alone (`[` and `]` escaped).
-  if (planned.neighbor) {
-    std::string glob;
-    for (char c : planned.loaded.id) {
-      if (c == '[' || c == ']' || c == '*' || c == '?' || c == '\\') {
-        glob += '\\';
-      }
-      glob += c;
-    }
-    line += " --filter " + shell_word(glob);
-  }
+  // A file's cases are its base case and its neighbours: `--id` selects
+  // exactly the one this line is for (a --filter word would match as a
+  // substring, and the base case's id is in every neighbour's).
+  const bool has_neighbours =
+      planned.neighbor ||
+      (planned.loaded.value && !planned.loaded.value->neighbors.empty());
+  if (has_neighbours) line += " --id " + shell_word(planned.loaded.id);
   return line;
 }
 

@@ -170,6 +170,7 @@ bool selected_by(const RunOptions& options, const PlannedCase& planned,
                  Backend backend) {
   return in_shard(planned.loaded.id, options.shard_index,
                   options.shard_count) &&
+         (options.case_id.empty() || options.case_id == planned.loaded.id) &&
          filter_matches(options.filter, planned, backend);
 }
 

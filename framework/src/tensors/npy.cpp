@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "casebook/limits.h"
+#include "casebook/printable.h"
 #include "tensors/fixtures.h"
 #include "tensors/mapped_file.h"
 
@@ -74,8 +75,11 @@ class HeaderParser {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
+    // The header is the fixture's: quoted, but no more of it than a person
+    // reads (a 50 MB header must not become a 50 MB message).
+    constexpr size_t kQuoted = 200;
     throw FixtureError(file_.string() + ": .npy header: " + what +
-                       " (header: " + text_ + ")");
+                       " (header: " + bounded_text(text_, kQuoted) + ")");
   }
   char peek() {
     while (pos_ < text_.size() &&

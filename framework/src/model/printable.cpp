@@ -1,0 +1,102 @@
+#include "casebook/printable.h"
+
+#include <cstdint>
+#include <cstdio>
+
+namespace casebook {
+namespace {
+
+// The length of the well-formed UTF-8 sequence starting at text[at], or 0
+// when there is none (RFC 3629: no overlongs, no surrogates, <= U+10FFFF).
+// Hand-written: fifteen lines against a Unicode library for one check.
+size_t utf8_sequence(std::string_view text, size_t at) {
+  const auto byte = [&](size_t i) {
+    return static_cast<uint8_t>(text[at + i]);
+  };
+  const uint8_t lead = byte(0);
+  size_t length = 0;
+  uint8_t low = 0x80;
+  uint8_t high = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;   // overlong
+    if (lead == 0xED) high = 0x9F;  // surrogates
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;   // overlong
+    if (lead == 0xF4) high = 0x8F;  // above U+10FFFF
+  } else {
+    return 0;
+  }
+  if (at + length > text.size()) return 0;
+  if (byte(1) < low || byte(1) > high) return 0;
+  for (size_t i = 2; i < length; ++i) {
+    if (byte(i) < 0x80 || byte(i) > 0xBF) return 0;
+  }
+  return length;
+}
+
+void append_hex(std::string* out, uint8_t value) {
+  char escaped[5];
+  std::snprintf(escaped, sizeof escaped, "\\x%02x", value);
+  *out += escaped;
+}
+
+std::string printable(std::string_view text, bool keep_lines) {
+  std::string out;
+  out.reserve(text.size());
+  size_t at = 0;
+  while (at < text.size()) {
+    const auto c = static_cast<uint8_t>(text[at]);
+    if (c >= 0x80) {
+      const size_t length = utf8_sequence(text, at);
+      // C1 controls (U+0080..U+009F) are escape sequences to a terminal.
+      const bool c1 =
+          length == 2 && c == 0xC2 && static_cast<uint8_t>(text[at + 1]) < 0xA0;
+      if (length == 0 || c1) {
+        append_hex(&out, c);
+        ++at;
+        continue;
+      }
+      out.append(text.substr(at, length));
+      at += length;
+      continue;
+    }
+    if (c == '\n' || c == '\t') {
+      if (keep_lines) {
+        out += static_cast<char>(c);
+      } else {
+        out += c == '\n' ? "\\n" : "\\t";
+      }
+    } else if (c < 0x20 || c == 0x7F) {
+      append_hex(&out, c);
+    } else {
+      out += static_cast<char>(c);
+    }
+    ++at;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string printable_line(std::string_view text) {
+  return printable(text, false);
+}
+
+std::string printable_text(std::string_view text) {
+  return printable(text, true);
+}
+
+std::string bounded_text(std::string_view text, size_t limit) {
+  if (text.size() <= limit) return std::string(text);
+  size_t cut = limit;
+  // Back off continuation bytes so that a character is never split.
+  while (cut > 0 && (static_cast<uint8_t>(text[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(text.substr(0, cut)) + " ... (" +
+         std::to_string(text.size() - cut) + " more bytes)";
+}
+
+}  // namespace casebook
