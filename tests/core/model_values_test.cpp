@@ -72,6 +72,18 @@ TEST(Values, IntegersAreKeptExactly) {
                 std::numeric_limits<int64_t>::max(), 16, -7}));
 }
 
+// The refusals of 1e400 and 1e-400 are in the hostile corpus; what float64
+// does hold, the smallest subnormal and the largest finite value, loads.
+TEST(Values, TheExtremesFloat64HoldsLoadExactly) {
+  const TensorSpec spec = load_tensor(
+      "{dtype: float64, values: [4.9406564584124654e-324, "
+      "1.7976931348623157e308, -.inf, 0.0]}");
+  ASSERT_EQ(spec.float_values.size(), 4u);
+  EXPECT_EQ(spec.float_values[0], std::numeric_limits<double>::denorm_min());
+  EXPECT_EQ(spec.float_values[1], std::numeric_limits<double>::max());
+  EXPECT_TRUE(std::isinf(spec.float_values[2]));
+}
+
 TEST(Values, IntegerRangesFollowTheDtype) {
   EXPECT_EQ(load_tensor("{dtype: uint8, values: [0, 255]}").int_values,
             (std::vector<int64_t>{0, 255}));

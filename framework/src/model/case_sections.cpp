@@ -23,6 +23,10 @@ std::optional<ArgValue> read_arg_scalar(Reader& reader, const YAML::Node& node,
     return std::nullopt;
   }
   const Scalar scalar = resolve_scalar(node);
+  if (scalar.float_out_of_range && scalar.kind == Scalar::Kind::kFloat) {
+    reader.read_number(node, at, path);  // reports the range
+    return std::nullopt;
+  }
   switch (scalar.kind) {
     case Scalar::Kind::kNull:
       break;

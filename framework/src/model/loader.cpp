@@ -105,7 +105,8 @@ void read_timeout(Reader& reader, const Entry& entry, Case& out) {
 }
 
 void read_repeat(Reader& reader, const Entry& entry, Case& out) {
-  const auto count = reader.read_int(entry.value, reader.where(entry), "repeat");
+  const auto count =
+      reader.read_int(entry.value, reader.where(entry), "repeat");
   if (!count) return;
   // A bound that keeps a mistyped count from running for hours.
   constexpr int64_t kMostRepeats = 10000;

@@ -1,7 +1,9 @@
 // Plain YAML scalars resolved as YAML 1.2's core schema: null, booleans,
 // integers (decimal, 0x, 0o; kept exactly, overflow flagged), floats with
 // .nan and .inf. Quoted scalars are strings.
+#include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 
@@ -61,6 +63,8 @@ void resolve_integer(std::string_view text, Scalar& out) {
       (negative ? 1 : 0);
   if (status != std::errc() || magnitude > limit) {
     out.int_overflow = true;
+    out.float_out_of_range =
+        std::isinf(std::strtod(std::string(text).c_str(), nullptr));
     return;
   }
   out.int_value = negative ? static_cast<int64_t>(0 - magnitude)
@@ -83,6 +87,16 @@ bool is_integer_syntax(std::string_view text) {
 
 }  // namespace
 
+std::string out_of_range_message(const Scalar& scalar) {
+  const bool beyond = scalar.int_overflow ||
+                      std::isinf(std::strtod(scalar.text.c_str(), nullptr));
+  return beyond ? "float64 cannot hold " + scalar.text +
+                      ": it is beyond its range (write .inf for an infinity)"
+                : "float64 cannot hold " + scalar.text +
+                      ": it is below its smallest subnormal and would read as "
+                      "0 (write 0)";
+}
+
 Scalar resolve_scalar(const YAML::Node& node) {
   Scalar out;
   if (!node.IsScalar()) return out;  // kNull
@@ -100,9 +114,12 @@ Scalar resolve_scalar(const YAML::Node& node) {
     resolve_integer(text, out);
   } else if (is_float_syntax(text)) {
     out.kind = Scalar::Kind::kFloat;
-    // strtod, unlike from_chars, gives +-inf for 1e400 (case files never
-    // change the "C" locale).
+    // strtod, unlike from_chars, gives +-inf for 1e400 and 0 for 1e-400 and
+    // says so in errno (case files never change the "C" locale).
+    errno = 0;
     out.float_value = std::strtod(text.c_str(), nullptr);
+    out.float_out_of_range = errno == ERANGE && (std::isinf(out.float_value) ||
+                                                 out.float_value == 0.0);
   } else {
     std::string_view rest = text;
     const bool negative = !rest.empty() && rest[0] == '-';

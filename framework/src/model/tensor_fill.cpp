@@ -102,9 +102,9 @@ class FillReader {
       const std::string name = generator.value.Scalar();
       if (std::find(kTorchCalls.begin(), kTorchCalls.end(), name) ==
           kTorchCalls.end()) {
-        reader_.error(reader_.where(generator), path,
-                      "expected " + what + "; got " +
-                          describe(generator.value));
+        reader_.error(
+            reader_.where(generator), path,
+            "expected " + what + "; got " + describe(generator.value));
         return std::nullopt;
       }
       call = Entry{name, generator.value, YAML::Node()};
@@ -133,8 +133,8 @@ class FillReader {
     }
     const std::vector<std::string> keys = torch_parameters(call->key);
     if (keys.empty()) {
-      if (!call->value.IsNull() && !(call->value.IsMap() &&
-                                     call->value.size() == 0) &&
+      if (!call->value.IsNull() &&
+          !(call->value.IsMap() && call->value.size() == 0) &&
           !generator.value.IsScalar()) {
         reader_.error(reader_.where(*call), call_path,
                       "`" + call->key + "` takes no parameters; got " +
@@ -159,8 +159,7 @@ class FillReader {
       std::optional<double> value;
       if (need_integers) {
         value = number(entry->value, reader_.where(*entry),
-                       join_path(call_path, key), true, true,
-                       key == "high");
+                       join_path(call_path, key), true, true, key == "high");
       } else {
         value = reader_.read_number(entry->value, reader_.where(*entry),
                                     join_path(call_path, key));

@@ -138,6 +138,9 @@ class ValuesWalker {
   bool element(const YAML::Node& node) {
     const Scalar scalar = resolve_scalar(node);
     if (is_floating(dtype_)) {
+      if (scalar.float_out_of_range) {
+        return fail(node, out_of_range_message(scalar));
+      }
       double value = 0.0;
       if (scalar.kind == Scalar::Kind::kFloat) {
         value = scalar.float_value;

@@ -152,6 +152,10 @@ std::optional<double> Reader::read_number(const YAML::Node& node,
                                           const SourceLocation& at,
                                           const std::string& path) {
   const Scalar scalar = resolve_scalar(node);
+  if (scalar.float_out_of_range) {
+    error(at, path, out_of_range_message(scalar));
+    return std::nullopt;
+  }
   if (scalar.kind == Scalar::Kind::kFloat) return scalar.float_value;
   if (scalar.kind == Scalar::Kind::kInt) {
     return scalar.int_overflow ? std::strtod(scalar.text.c_str(), nullptr)

@@ -32,11 +32,20 @@ struct Scalar {
   int64_t int_value = 0;
   double float_value = 0.0;
   bool int_overflow = false;  // an integer beyond the int64 range
+  // A number (float, or integer beyond int64) that float64 cannot hold at
+  // all: 1e400 (beyond its range: infinity is `.inf`) or 1e-400 (below its
+  // smallest subnormal: it would read as 0). Refused wherever a number is
+  // read, as docs/case-format.md says.
+  bool float_out_of_range = false;
   bool quoted = false;
   std::string text;
 };
 
 Scalar resolve_scalar(const YAML::Node& node);
+
+// "float64 cannot hold 1e400: it is beyond its range (write .inf for an
+// infinity)": why a float_out_of_range scalar is refused.
+std::string out_of_range_message(const Scalar& scalar);
 
 // "`float`", "`\"1\"`", "a list", "a map", "nothing": what was found.
 std::string describe(const YAML::Node& node);
