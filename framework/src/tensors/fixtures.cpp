@@ -11,7 +11,6 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
@@ -22,60 +21,6 @@
 namespace casebook {
 namespace {
 
-// safetensors dtype names, https://github.com/huggingface/safetensors
-at::ScalarType safetensors_type(const std::string& name,
-                                const std::filesystem::path& file) {
-  static const std::pair<const char*, at::ScalarType> kTypes[] = {
-      {"BOOL", at::kBool}, {"U8", at::kByte},       {"I8", at::kChar},
-      {"I16", at::kShort}, {"I32", at::kInt},       {"I64", at::kLong},
-      {"F16", at::kHalf},  {"BF16", at::kBFloat16}, {"F32", at::kFloat},
-      {"F64", at::kDouble}};
-  for (const auto& [spelling, type] : kTypes) {
-    if (name == spelling) return type;
-  }
-  throw FixtureError(file.string() + ": safetensors dtype '" + name +
-                     "' is not supported; expected one of BOOL, U8, I8, I16, "
-                     "I32, I64, F16, BF16, F32, F64");
-}
-
-struct SafetensorsFile {
-  MappedFile mapped;
-  nlohmann::json header;
-  size_t data_start = 0;
-};
-
-SafetensorsFile open_safetensors(const std::filesystem::path& file) {
-  SafetensorsFile opened;
-  std::string why;
-  std::optional<MappedFile> mapped = map_file(file, &why);
-  if (!mapped) throw FixtureError(file.string() + ": " + why);
-  opened.mapped = std::move(*mapped);
-  const unsigned char* bytes = opened.mapped.bytes;
-  const size_t size = opened.mapped.size;
-  if (size < 8) {
-    throw FixtureError(file.string() +
-                       ": not a safetensors file (shorter "
-                       "than its 8-byte header length)");
-  }
-  uint64_t length = 0;
-  for (int i = 7; i >= 0; --i) length = (length << 8) | bytes[i];
-  if (length > size - 8) {
-    throw FixtureError(file.string() + ": safetensors header length " +
-                       std::to_string(length) + " exceeds the file");
-  }
-  try {
-    opened.header = nlohmann::json::parse(bytes + 8, bytes + 8 + length);
-  } catch (const nlohmann::json::exception& error) {
-    throw FixtureError(file.string() +
-                       ": safetensors header is not JSON: " + error.what());
-  }
-  if (!opened.header.is_object()) {
-    throw FixtureError(file.string() + ": safetensors header is not an object");
-  }
-  opened.data_start = 8 + length;
-  return opened;
-}
-
 std::string join_names(const std::vector<std::string>& names) {
   std::string joined;
   for (const std::string& name : names) {
@@ -84,10 +29,11 @@ std::string join_names(const std::vector<std::string>& names) {
   return joined.empty() ? "(none)" : joined;
 }
 
-// The tensor `name` of a set, or the only one when `name` is empty.
-std::string pick_name(const std::vector<std::string>& names,
-                      const std::string& name,
-                      const std::filesystem::path& file) {
+}  // namespace
+
+std::string pick_tensor_name(const std::vector<std::string>& names,
+                             const std::string& name,
+                             const std::filesystem::path& file) {
   if (name.empty()) {
     if (names.size() == 1) return names.front();
     throw FixtureError(file.string() + ": holds " +
@@ -100,52 +46,6 @@ std::string pick_name(const std::vector<std::string>& names,
   throw FixtureError(file.string() + ": no tensor named `" + name +
                      "`; it holds " + join_names(names));
 }
-
-std::vector<std::string> tensor_names(const SafetensorsFile& opened) {
-  std::vector<std::string> names;
-  for (const auto& item : opened.header.items()) {
-    if (item.key() != "__metadata__") names.push_back(item.key());
-  }
-  return names;
-}
-
-// The one reader of safetensors files: every check, then the tensor over
-// the file's mapping (`over_mapping`: read-only, alive as long as the tensor)
-// or a copy of it.
-at::Tensor load_safetensors(const std::filesystem::path& file,
-                            const std::string& name, bool over_mapping) {
-  const SafetensorsFile opened = open_safetensors(file);
-  const std::string chosen = pick_name(tensor_names(opened), name, file);
-  const nlohmann::json& entry = opened.header.at(chosen);
-  try {
-    const at::ScalarType type =
-        safetensors_type(entry.at("dtype").get<std::string>(), file);
-    const auto shape = entry.at("shape").get<std::vector<int64_t>>();
-    const auto offsets = entry.at("data_offsets").get<std::vector<uint64_t>>();
-    check_fixture_shape(file, shape, type);  // sizes >= 0, within the limit
-    const uint64_t size = element_count(shape) * c10::elementSize(type);
-    const uint64_t room = opened.mapped.size - opened.data_start;
-    if (offsets.size() != 2 || offsets[1] < offsets[0] ||
-        offsets[1] - offsets[0] != size || offsets[1] > room) {
-      throw FixtureError(file.string() + ": tensor `" + chosen +
-                         "`: data_offsets " + entry.at("data_offsets").dump() +
-                         " do not hold " + std::to_string(size) +
-                         " bytes inside the file");
-    }
-    void* data = const_cast<unsigned char*>(opened.mapped.bytes +
-                                            opened.data_start + offsets[0]);
-    const at::Tensor tensor = at::from_blob(
-        data, shape, [keep = opened.mapped.keep](void*) {},
-        at::TensorOptions().dtype(type));
-    return over_mapping ? tensor : tensor.clone();
-  } catch (const nlohmann::json::exception& error) {
-    throw FixtureError(file.string() + ": tensor `" + chosen +
-                       "`: malformed header entry " + entry.dump() + ": " +
-                       error.what());
-  }
-}
-
-}  // namespace
 
 void check_fixture_shape(const std::filesystem::path& file,
                          const std::vector<int64_t>& shape,
@@ -190,15 +90,6 @@ std::string sha256_file(const std::filesystem::path& file) {
         << static_cast<int>(digest[i]);
   }
   return hex.str();
-}
-
-std::vector<std::string> safetensors_names(const std::filesystem::path& file) {
-  return tensor_names(open_safetensors(file));
-}
-
-at::Tensor read_safetensors(const std::filesystem::path& file,
-                            const std::string& name) {
-  return load_safetensors(file, name, /*over_mapping=*/false);
 }
 
 namespace {
@@ -346,7 +237,7 @@ at::Tensor read_pt(const std::filesystem::path& file, const std::string& name) {
       names.push_back(item.key().toStringRef());
     }
   }
-  const std::string chosen = pick_name(names, name, file);
+  const std::string chosen = pick_tensor_name(names, name, file);
   return value.toGenericDict().at(chosen).toTensor().contiguous();
 }
 
@@ -371,11 +262,6 @@ at::Tensor read_fixture(const std::filesystem::path& file,
   if (extension == ".pt" || extension == ".pth") return read_pt(file, name);
   throw FixtureError(file.string() + ": unknown fixture kind `" + extension +
                      "`; expected .npy, .safetensors or .pt");
-}
-
-at::Tensor map_safetensors(const std::filesystem::path& file,
-                           const std::string& name) {
-  return load_safetensors(file, name, /*over_mapping=*/true);
 }
 
 }  // namespace casebook

@@ -44,7 +44,18 @@ std::string npy_header(at::ScalarType type, const std::vector<int64_t>& shape);
 at::Tensor map_npy(const std::filesystem::path& file,
                    std::optional<at::ScalarType> declared = std::nullopt);
 
-// safetensors: the tensor `name`, or the only tensor when `name` is empty.
+// `name` when `names` holds it, else the only name when `name` is empty;
+// throws FixtureError naming the file and what it holds otherwise.
+std::string pick_tensor_name(const std::vector<std::string>& names,
+                             const std::string& name,
+                             const std::filesystem::path& file);
+
+// safetensors (tensors/safetensors.cpp): the tensor `name`, or the only
+// tensor when `name` is empty. The whole header is checked first, as the
+// format's own reader does: no duplicate names, every entry a known dtype,
+// a shape of non-negative integers and two integer data_offsets holding
+// exactly its bytes, and the entries tiling the data with no overlap and no
+// hole, the last ending at the end of the file.
 at::Tensor read_safetensors(const std::filesystem::path& file,
                             const std::string& name);
 std::vector<std::string> safetensors_names(const std::filesystem::path& file);

@@ -1,0 +1,227 @@
+// The safetensors reader (https://github.com/huggingface/safetensors): an
+// 8-byte little-endian header length, a JSON header naming each tensor's
+// dtype, shape and [begin, end) byte offsets into the data that follows.
+// nlohmann::json parses the header; what it would let through silently (a
+// duplicate name keeps the last, 2.5 converts to 2) is checked here.
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "casebook/limits.h"
+#include "tensors/fixtures.h"
+#include "tensors/mapped_file.h"
+
+namespace casebook {
+namespace {
+
+at::ScalarType safetensors_type(const std::string& name,
+                                const std::filesystem::path& file) {
+  static const std::pair<const char*, at::ScalarType> kTypes[] = {
+      {"BOOL", at::kBool}, {"U8", at::kByte},       {"I8", at::kChar},
+      {"I16", at::kShort}, {"I32", at::kInt},       {"I64", at::kLong},
+      {"F16", at::kHalf},  {"BF16", at::kBFloat16}, {"F32", at::kFloat},
+      {"F64", at::kDouble}};
+  for (const auto& [spelling, type] : kTypes) {
+    if (name == spelling) return type;
+  }
+  throw FixtureError(file.string() + ": safetensors dtype '" + name +
+                     "' is not supported; expected one of BOOL, U8, I8, I16, "
+                     "I32, I64, F16, BF16, F32, F64");
+}
+
+// One header entry, read and checked.
+struct Entry {
+  std::string name;
+  at::ScalarType type = at::kFloat;
+  std::vector<int64_t> shape;
+  uint64_t begin = 0;
+  uint64_t end = 0;
+};
+
+struct SafetensorsFile {
+  MappedFile mapped;
+  std::vector<Entry> entries;  // in header order
+  size_t data_start = 0;
+};
+
+[[noreturn]] void refuse(const std::filesystem::path& file,
+                         const std::string& what) {
+  throw FixtureError(file.string() + ": " + what);
+}
+
+// The header's keys, refusing a name given twice: JSON leaves duplicates
+// undefined, and a reader that kept another one than casebook checked could
+// read other bytes.
+nlohmann::json parse_header(const std::filesystem::path& file,
+                            const unsigned char* bytes, size_t length) {
+  std::set<std::string> names;
+  std::string duplicate;
+  const nlohmann::json::parser_callback_t once =
+      [&](int depth, nlohmann::json::parse_event_t event,
+          nlohmann::json& parsed) {
+        if (depth == 1 && event == nlohmann::json::parse_event_t::key &&
+            !names.insert(parsed.get<std::string>()).second &&
+            duplicate.empty()) {
+          duplicate = parsed.get<std::string>();
+        }
+        return true;
+      };
+  nlohmann::json header;
+  try {
+    header = nlohmann::json::parse(bytes, bytes + length, once);
+  } catch (const nlohmann::json::exception& error) {
+    refuse(file,
+           std::string("safetensors header is not JSON: ") + error.what());
+  }
+  if (!duplicate.empty()) {
+    refuse(file, "safetensors header names `" + duplicate + "` twice");
+  }
+  if (!header.is_object()) refuse(file, "safetensors header is not an object");
+  return header;
+}
+
+std::string entry_text(const nlohmann::json& value) {
+  constexpr size_t kShown = 200;
+  const std::string text = value.dump();
+  return text.size() <= kShown ? text : text.substr(0, kShown) + "...";
+}
+
+Entry read_entry(const std::filesystem::path& file, const std::string& name,
+                 const nlohmann::json& value) {
+  const std::string where = "tensor `" + name + "`: ";
+  if (!value.is_object() || !value.contains("dtype") ||
+      !value.contains("shape") || !value.contains("data_offsets")) {
+    refuse(file, where + "expected {dtype, shape, data_offsets}; got " +
+                     entry_text(value));
+  }
+  Entry entry;
+  entry.name = name;
+  const nlohmann::json& dtype = value.at("dtype");
+  if (!dtype.is_string()) refuse(file, where + "dtype is not a string");
+  entry.type = safetensors_type(dtype.get<std::string>(), file);
+  const nlohmann::json& shape = value.at("shape");
+  if (!shape.is_array()) refuse(file, where + "shape is not a list");
+  for (const nlohmann::json& size : shape) {
+    // is_number_integer: 2.5 and "2" are refused, not converted.
+    if (!size.is_number_integer() || size.get<int64_t>() < 0) {
+      refuse(file, where + "shape " + entry_text(shape) +
+                       " is not a list of integers >= 0");
+    }
+    entry.shape.push_back(size.get<int64_t>());
+  }
+  check_fixture_shape(file, entry.shape, entry.type);  // within the limit
+  const nlohmann::json& offsets = value.at("data_offsets");
+  if (!offsets.is_array() || offsets.size() != 2 ||
+      !offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned()) {
+    refuse(file, where + "data_offsets " + entry_text(offsets) +
+                     " is not [begin, end] of integers >= 0");
+  }
+  entry.begin = offsets[0].get<uint64_t>();
+  entry.end = offsets[1].get<uint64_t>();
+  const uint64_t bytes = static_cast<uint64_t>(element_count(entry.shape)) *
+                         c10::elementSize(entry.type);
+  if (entry.end < entry.begin || entry.end - entry.begin != bytes) {
+    refuse(file, where + "data_offsets " + entry_text(offsets) +
+                     " do not hold its " + std::to_string(bytes) + " bytes");
+  }
+  return entry;
+}
+
+// The entries, sorted by offset, must tile the data exactly: an overlap
+// would let two names read the same bytes, a hole hides bytes no name
+// reads (the format's own reader refuses both).
+void check_tiling(const std::filesystem::path& file, std::vector<Entry> entries,
+                  uint64_t data_size) {
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  uint64_t expected = 0;
+  for (const Entry& entry : entries) {
+    if (entry.begin != expected) {
+      refuse(file, "tensor `" + entry.name + "` begins at byte " +
+                       std::to_string(entry.begin) + " of the data, not " +
+                       std::to_string(expected) + " where the one before it " +
+                       (entry.begin < expected ? "ends (they overlap)"
+                                               : "ends (a hole)"));
+    }
+    expected = entry.end;
+  }
+  if (expected != data_size) {
+    refuse(file, "the tensors end at byte " + std::to_string(expected) +
+                     " of the data, which has " + std::to_string(data_size) +
+                     (expected < data_size ? " (bytes no tensor reads)"
+                                           : " (past the end of the file)"));
+  }
+}
+
+SafetensorsFile open_safetensors(const std::filesystem::path& file) {
+  SafetensorsFile opened;
+  std::string why;
+  std::optional<MappedFile> mapped = map_file(file, &why);
+  if (!mapped) refuse(file, why);
+  opened.mapped = std::move(*mapped);
+  const unsigned char* bytes = opened.mapped.bytes;
+  const size_t size = opened.mapped.size;
+  if (size < 8) {
+    refuse(file,
+           "not a safetensors file (shorter than its 8-byte header "
+           "length)");
+  }
+  uint64_t length = 0;
+  for (int i = 7; i >= 0; --i) length = (length << 8) | bytes[i];
+  if (length > size - 8) {
+    refuse(file, "safetensors header length " + std::to_string(length) +
+                     " exceeds the file");
+  }
+  const nlohmann::json header = parse_header(file, bytes + 8, length);
+  for (const auto& item : header.items()) {
+    if (item.key() == "__metadata__") continue;
+    opened.entries.push_back(read_entry(file, item.key(), item.value()));
+  }
+  opened.data_start = 8 + length;
+  check_tiling(file, opened.entries, size - opened.data_start);
+  return opened;
+}
+
+std::vector<std::string> tensor_names(const SafetensorsFile& opened) {
+  std::vector<std::string> names;
+  for (const Entry& entry : opened.entries) names.push_back(entry.name);
+  return names;
+}
+
+// The tensor over the file's mapping (`over_mapping`: read-only, alive as
+// long as the tensor) or a copy of it.
+at::Tensor load_safetensors(const std::filesystem::path& file,
+                            const std::string& name, bool over_mapping) {
+  const SafetensorsFile opened = open_safetensors(file);
+  const std::string chosen = pick_tensor_name(tensor_names(opened), name, file);
+  const Entry& entry = *std::find_if(
+      opened.entries.begin(), opened.entries.end(),
+      [&chosen](const Entry& each) { return each.name == chosen; });
+  void* data = const_cast<unsigned char*>(opened.mapped.bytes +
+                                          opened.data_start + entry.begin);
+  const at::Tensor tensor = at::from_blob(
+      data, entry.shape, [keep = opened.mapped.keep](void*) {},
+      at::TensorOptions().dtype(entry.type));
+  return over_mapping ? tensor : tensor.clone();
+}
+
+}  // namespace
+
+std::vector<std::string> safetensors_names(const std::filesystem::path& file) {
+  return tensor_names(open_safetensors(file));
+}
+
+at::Tensor read_safetensors(const std::filesystem::path& file,
+                            const std::string& name) {
+  return load_safetensors(file, name, /*over_mapping=*/false);
+}
+
+at::Tensor map_safetensors(const std::filesystem::path& file,
+                           const std::string& name) {
+  return load_safetensors(file, name, /*over_mapping=*/true);
+}
+
+}  // namespace casebook

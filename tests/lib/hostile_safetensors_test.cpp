@@ -1,0 +1,133 @@
+// safetensors headers that a merge request could craft, each refused by the
+// reader with a FixtureError that says what is wrong, and the well-formed
+// files that must still load. Each entry: the JSON header, how many data
+// bytes follow it, and a fragment of the refusal.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "run_command.h"
+#include "tensors/fixtures.h"
+
+namespace casebook {
+namespace {
+
+namespace fs = std::filesystem;
+using testing_support::TempFolder;
+
+fs::path write_safetensors(const fs::path& folder, const std::string& header,
+                           size_t data_bytes) {
+  std::string bytes(8, '\0');
+  for (size_t i = 0; i < 8; ++i) {
+    bytes[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+  }
+  const fs::path file = folder / "x.safetensors";
+  std::ofstream(file, std::ios::binary)
+      << bytes << header << std::string(data_bytes, '\0');
+  return file;
+}
+
+struct Hostile {
+  const char* what;
+  const char* header;
+  size_t data_bytes;
+  const char* refusal;
+};
+
+const Hostile kHostile[] = {
+    {"two names over the same bytes",
+     R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+     R"("b":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
+     8, "they overlap"},
+    {"partly overlapping",
+     R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+     R"("b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+     12, "they overlap"},
+    {"a hole between two tensors",
+     R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+     R"("b":{"dtype":"F32","shape":[2],"data_offsets":[16,24]}})",
+     24, "(a hole)"},
+    {"bytes after the last tensor",
+     R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", 64,
+     "bytes no tensor reads"},
+    {"a first tensor not at 0",
+     R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})", 16,
+     "begins at byte 8 of the data, not 0"},
+    {"past the end of the file",
+     R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", 8,
+     "past the end of the file"},
+    {"a name given twice (JSON keeps the last)",
+     R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+     R"("a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})",
+     16, "names `a` twice"},
+    {"a fractional size",
+     R"({"a":{"dtype":"F32","shape":[2.5],)"
+     R"("data_offsets":[0,8]}})",
+     8, "is not a list of integers >= 0"},
+    {"a size written as a string",
+     R"({"a":{"dtype":"F32","shape":["2"],"data_offsets":[0,8]}})", 8,
+     "is not a list of integers >= 0"},
+    {"a negative size",
+     R"({"a":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", 8,
+     "is not a list of integers >= 0"},
+    {"fractional offsets",
+     R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8.0]}})", 8,
+     "is not [begin, end] of integers >= 0"},
+    {"three offsets",
+     R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8,16]}})", 16,
+     "is not [begin, end] of integers >= 0"},
+    {"offsets that hold other than the shape's bytes",
+     R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,12]}})", 12,
+     "do not hold its 8 bytes"},
+    {"an entry that is not a map", R"({"a":[1,2,3]})", 0,
+     "expected {dtype, shape, data_offsets}"},
+    {"an unknown dtype",
+     R"({"a":{"dtype":"F128","shape":[2],"data_offsets":[0,32]}})", 32,
+     "dtype 'F128' is not supported"},
+    {"a shape of exabytes",
+     R"({"a":{"dtype":"F64","shape":[1000000,1000000,1000000],)"
+     R"("data_offsets":[0,8]}})",
+     8, "over the limit"},
+};
+
+TEST(HostileSafetensors, EachCraftedHeaderIsRefusedSayingWhy) {
+  TempFolder folder;
+  for (const Hostile& entry : kHostile) {
+    SCOPED_TRACE(entry.what);
+    const fs::path file =
+        write_safetensors(folder.path(), entry.header, entry.data_bytes);
+    try {
+      read_safetensors(file, "a");
+      ADD_FAILURE() << "read";
+    } catch (const FixtureError& error) {
+      EXPECT_NE(std::string(error.what()).find(entry.refusal),
+                std::string::npos)
+          << error.what();
+    }
+    // The names are refused as well, not listed from a bad header.
+    EXPECT_THROW(safetensors_names(file), FixtureError);
+  }
+}
+
+TEST(HostileSafetensors, WellFormedFilesStillLoad) {
+  TempFolder folder;
+  // Two tensors in any header order, tiling the data; metadata; an empty
+  // tensor of zero bytes at the end.
+  const fs::path file = write_safetensors(
+      folder.path(),
+      R"({"__metadata__":{"k":"v"},)"
+      R"("b":{"dtype":"I64","shape":[1],"data_offsets":[8,16]},)"
+      R"("a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+      R"("e":{"dtype":"F32","shape":[0,3],"data_offsets":[16,16]}})",
+      16);
+  EXPECT_EQ(read_safetensors(file, "a").numel(), 2);
+  EXPECT_EQ(read_safetensors(file, "b").scalar_type(), at::kLong);
+  EXPECT_EQ(read_safetensors(file, "e").numel(), 0);
+  EXPECT_EQ(safetensors_names(file).size(), 3u);
+}
+
+}  // namespace
+}  // namespace casebook
