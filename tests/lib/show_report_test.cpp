@@ -108,6 +108,36 @@ TEST_F(ShowAndReport, WriteExpectedTurnsARunIntoOutputsThatPass) {
             0);
 }
 
+// What show writes reads back as the same values: int64 beyond 2^53 exactly
+// (a double would round 2^53 + 1), bool as true/false (the loader refuses
+// 1.0 for bool).
+TEST_F(ShowAndReport, WriteExpectedKeepsInt64ExactAndBoolAsBool) {
+  const fs::path ints =
+      write("ints.yaml",
+            "casebook: 1\nsummary: s\nop: torch.neg\ninputs:\n  input: "
+            "{dtype: int64, values: [9007199254740993, "
+            "-9223372036854775807]}\n");
+  const fs::path bools =
+      write("bools.yaml",
+            "casebook: 1\nsummary: s\nop: torch.isnan\ninputs:\n  input: "
+            "{dtype: float32, values: [.nan, 1.0]}\n");
+  for (const fs::path& file : {ints, bools}) {
+    const auto write_run =
+        run_casebook("show " + file.string() + " --write-expected");
+    EXPECT_EQ(write_run.status, 0) << write_run.output;
+  }
+  EXPECT_TRUE(has_line(read_text(ints),
+                       "values: \\[-9007199254740993, 9223372036854775807\\]"))
+      << read_text(ints);
+  EXPECT_TRUE(has_line(read_text(bools), "values: \\[true, false\\]"))
+      << read_text(bools);
+  const auto again =
+      run_casebook("run " + ints.string() + " " + bools.string() +
+                   " --backend cpu --evidence ''");
+  EXPECT_EQ(again.status, 0) << again.output;
+  EXPECT_TRUE(has_line(again.output, "^2 PASS \\(2 runs\\)$")) << again.output;
+}
+
 TEST_F(ShowAndReport, ReportOnAPassSaysSo) {
   const auto run = run_casebook(
       "report tests/data/expect/values_pass.yaml "

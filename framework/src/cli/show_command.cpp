@@ -43,13 +43,24 @@ std::string dtype_of(const at::Tensor& tensor) {
                : std::string(c10::toString(tensor.scalar_type()));
 }
 
-// A flow-style YAML list of `flat`'s values, nested by `sizes`; the
-// values are those of the output's dtype, written as float64 shortest text.
+// One element as the loader reads it back exactly: integers as int64 text
+// (beyond 2^53 too), bool as true/false, floating values as float64
+// shortest text.
+std::string element_text(const at::Tensor& flat, int64_t at) {
+  const at::ScalarType type = flat.scalar_type();
+  if (type == at::kBool) return flat[at].item<bool>() ? "true" : "false";
+  if (at::isIntegralType(type, /*includeBool=*/false)) {
+    return std::to_string(flat[at].item<int64_t>());
+  }
+  return yaml_number(flat[at].item<double>());
+}
+
+// A flow-style YAML list of `flat`'s values, nested by `sizes`.
 void nested_values(std::ostream& out, const at::Tensor& flat,
                    at::IntArrayRef sizes, size_t dim, int64_t* at,
                    int64_t limit) {
   if (dim == sizes.size()) {
-    out << (*at < limit ? yaml_number(flat[*at].item<double>()) : "...");
+    out << (*at < limit ? element_text(flat, *at) : "...");
     ++*at;
     return;
   }
@@ -66,7 +77,13 @@ void nested_values(std::ostream& out, const at::Tensor& flat,
 }
 
 std::string values_text(const at::Tensor& tensor, int64_t limit) {
-  const at::Tensor flat = tensor.contiguous().reshape({-1}).to(at::kDouble);
+  const at::ScalarType type = tensor.scalar_type();
+  // Integers stay int64 (a double rounds beyond 2^53); the rest float64.
+  const at::ScalarType shown = type == at::kBool ? at::kBool
+                               : at::isIntegralType(type, /*includeBool=*/false)
+                                   ? at::kLong
+                                   : at::kDouble;
+  const at::Tensor flat = tensor.contiguous().reshape({-1}).to(shown);
   std::ostringstream out;
   int64_t at = 0;
   nested_values(out, flat, tensor.sizes(), 0, &at, limit);
@@ -87,7 +104,13 @@ void print_output(std::ostream& out, size_t index, const TensorFile& file,
     const int64_t infs = count - nans - finite.sum().item<int64_t>();
     const at::Tensor finite_values = values.masked_select(finite);
     out << "  elements " << count << ", NaN " << nans << ", inf " << infs;
-    if (finite_values.numel() > 0) {
+    if (at::isIntegralType(tensor.scalar_type(), /*includeBool=*/false)) {
+      // Exact: a double rounds an int64 beyond 2^53.
+      const at::Tensor exact = tensor.to(at::kLong);
+      out << ", min " << exact.min().item<int64_t>() << ", max "
+          << exact.max().item<int64_t>() << ", mean "
+          << yaml_number(finite_values.mean().item<double>());
+    } else if (finite_values.numel() > 0) {
       out << ", min " << yaml_number(finite_values.min().item<double>())
           << ", max " << yaml_number(finite_values.max().item<double>())
           << ", mean " << yaml_number(finite_values.mean().item<double>());
