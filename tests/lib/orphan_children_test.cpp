@@ -22,7 +22,29 @@ constexpr int kChildKilled = 0;
 constexpr int kChildLived = 1;
 constexpr int kHarnessBroken = 2;
 
-int harness(int signal_to_runner) {
+// The child a "runner" starts: a run's (spawn_child) or a program
+// (spawn_program, as `casebook capture` starts `casebook run`); -1: none.
+using Spawner = pid_t (*)();
+
+pid_t spawn_sleeping_run() {
+  try {
+    return spawn_child(
+               [](int, int) {
+                 sleep(20);
+                 return 0;
+               },
+               false)
+        .pid;
+  } catch (...) {
+    return -1;
+  }
+}
+
+pid_t spawn_sleeping_program() {
+  return spawn_program("/bin/sleep", {"sleep", "20"});
+}
+
+int harness(int signal_to_runner, Spawner spawn) {
   if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) return kHarnessBroken;
   int pids[2];
   if (pipe(pids) != 0) return kHarnessBroken;
@@ -30,17 +52,8 @@ int harness(int signal_to_runner) {
   if (runner < 0) return kHarnessBroken;
   if (runner == 0) {
     close(pids[0]);
-    try {
-      ChildProcess child = spawn_child(
-          [](int, int) {
-            sleep(20);
-            return 0;
-          },
-          false);
-      if (write(pids[1], &child.pid, sizeof child.pid) != sizeof child.pid) {
-        _exit(3);
-      }
-    } catch (...) {
+    const pid_t child = spawn();
+    if (child < 0 || write(pids[1], &child, sizeof child) != sizeof child) {
       _exit(3);
     }
     pause();  // until killed
@@ -59,10 +72,10 @@ int harness(int signal_to_runner) {
                                                             : kChildLived;
 }
 
-int run_harness(int signal_to_runner) {
+int run_harness(int signal_to_runner, Spawner spawn = spawn_sleeping_run) {
   testing_support::use_single_thread();
   const pid_t pid = fork();
-  if (pid == 0) _exit(harness(signal_to_runner));
+  if (pid == 0) _exit(harness(signal_to_runner, spawn));
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : kHarnessBroken;
@@ -74,6 +87,12 @@ TEST(OrphanChildren, ARunnerKilledWithSigkillTakesItsChildWithIt) {
 
 TEST(OrphanChildren, ARunnerEndedBySighupTakesItsChildWithIt) {
   EXPECT_EQ(run_harness(SIGHUP), kChildKilled);
+}
+
+// `casebook capture` killed outright takes the `casebook run` it started
+// with it (posix_spawn could not ask for that).
+TEST(OrphanChildren, AProgramSpawnedDiesWithItsParent) {
+  EXPECT_EQ(run_harness(SIGKILL, spawn_sleeping_program), kChildKilled);
 }
 
 // A second SIGTERM ends a runner that is busy elsewhere (here: blocked, as

@@ -1,13 +1,12 @@
 // `casebook capture`: saved tensors into a case, then the case run at once.
-#include <spawn.h>
 #include <sys/wait.h>
 
+#include <cerrno>
 #include <iostream>
 
 #include "capture/capture.h"
 #include "cli/commands.h"
-
-extern char** environ;
+#include "process/subprocess.h"
 
 namespace casebook {
 namespace {
@@ -25,19 +24,17 @@ bool split_pair(const std::string& text, const std::string& flag,
 }
 
 // `casebook run` on the new case, in a fresh process of this executable
-// (the capture process may hold threads; the runner must not fork from it).
+// (the capture process may hold threads; the runner must not fork from it,
+// so it is exec'd).
 int run_case(const std::filesystem::path& case_file,
              const std::string& backends) {
   std::vector<std::string> arguments = {
       "casebook",   "run", "--backend",       backends,
       "--evidence", "",    case_file.string()};
-  std::vector<char*> argv;
-  for (std::string& argument : arguments) argv.push_back(argument.data());
-  argv.push_back(nullptr);
   std::cout.flush();
-  pid_t child = 0;
-  if (posix_spawn(&child, "/proc/self/exe", nullptr, nullptr, argv.data(),
-                  environ) != 0) {
+  // Killed with this process, however it dies (its own children follow it).
+  const pid_t child = spawn_program("/proc/self/exe", arguments);
+  if (child < 0) {
     std::cerr << "casebook capture: cannot start casebook run\n";
     return kExitUsage;
   }

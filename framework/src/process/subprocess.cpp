@@ -78,6 +78,23 @@ void close_fd(int* fd) {
   }
 }
 
+pid_t spawn_program(const std::string& path,
+                    const std::vector<std::string>& argv) {
+  // Everything the child needs is made before the fork: after it, in a
+  // process that may have threads, only async-signal-safe calls.
+  std::vector<std::string> words = argv;
+  std::vector<char*> pointers;
+  for (std::string& word : words) pointers.push_back(word.data());
+  pointers.push_back(nullptr);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(70);  // the parent died before prctl
+  execv(path.c_str(), pointers.data());
+  _exit(127);
+}
+
 ChildProcess spawn_child(const std::function<int(int, int)>& body,
                          bool with_requests) {
   require_safe_to_fork(with_requests ? "a GPU worker" : "a child process");
