@@ -58,6 +58,8 @@ ReportInput planted_report() {
   input.reproduce_command =
       "casebook run /home/alice/repo/cases/cross_entropy/"
       "label_out_of_range.yaml --password hunter2-horse";
+  input.versions = {{"libtorch", "2.11.0"}, {"cuda", "CUDA 13.0, driver 580"}};
+  input.args = {{"reduction", "mean"}, {"ignore_index", "-100"}};
   input.origin = {{"first_error", "CUDA error: device-side assert triggered"},
                   {"revision", "3f2c9e1"},
                   {"data.id", "C:\\Users\\alice\\shards\\train-07"},
@@ -88,25 +90,139 @@ TEST(Report, HarmlessPartsAndSectionsSurvive) {
       render_report_markdown(planted_report(), planted_context());
   for (const char* kept :
        {"# Request for a targeted analysis: `cross_entropy/label_out_of_range`",
-        "## What fails",
-        "## The operation and its inputs",
-        "## Environment",
-        "## First error and possible consequences",
-        "## Where the failure was first seen",
+        "- case: `cross_entropy/label_out_of_range`\n",
+        "## Operation",
+        "## Inputs",
+        "## Backend",
+        "## Versions",
+        "## First relevant message",
+        "## Arguments",
+        "## Origin",
         "## The case file",
         "## How to reproduce",
+        "## Environment",
         "Operation: `torch.cross_entropy`",
         "| input | float32 | [3, 4] | [4, 1] | 0 |",
         "| target | int64 | [3] | [1] | 0 |",
+        "- backend: cuda\n",
         "`device_assert`",
         "| CUDA_VISIBLE_DEVICES | 0 |",
         "| TORCH_HOME | <home>/.cache/torch |",
         "| HF_TOKEN | <redacted> |",
         "| revision | 3f2c9e1 |",
+        "| libtorch | 2.11.0 |",
+        "| reduction | mean |",
         "```yaml\ncasebook: 1\n",
         "values: [0, 2, 4]",
         kCommand,
         "possible consequences (not causes)"}) {
+    EXPECT_NE(markdown.find(kept), std::string::npos)
+        << kept << " missing in:\n"
+        << markdown;
+  }
+}
+
+// The request the seed asks for, in its order: operation, shapes, dtypes
+// and strides, backend, versions, first relevant message, args, origin.
+TEST(Report, TheRequestIsInTheOrderAMaintainerReadsIt) {
+  const std::string markdown =
+      render_report_markdown(planted_report(), planted_context());
+  size_t at = 0;
+  for (const char* section :
+       {"## Operation", "## Inputs", "## Backend", "## Versions",
+        "## First relevant message", "## Arguments", "## Origin",
+        "## The case file", "## How to reproduce", "## Environment"}) {
+    const size_t found = markdown.find(section, at);
+    ASSERT_NE(found, std::string::npos) << section << " out of order in:\n"
+                                        << markdown;
+    at = found;
+  }
+}
+
+// The leak: nested origin fields shown raw in the table while the
+// case file's block replaced them. Both come from the same pairs now.
+TEST(Report, TableAndCaseFileAreScrubbedFromTheSamePairs) {
+  ReportInput input = planted_report();
+  input.origin = {{"data.user", "mwong"},
+                  {"versions.host", "trainbox-12"},
+                  {"cause", "seen by alice.nguyen"}};
+  input.case_file_text =
+      "casebook: 1\nop: torch.sum\ninputs:\n  input: {dtype: float32, "
+      "values: [1]}\norigin:\n  data: {user: mwong, id: "
+      "\"/home/alice.nguyen/x\"}\n  versions: {host: trainbox-12}\n  cause: "
+      "seen by alice.nguyen\n";
+  const std::string markdown = render_report_markdown(input, ScrubContext{});
+  for (const char* gone : {"mwong", "trainbox-12", "alice.nguyen"}) {
+    EXPECT_EQ(markdown.find(gone), std::string::npos) << gone << " survived:\n"
+                                                      << markdown;
+  }
+  for (const char* kept :
+       {"| data.user | <user> |", "| versions.host | <host> |",
+        "| cause | seen by <user> |", "data: {user: <user>, id: \"<home>/x\"}",
+        "versions: {host: <host>}", "cause: seen by <user>"}) {
+    EXPECT_NE(markdown.find(kept), std::string::npos)
+        << kept << " missing in:\n"
+        << markdown;
+  }
+}
+
+// An expected error is reported with the error the run raised (the CPU's
+// own text), not as a bare PASS.
+TEST(Report, AnExpectedErrorShowsTheErrorTheRunRaised) {
+  ReportInput input = planted_report();
+  input.backend = "cpu";
+  input.family = Family::kIndexOutOfRange;
+  input.verdict = "PASS";
+  input.expected_error = true;
+  input.first_message = "Target 4 is out of bounds.";
+  input.consequences.clear();
+  const std::string markdown = render_report_markdown(input, ScrubContext{});
+  for (const char* kept :
+       {"Verdict: PASS: the run raised the error its case expects "
+        "(`index_out_of_range`)",
+        "The error the case expects, as this run raised it:\n\n```text\n"
+        "Target 4 is out of bounds.\n```",
+        "- family: `index_out_of_range`: ",
+        "It gives PASS on cpu (`index_out_of_range`), as here."}) {
+    EXPECT_NE(markdown.find(kept), std::string::npos)
+        << kept << " missing in:\n"
+        << markdown;
+  }
+  EXPECT_EQ(markdown.find("Nothing fails"), std::string::npos) << markdown;
+}
+
+// The report says which run it chose, why, and lists the others that
+// failed; the fixtures it cannot carry are listed with their hashes, and
+// "How to reproduce" runs the file it carries.
+TEST(Report, SaysWhatItChoseListsOtherFailuresAndFixtures) {
+  ReportInput input = planted_report();
+  input.chosen_because =
+      std::string(subject_reason_text(SubjectReason::kFailed));
+  input.other_failures = {"FAIL  x~dtypes[float64]  cpu  contract: no",
+                          "ERROR  x~layouts[transposed]  cpu  invalid_case"};
+  input.case_file_name = "label_out_of_range_label_limits_C.yaml";
+  input.case_file_note = "written out: a neighbour of its file";
+  input.fixtures = {{"input", "cross_entropy/abc.npy",
+                     "edd2287212b00ec6cf110df7b53fbdca1d143b738e60235a1d4fe3"
+                     "ee608cdc06",
+                     208}};
+  input.reproduce_command =
+      "casebook run label_out_of_range_label_limits_C.yaml --backend cuda";
+  const std::string markdown = render_report_markdown(input, ScrubContext{});
+  for (const char* kept :
+       {"- chosen: the first run that failed (FAIL, ERROR, XPASS or TIMEOUT)",
+        "- other runs that failed: 2 (listed below)",
+        "## Other runs that failed (2)\n\n- FAIL  x~dtypes[float64]  cpu",
+        "`label_out_of_range_label_limits_C.yaml`: written out: a neighbour "
+        "of its file.",
+        "| input | `fixtures/cross_entropy/abc.npy` | "
+        "edd2287212b00ec6cf110df7b53fbdca1d143b738e60235a1d4fe3ee608cdc06 | "
+        "208 |",
+        "--bundle DIR",
+        "With the case file above saved as "
+        "`label_out_of_range_label_limits_C.yaml` and its fixtures under "
+        "`fixtures/` beside it",
+        "casebook run label_out_of_range_label_limits_C.yaml --backend cuda"}) {
     EXPECT_NE(markdown.find(kept), std::string::npos)
         << kept << " missing in:\n"
         << markdown;

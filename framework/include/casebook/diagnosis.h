@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "casebook/family.h"
+#include "casebook/runner.h"
 
 namespace casebook {
 
@@ -199,6 +200,37 @@ std::vector<std::pair<std::string, std::string>> allowed_environment(
 
 // ---- Report ---------------------------------------------------------------
 
+// What the choice of a report's subject reads of one run, in the run's
+// order (case by case, each case's backends in order).
+struct ReportCandidate {
+  Verdict verdict = Verdict::kNotRun;
+  bool backend_absent = false;  // a SKIP because the backend is not here
+  bool expected_error = false;  // a PASS: it raised the error its case expects
+};
+
+enum class SubjectReason {
+  kFailed,      // the first run that FAILed, ERRORed, XPASSed or timed out
+  kExpected,    // none did: the first expected error (or known bug, XFAIL)
+  kPassed,      // every run that ran passed: the first of them
+  kSkipped,     // nothing ran but runs the case itself skips: the first
+  kNothingRan,  // every run was on an absent backend, or not run
+};
+
+struct ReportSubject {
+  SubjectReason reason = SubjectReason::kNothingRan;
+  size_t index = 0;  // into the candidates (not for kNothingRan)
+  // The other runs that FAILed, ERRORed, XPASSed or timed out, in order.
+  std::vector<size_t> other_failures;
+};
+
+// Which run a report is about. A SKIP of an absent backend is never the
+// subject: on a machine without a GPU the report is about what ran.
+ReportSubject choose_report_subject(const std::vector<ReportCandidate>& runs);
+
+// "the first run that failed", "no run failed; the first that raised the
+// error its case expects", ...: why the subject was chosen.
+std::string_view subject_reason_text(SubjectReason reason);
+
 struct ReportTensor {
   std::string name;
   std::string dtype;
@@ -207,6 +239,17 @@ struct ReportTensor {
   int64_t storage_offset = 0;
 };
 
+// A fixture the report's case file still names (one too large to inline):
+// what the recipient needs besides the case file, and `--bundle` writes.
+struct ReportFixture {
+  std::string input;   // "input"
+  std::string file;    // as the case names it, inside fixtures/
+  std::string sha256;  // of the file's bytes
+  uint64_t bytes = 0;
+};
+
+using ReportPairs = std::vector<std::pair<std::string, std::string>>;
+
 struct ReportInput {
   std::string case_id;
   std::string op;
@@ -214,22 +257,48 @@ struct ReportInput {
   std::string backend;  // "cuda"
   Family family = Family::kNone;
   std::vector<ReportTensor> inputs;
-  std::vector<std::pair<std::string, std::string>> environment;
+  // LibTorch, the backend's runtime, driver and device, the compute
+  // capability where known, in that order; then the rest of the
+  // environment (casebook, the OS, the allowed variables).
+  ReportPairs versions;
+  ReportPairs environment;
   std::string first_message;
   std::vector<std::string> consequences;
+  ReportPairs args;  // the case's arguments, values as YAML writes them
+  ReportPairs origin;
+  // The case file of the chosen run, and the name "How to reproduce" runs
+  // it under; how it came to be (as written, or written out).
   std::string case_file_text;
+  std::string case_file_name = "case.yaml";
+  std::string case_file_note;
+  std::vector<ReportFixture> fixtures;
   std::string reproduce_command;
-  std::vector<std::pair<std::string, std::string>> origin;
   // The run's verdict ("FAIL", "PASS", "SKIP", "XFAIL", ...): a PASS or SKIP
   // report says nothing fails; an XFAIL's reason is the author's expectation.
   std::string verdict = "FAIL";
   std::string expectation_reason;  // XFAIL: `xfail`; SKIP: why skipped
+  bool expected_error = false;     // PASS: the run raised its expected error
+  // Which run this is and why (subject_reason_text), and the other runs
+  // that failed, a line each ("FAIL  case~rule[x]  cpu  mismatch: ...").
+  std::string chosen_because;
+  std::vector<std::string> other_failures;
 };
 
-// A Markdown request for a targeted analysis: what fails, the operation and
-// its inputs, the environment, the first error and its possible
-// consequences, the case file, how to reproduce. Every piece is scrubbed, and
-// only then long messages are truncated.
+// Every piece of `input` scrubbed, the names any piece gives away learned
+// from all of them first; tables and the case file from the same (key,
+// value) pairs (scrub_entry, scrub_case_file); long messages cut only after
+// scrubbing. What a report shows and what `--bundle` writes.
+ReportInput scrub_report(const ReportInput& input, const ScrubContext& ctx);
+
+// The Markdown request a maintainer can paste into an issue, in this
+// order: what was chosen and why; the operation; the inputs' shapes, dtypes
+// and strides; the backend; the versions; the first relevant message and
+// its possible consequences; the case's arguments; its origin; then the
+// case file, its fixtures, how to reproduce, the other failing runs and the
+// rest of the environment. `scrubbed` must come from scrub_report.
+std::string render_scrubbed_report(const ReportInput& scrubbed);
+
+// render_scrubbed_report(scrub_report(input, ctx)).
 std::string render_report_markdown(const ReportInput& input,
                                    const ScrubContext& ctx);
 

@@ -88,11 +88,15 @@ bool resolve_case_argument(const std::string& argument,
 // the first GPU backend of the case that is present, else the CPU.
 int diagnose_command(const std::string& kase, const std::string& backend);
 
-// Runs one case and writes a scrubbed Markdown request for a targeted
-// analysis of the run on `backend` (empty: the first that does not PASS) to
-// `output` (empty: stdout).
+// Runs one case file (its declared neighbours too) on `backend` (empty:
+// every backend) and writes a scrubbed Markdown request for a targeted
+// analysis of one run to `output` (empty: stdout): the first that FAILed,
+// ERRORed, XPASSed or timed out, else the first expected error, never a
+// SKIP of an absent backend. `bundle` not empty: that folder also gets the
+// case file the report carries, its fixtures and the report. 1 when
+// nothing ran or the bundle cannot be written.
 int report_command(const std::string& kase, const std::string& backend,
-                   const std::string& output);
+                   const std::string& output, const std::string& bundle);
 
 // Runs one case on `backend` (empty: cpu) in a child and prints each output:
 // shape, dtype, strides, statistics, values (the first 64, all with `full`).

@@ -168,10 +168,16 @@ int main_entry(int argc, char** argv) {
                    "a case file, or a case id under cases/")
       ->required();
   report->add_option("--backend,-b", report_backend,
-                     "the run to report (default: the first that does not "
-                     "PASS)");
+                     "the backend whose runs to report (default: every "
+                     "backend; the report is about the first run that "
+                     "failed, else the first expected error)");
   report->add_option("-o,--output", report_output,
                      "write the report to this file (default: stdout)");
+  std::string report_bundle;
+  report->add_option("--bundle", report_bundle,
+                     "also write the case file the report carries, its "
+                     "fixtures and the report to this folder, ready to "
+                     "attach (never overwrites a file)");
 
   std::string ops_glob;
   CLI::App* ops = app.add_subcommand(
@@ -294,7 +300,8 @@ int main_entry(int argc, char** argv) {
   if (*new_case) return new_command(new_op, new_name);
   if (*diagnose) return diagnose_command(diagnose_case, diagnose_backend);
   if (*report) {
-    return report_command(report_case, report_backend, report_output);
+    return report_command(report_case, report_backend, report_output,
+                          report_bundle);
   }
   if (*show)
     return show_command(show_case, show_backend, show_full, show_write);

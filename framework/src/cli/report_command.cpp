@@ -1,17 +1,19 @@
-// `casebook report CASE`: runs one case and writes a Markdown request for a
-// targeted analysis of one of its runs, scrubbed by render_report_markdown.
+// `casebook report CASE`: runs one case file (its declared neighbours too)
+// and writes a Markdown request for a targeted analysis of the run that
+// matters (choose_report_subject: what failed first, else the first
+// expected error), scrubbed by scrub_report; `--bundle DIR` writes the
+// case file it carries and its fixtures beside the report.
 #include <ATen/Parallel.h>
 
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
-#include "casebook/case_writer.h"
 #include "casebook/diagnosis.h"
 #include "cli/commands.h"
+#include "cli/report_carry.h"
+#include "cli/report_request.h"
 #include "runner/output.h"
 #include "runner/session.h"
-#include "tensors/materialise.h"
 
 extern char** environ;
 
@@ -19,36 +21,70 @@ namespace casebook {
 namespace fs = std::filesystem;
 namespace {
 
-std::string file_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+const PlannedCase* planned_case_of(const Plan& plan, const std::string& id) {
+  for (const PlannedCase& each : plan.cases) {
+    if (each.loaded.id == id) return &each;
+  }
+  return nullptr;
 }
 
-// The inputs as the op sees them: dtype, shape, strides and storage offset of
-// the materialised view; a spec that cannot be made keeps its written shape.
-std::vector<ReportTensor> report_inputs(const Case& kase) {
-  std::vector<ReportTensor> inputs;
-  for (const TensorSpec& spec : kase.inputs) {
-    ReportTensor tensor;
-    tensor.name = spec.name;
-    tensor.dtype = std::string(dtype_name(spec.dtype));
-    tensor.shape = spec.shape;
-    try {
-      const at::Tensor view = materialise(spec).view;
-      if (auto dtype = to_dtype(view.scalar_type())) {
-        tensor.dtype = std::string(dtype_name(*dtype));
-      }
-      tensor.shape = view.sizes().vec();
-      tensor.strides = view.strides().vec();
-      tensor.storage_offset = view.storage_offset();
-    } catch (const std::exception&) {
-      // The run's own message says why; the table shows what was written.
-    }
-    inputs.push_back(std::move(tensor));
+std::vector<ReportCandidate> candidates(const Plan& plan,
+                                        const std::vector<CaseVerdict>& runs) {
+  std::vector<ReportCandidate> out;
+  for (const CaseVerdict& verdict : runs) {
+    ReportCandidate candidate;
+    candidate.verdict = verdict.verdict;
+    candidate.backend_absent = verdict.backend_absent;
+    const PlannedCase* planned = planned_case_of(plan, verdict.case_id);
+    candidate.expected_error =
+        verdict.verdict == Verdict::kPass && planned != nullptr &&
+        planned->loaded.value &&
+        planned->value().expectation(verdict.backend).kind ==
+            Expectation::Kind::kError;
+    out.push_back(candidate);
   }
-  return inputs;
+  return out;
+}
+
+// "FAIL  x~dtypes[float64]  cpu  op_unavailable: ..." (the first line).
+std::string failure_line(const CaseVerdict& verdict) {
+  std::string line = std::string(verdict_name(verdict.verdict)) + "  " +
+                     verdict.case_id + "  " +
+                     std::string(backend_name(verdict.backend));
+  if (verdict.family != Family::kNone) {
+    line += "  " + std::string(family_name(verdict.family)) + ":";
+  }
+  return line + " " + verdict.message.substr(0, verdict.message.find('\n'));
+}
+
+// The message and expectation of the chosen run, as the report shows them.
+void describe_outcome(const CaseVerdict& chosen, const PlannedCase& planned,
+                      ReportInput* input) {
+  input->verdict = std::string(verdict_name(chosen.verdict));
+  input->family = chosen.family;
+  input->first_message = chosen.message;
+  input->consequences = chosen.consequences;
+  if (chosen.verdict == Verdict::kSkip) {
+    input->expectation_reason = chosen.message;
+    input->first_message.clear();
+  } else if (chosen.verdict == Verdict::kXfail && planned.loaded.value) {
+    // judge() writes "<reason> (<first error>)": the reason is the author's
+    // expectation, the part in brackets what the run said.
+    const std::string reason =
+        planned.value().expectation(chosen.backend).reason;
+    input->expectation_reason = reason;
+    const std::string& message = chosen.message;
+    if (message.rfind(reason + " (", 0) == 0 && message.back() == ')') {
+      input->first_message =
+          message.substr(reason.size() + 2, message.size() - reason.size() - 3);
+    }
+  }
+}
+
+bool write_text(const std::string& file, const std::string& text) {
+  std::ofstream out(file);
+  out << text;
+  return static_cast<bool>(out);
 }
 
 }  // namespace
@@ -81,7 +117,7 @@ bool resolve_case_argument(const std::string& argument, fs::path* file) {
 }
 
 int report_command(const std::string& argument, const std::string& backend,
-                   const std::string& output) {
+                   const std::string& output, const std::string& bundle) {
   RunOptions options;
   if (!backend.empty()) {
     auto parsed = parse_backend(backend);
@@ -99,84 +135,94 @@ int report_command(const std::string& argument, const std::string& backend,
   Plan plan = load_plan({file}, options);
   Execution execution = execute_plan(
       plan, options, [](const PlannedCase&, Backend) { return true; }, nullptr);
-  const std::vector<CaseVerdict>& verdicts = execution.summary.verdicts;
-  if (plan.cases.empty() || verdicts.empty()) {
+  const std::vector<CaseVerdict>& runs = execution.summary.verdicts;
+  const ReportSubject subject = choose_report_subject(candidates(plan, runs));
+  if (subject.reason == SubjectReason::kNothingRan) {
     std::cerr << "casebook report: " << file.string()
-              << ": no run to report (the case runs on none of the backends "
-                 "asked for)\n";
+              << ": nothing ran to report";
+    for (const CaseVerdict& verdict : runs) {
+      if (verdict.backend_absent) {
+        std::cerr << "; " << backend_name(verdict.backend)
+                  << " absent: " << verdict.message;
+        break;
+      }
+    }
+    std::cerr << "\n";
     return 1;
   }
-  const CaseVerdict* chosen = &verdicts.front();
-  for (const CaseVerdict& verdict : verdicts) {
-    if (verdict.verdict != Verdict::kPass) {
-      chosen = &verdict;
-      break;
-    }
-  }
-  // The case the chosen run belongs to: a file's declared neighbours run
-  // with it, and a neighbour's report shows its own inputs and case.
-  const PlannedCase* found = &plan.cases.front();
-  for (const PlannedCase& each : plan.cases) {
-    if (each.loaded.id == chosen->case_id) found = &each;
-  }
-  const PlannedCase& planned = *found;
+  const CaseVerdict& chosen = runs[subject.index];
+  const PlannedCase* planned = planned_case_of(plan, chosen.case_id);
   ReportInput input;
-  input.case_id = chosen->case_id;
-  input.backend = std::string(backend_name(chosen->backend));
-  input.family = chosen->family;
-  if (planned.loaded.value) {
-    const Case& kase = *planned.loaded.value;
-    input.op = kase.op;
-    input.summary = kase.summary;
-    input.inputs = report_inputs(kase);
-    input.origin = kase.origin.entries;
+  input.case_id = chosen.case_id;
+  input.backend = std::string(backend_name(chosen.backend));
+  input.chosen_because = std::string(subject_reason_text(subject.reason));
+  for (size_t other : subject.other_failures) {
+    input.other_failures.push_back(failure_line(runs[other]));
   }
-  input.environment = run_environment(execution.backends);
+  ReportPairs rest;
+  input.versions = report_versions(run_environment(execution.backends),
+                                   execution.backends, chosen.backend, &rest);
+  input.environment = std::move(rest);
   for (auto& entry : allowed_environment(environ)) {
     input.environment.push_back(std::move(entry));
   }
-  input.verdict = std::string(verdict_name(chosen->verdict));
-  input.first_message = chosen->message;
-  if (chosen->verdict == Verdict::kSkip) {
-    input.expectation_reason = chosen->message;
-    input.first_message.clear();
-  } else if (chosen->verdict == Verdict::kXfail && planned.loaded.value) {
-    // judge() writes "<reason> (<first error>)": the reason is the author's
-    // expectation, the part in brackets what the run said.
-    const std::string reason =
-        planned.value().expectation(chosen->backend).reason;
-    input.expectation_reason = reason;
-    const std::string& message = chosen->message;
-    if (message.rfind(reason + " (", 0) == 0 && message.back() == ')') {
-      input.first_message =
-          message.substr(reason.size() + 2, message.size() - reason.size() - 3);
+  input.verdict = std::string(verdict_name(chosen.verdict));
+  input.family = chosen.family;
+  input.first_message = chosen.message;
+  CarriedCase carried;
+  if (planned != nullptr && planned->loaded.value) {
+    const Case& kase = planned->value();
+    input.op = kase.op;
+    input.summary = kase.summary;
+    input.inputs = report_inputs(kase);
+    input.args = report_args(kase);
+    input.origin = kase.origin.entries;
+    describe_outcome(chosen, *planned, &input);
+    input.expected_error = candidates(plan, {chosen}).front().expected_error;
+    carried = carry_case(*planned, file);
+    input.case_file_note = carried.note;
+    for (const CarriedFixture& fixture : carried.fixtures) {
+      input.fixtures.push_back(fixture.shown);
     }
+  } else {
+    // A file that does not load: the report carries it as written, and its
+    // ERROR says why.
+    carried = carry_unloaded_case(file);
+    input.case_file_note = carried.note;
   }
-  input.consequences = chosen->consequences;
-  // A neighbour is not written in its file: the report carries it as a case
-  // file of its own, so that the file below reproduces the failure alone.
-  input.case_file_text = planned.neighbor && planned.loaded.value
-                             ? case_to_yaml(planned.value())
-                             : file_text(file);
-  input.reproduce_command = chosen->rerun_command;
+  input.case_file_text = carried.text;
+  input.case_file_name = carried.file_name;
+  input.reproduce_command = reproduce_line(carried.file_name, chosen.backend);
+
   ScrubLog replaced;
   ScrubContext scrub_context = ScrubContext::from_process();
   scrub_context.log = &replaced;
-  const std::string markdown = render_report_markdown(input, scrub_context);
+  const ReportInput clean = scrub_report(input, scrub_context);
+  const std::string markdown = render_scrubbed_report(clean);
   if (output.empty()) {
     std::cout << markdown;
-  } else {
-    std::ofstream out(output);
-    out << markdown;
-    if (!out) {
-      std::cerr << "casebook report: cannot write " << output << "\n";
+  } else if (!write_text(output, markdown)) {
+    std::cerr << "casebook report: cannot write " << output << "\n";
+    return 1;
+  }
+  std::cerr << "casebook report: " << chosen.case_id << " on " << input.backend
+            << " (" << verdict_name(chosen.verdict) << ")"
+            << (output.empty() ? "" : "; written to " + output) << "\n"
+            << "casebook report: chosen: " << input.chosen_because << "; "
+            << subject.other_failures.size() << " other run"
+            << (subject.other_failures.size() == 1 ? "" : "s") << " failed\n";
+  if (!bundle.empty()) {
+    std::string error;
+    if (!write_bundle(bundle, carried, clean.case_file_text, clean.fixtures,
+                      markdown, &error)) {
+      std::cerr << "casebook report: --bundle: " << error << "\n";
       return 1;
     }
+    std::cerr << "casebook report: bundle in " << bundle << ": "
+              << clean.case_file_name
+              << (clean.fixtures.empty() ? "" : ", fixtures/") << ", report.md"
+              << " (reproduce there: " << clean.reproduce_command << ")\n";
   }
-  std::cerr << "casebook report: " << chosen->case_id << " on " << input.backend
-            << " (" << verdict_name(chosen->verdict) << ")"
-            << (chosen->verdict == Verdict::kPass ? ": every run passed" : "")
-            << (output.empty() ? "" : "; written to " + output) << "\n";
   std::cerr << (replaced.replaced.empty()
                     ? std::string("casebook report: nothing was replaced\n")
                     : "casebook report: replaced before sending (check the "

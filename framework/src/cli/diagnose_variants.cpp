@@ -1,0 +1,293 @@
+#include "cli/diagnose_variants.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+
+#include "casebook/neighbors.h"
+#include "casebook_build_config.h"
+#include "tensors/materialise.h"
+
+namespace casebook {
+namespace {
+
+Variant make_variant(std::string name, std::string change, Backend backend,
+                     RerunKind kind) {
+  Variant variant;
+  variant.name = std::move(name);
+  variant.change = std::move(change);
+  variant.backend = backend;
+  variant.kind = kind;
+  return variant;
+}
+
+// The case with every floating input as `dtype`, holding the case's own
+// numbers (as rounded to its dtype): only the precision of the op changes.
+std::optional<Case> with_precision(const Case& kase, DType dtype,
+                                   std::string* detail, std::string* why_not) {
+  Case changed = kase;
+  std::vector<std::string> from;
+  bool any = false;
+  for (TensorSpec& spec : changed.inputs) {
+    if (!is_floating(spec.dtype)) continue;
+    any = true;
+    if (spec.dtype == dtype) continue;
+    const std::string name(dtype_name(spec.dtype));
+    if (std::find(from.begin(), from.end(), name) == from.end()) {
+      from.push_back(name);
+    }
+    const at::Tensor view = materialise(spec).view;
+    const at::Tensor values = view.to(at::kDouble).contiguous().reshape({-1});
+    spec.float_values.assign(values.data_ptr<double>(),
+                             values.data_ptr<double>() + values.numel());
+    spec.int_values.clear();
+    spec.shape = view.sizes().vec();
+    spec.shape_given = true;
+    spec.source = TensorSpec::Source::kValues;  // a file's dtype is the file's
+    spec.dtype = dtype;
+  }
+  if (!any) {
+    *why_not = "no floating input to change";
+  } else if (from.empty()) {
+    *why_not =
+        "every floating input already is " + std::string(dtype_name(dtype));
+  }
+  if (!why_not->empty()) return std::nullopt;
+  for (const std::string& name : from) {
+    *detail += (detail->empty() ? "" : ", ") + name;
+  }
+  *detail += " -> " + std::string(dtype_name(dtype));
+  return changed;
+}
+
+std::optional<Case> with_contiguous_inputs(const Case& kase,
+                                           std::string* why_not) {
+  Case changed = kase;
+  bool any = false;
+  for (TensorSpec& spec : changed.inputs) {
+    any = any || spec.layout.kind != Layout::Kind::kDefault;
+    spec.layout = Layout{};
+  }
+  if (!any) *why_not = "every input already is contiguous";
+  return any ? std::optional<Case>(changed) : std::nullopt;
+}
+
+const Neighbor* neighbor_named(const NeighborExpansion& every,
+                               const std::string& param) {
+  for (const Neighbor& neighbor : every.neighbors) {
+    if (neighbor.rule == "label_limits" && neighbor.param == param) {
+      return &neighbor;
+    }
+  }
+  return nullptr;
+}
+
+// The first element of the input the rule rewrote, in a neighbour.
+std::optional<int64_t> first_label(const Neighbor* neighbor,
+                                   const std::string& input) {
+  if (neighbor == nullptr) return std::nullopt;
+  for (const TensorSpec& spec : neighbor->value.inputs) {
+    if (spec.name == input && !spec.int_values.empty()) {
+      return spec.int_values.front();
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Stack detect_stack(const Case& kase, const std::string& asked,
+                   const std::map<Backend, BackendStatus>& status) {
+  Stack stack;
+  const std::string flavour = CASEBOOK_TORCH_FLAVOUR;
+  stack.text = "LibTorch build: " + flavour;
+  std::string ready;
+  for (const auto& [backend, seen] : status) {
+    if (seen.ready()) {
+      ready += (ready.empty() ? "" : ", ") +
+               std::string(backend_name(backend)) + " (" + seen.description +
+               ")";
+    }
+  }
+  stack.text += "; GPU backends ready: " + (ready.empty() ? "none" : ready);
+  std::vector<Backend> wanted;
+  if (!asked.empty()) {
+    wanted.push_back(*parse_backend(asked));
+  } else {
+    for (Backend backend : {Backend::kCuda, Backend::kHip}) {
+      if (kase.runs_on(backend)) wanted.push_back(backend);
+    }
+  }
+  for (Backend backend : wanted) {
+    if (!is_gpu(backend) || !status.count(backend)) continue;
+    stack.gpu_wanted = true;
+    if (status.at(backend).ready()) {
+      if (!is_gpu(stack.target)) stack.target = backend;
+      continue;
+    }
+    stack.missing_gpus.emplace_back(
+        backend, std::string(readiness_name(status.at(backend).state)) + ": " +
+                     status.at(backend).reason);
+  }
+  // A ROCm build of LibTorch serves HIP devices as "cuda"; the NVIDIA
+  // variables mean nothing there (and are never set on a ROCm stack).
+  const bool hip_present =
+      status.count(Backend::kHip) && status.at(Backend::kHip).ready();
+  const bool cuda_present =
+      status.count(Backend::kCuda) && status.at(Backend::kCuda).ready();
+  stack.rocm = stack.target == Backend::kHip || flavour == "rocm" ||
+               (hip_present && !cuda_present);
+  if (is_gpu(stack.target)) {
+    stack.text += stack.rocm ? "; stack: ROCm" : "; stack: CUDA";
+  }
+  return stack;
+}
+
+std::optional<Case> with_valid_indices(const Case& kase, std::string* detail,
+                                       std::string* why_not) {
+  const NeighborExpansion every = applicable_neighbors(kase);
+  const Neighbor* lowest = neighbor_named(every, "0");
+  if (lowest == nullptr) {
+    *why_not = "no rule knows the valid range of this op's indices";
+    for (const CaseError& error : every.errors) {
+      if (error.key_path == "neighbors.label_limits") {
+        *why_not += " (" + error.message + ")";
+      }
+    }
+    return std::nullopt;
+  }
+  // The rule made every label valid and set the first to 0; the values
+  // that were valid are kept, so only the offending ones change.
+  Case changed = lowest->value;
+  changed.id = kase.id;
+  changed.summary = kase.summary;
+  for (size_t i = 0; i < changed.inputs.size() && i < kase.inputs.size(); ++i) {
+    TensorSpec& labels = changed.inputs[i];
+    const TensorSpec& before = kase.inputs[i];
+    if (labels.int_values == before.int_values &&
+        labels.source == before.source) {
+      continue;
+    }
+    const auto classes = first_label(neighbor_named(every, "C"), labels.name);
+    const auto ignored =
+        first_label(neighbor_named(every, "ignore_index"), labels.name);
+    if (before.source != TensorSpec::Source::kValues) {
+      *detail = labels.name + ": its labels (from a " +
+                (before.source == TensorSpec::Source::kFill ? "fill" : "file") +
+                ") replaced by 0, 1, ..., C-1";
+      continue;
+    }
+    const int64_t first = before.int_values.front();
+    if (classes &&
+        ((first >= 0 && first < *classes) || (ignored && first == *ignored))) {
+      labels.int_values.front() = first;
+    }
+    int shown = 0;
+    int more = 0;
+    for (size_t at = 0; at < labels.int_values.size(); ++at) {
+      if (labels.int_values[at] == before.int_values[at]) continue;
+      if (shown == 4) {
+        ++more;
+        continue;
+      }
+      *detail += std::string(detail->empty() ? "" : ", ") + labels.name + "[" +
+                 std::to_string(at) +
+                 "]: " + std::to_string(before.int_values[at]) + " -> " +
+                 std::to_string(labels.int_values[at]);
+      ++shown;
+    }
+    if (more > 0) *detail += " and " + std::to_string(more) + " more";
+  }
+  if (detail->empty()) {
+    *why_not = "every index is already in range";
+    return std::nullopt;
+  }
+  return changed;
+}
+
+std::vector<Variant> plan_variants(const Case& kase, const Stack& stack,
+                                   Family first_family,
+                                   const std::string& sanitizer) {
+  std::vector<Variant> variants;
+  const bool gpu = is_gpu(stack.target);
+  Variant blocking =
+      make_variant("launch blocking",
+                   stack.rocm ? "HIP_LAUNCH_BLOCKING=1 AMD_SERIALIZE_KERNEL=3"
+                              : "CUDA_LAUNCH_BLOCKING=1",
+                   stack.target, RerunKind::kLaunchBlocking);
+  if (!stack.gpu_wanted) {
+    blocking.not_run = "the case runs on the CPU only";
+  } else if (gpu) {
+    blocking.kase = kase;
+    blocking.environment =
+        stack.rocm ? ChildEnvironment{{"HIP_LAUNCH_BLOCKING", "1"},
+                                      {"AMD_SERIALIZE_KERNEL", "3"}}
+                   : ChildEnvironment{{"CUDA_LAUNCH_BLOCKING", "1"}};
+  } else {
+    blocking.not_run = "needs a GPU";
+    blocking.needs_gpu = true;
+  }
+  variants.push_back(blocking);
+
+  Variant cpu = make_variant("cpu", "the same case on the CPU", Backend::kCpu,
+                             RerunKind::kCpu);
+  if (gpu) {
+    cpu.kase = kase;
+  } else {
+    cpu.not_run = "the reruns already run on the CPU";
+  }
+  variants.push_back(cpu);
+
+  for (DType dtype : {DType::kFloat32, DType::kFloat64}) {
+    Variant precision = make_variant(
+        std::string(dtype_name(dtype)),
+        "floating inputs as " + std::string(dtype_name(dtype)) +
+            ", the case's own numbers",
+        stack.target,
+        dtype == DType::kFloat32 ? RerunKind::kFloat32 : RerunKind::kFloat64);
+    try {
+      precision.kase =
+          with_precision(kase, dtype, &precision.detail, &precision.not_run);
+    } catch (const std::exception& error) {
+      precision.not_run =
+          std::string("the inputs could not be made: ") + error.what();
+    }
+    variants.push_back(precision);
+  }
+
+  Variant contiguous =
+      make_variant("contiguous", "every input contiguous, the default layout",
+                   stack.target, RerunKind::kContiguous);
+  contiguous.kase = with_contiguous_inputs(kase, &contiguous.not_run);
+  variants.push_back(contiguous);
+
+  if (first_family == Family::kIndexOutOfRange ||
+      first_family == Family::kDeviceAssert) {
+    Variant valid = make_variant(
+        "valid indices",
+        "the offending index values replaced by valid ones, as the "
+        "label_limits rule knows them",
+        stack.target, RerunKind::kValidIndices);
+    valid.kase = with_valid_indices(kase, &valid.detail, &valid.not_run);
+    variants.push_back(valid);
+  }
+
+  Variant memcheck = make_variant("memcheck",
+                                  "compute-sanitizer --tool memcheck with "
+                                  "PYTORCH_NO_CUDA_MEMORY_CACHING=1",
+                                  Backend::kCuda, RerunKind::kMemcheck);
+  if (!stack.gpu_wanted) {
+    memcheck.not_run = "the case runs on the CPU only";
+  } else if (stack.target != Backend::kCuda || stack.rocm) {
+    memcheck.not_run = "needs a CUDA device";
+    memcheck.needs_gpu = true;
+  } else if (sanitizer.empty()) {
+    memcheck.not_run =
+        "compute-sanitizer is not installed (not on PATH, "
+        "nor in $CUDA_HOME/bin or /usr/local/cuda/bin)";
+  }
+  variants.push_back(memcheck);
+  return variants;
+}
+
+}  // namespace casebook

@@ -1,0 +1,57 @@
+// What `casebook report` carries besides its Markdown: the case file of the
+// chosen run (as written, or written out), the fixtures it still names, and
+// the bundle (`--bundle DIR`) that holds both, ready to attach.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "casebook/diagnosis.h"
+#include "runner/plan.h"
+
+namespace casebook {
+
+// Fixtures of at most this many elements are inlined as `values`, so that
+// the case file alone reproduces the run: capture's rule for labels
+// (docs/case-format.md, "Captured cases").
+constexpr uint64_t kInlineFixtureElements = 64;
+
+struct CarriedFixture {
+  ReportFixture shown;           // input, file (inside fixtures/), sha256, size
+  std::filesystem::path source;  // the file on this machine
+};
+
+struct CarriedCase {
+  std::string file_name;  // what the recipient saves it as and runs
+  std::string text;       // not scrubbed yet
+  std::string note;       // "as written" or why and how it was written out
+  std::vector<CarriedFixture> fixtures;
+  bool loads = true;  // false: a case file that does not load here either
+};
+
+// The case file that reproduces `planned`'s run alone: the file's own text
+// when it holds exactly that case and nothing needs changing; written out
+// (case_to_yaml) for a declared neighbour, for a case that declares
+// neighbours (they are runs of their own), or when a small fixture is
+// inlined as `values`. `file` is the case file the run came from.
+CarriedCase carry_case(const PlannedCase& planned,
+                       const std::filesystem::path& file);
+
+// A case file that does not load, carried as written (its ERROR says why).
+CarriedCase carry_unloaded_case(const std::filesystem::path& file);
+
+// Writes `folder`/<case file name> (the scrubbed text), each fixture under
+// `folder`/fixtures/<file> (its bytes, as the scrubbed case names it: the
+// i-th of `scrubbed_fixtures` for the i-th carried one) and
+// `folder`/report.md; never overwrites a file. Then loads the case file
+// back, as its recipient's casebook will (a case that did not load here is
+// not checked). False, with the reason in `error`, when anything fails.
+bool write_bundle(const std::filesystem::path& folder,
+                  const CarriedCase& carried,
+                  const std::string& scrubbed_case_text,
+                  const std::vector<ReportFixture>& scrubbed_fixtures,
+                  const std::string& markdown, std::string* error);
+
+}  // namespace casebook

@@ -1,0 +1,145 @@
+// The facts of a report's request: the inputs as the op sees them, the
+// arguments, the versions, and the command that reruns the carried file.
+#include "cli/report_request.h"
+
+#include <cstdlib>
+
+#include "casebook/number_text.h"
+#include "runner/rerun.h"
+#include "tensors/materialise.h"
+
+namespace casebook {
+namespace {
+
+std::string shell_word(const std::string& text) {
+  const bool safe =
+      !text.empty() && text.find_first_not_of(
+                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"
+                           "WXYZ0123456789_-+=./:,@%") == std::string::npos;
+  if (safe) return text;
+  std::string quoted = "'";
+  for (char c : text)
+    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+std::string arg_text(const ArgValue& value) {
+  switch (value.kind) {
+    case ArgValue::Kind::kNull:
+      return "null";
+    case ArgValue::Kind::kBool:
+      return value.bool_value ? "true" : "false";
+    case ArgValue::Kind::kInt:
+      return std::to_string(value.int_value);
+    case ArgValue::Kind::kFloat:
+      return number_text(value.float_value);
+    case ArgValue::Kind::kString:
+      return value.string_value;
+    case ArgValue::Kind::kList: {
+      std::string out = "[";
+      for (size_t i = 0; i < value.list.size(); ++i) {
+        out += (i ? ", " : "") + arg_text(value.list[i]);
+      }
+      return out + "]";
+    }
+  }
+  return "null";
+}
+
+}  // namespace
+
+std::vector<ReportTensor> report_inputs(const Case& kase) {
+  std::vector<ReportTensor> inputs;
+  for (const TensorSpec& spec : kase.inputs) {
+    ReportTensor tensor;
+    tensor.name = spec.name;
+    tensor.dtype = std::string(dtype_name(spec.dtype));
+    tensor.shape = spec.shape;
+    try {
+      const at::Tensor view = materialise(spec).view;
+      if (auto dtype = to_dtype(view.scalar_type())) {
+        tensor.dtype = std::string(dtype_name(*dtype));
+      }
+      tensor.shape = view.sizes().vec();
+      tensor.strides = view.strides().vec();
+      tensor.storage_offset = view.storage_offset();
+    } catch (const std::exception&) {
+      // The run's own message says why; the table shows what was written.
+    }
+    inputs.push_back(std::move(tensor));
+  }
+  return inputs;
+}
+
+ReportPairs report_args(const Case& kase) {
+  ReportPairs args;
+  for (const auto& [name, value] : kase.args) {
+    args.emplace_back(name, arg_text(value));
+  }
+  return args;
+}
+
+ReportPairs report_versions(const ReportPairs& environment,
+                            const std::map<Backend, BackendStatus>& probed,
+                            Backend backend, ReportPairs* rest) {
+  ReportPairs versions;
+  std::string cpu_model;
+  std::string cpu_vector;
+  for (const auto& [key, value] : environment) {
+    if (key == "libtorch.library" || key == "libtorch") {
+      versions.emplace_back(key, value);
+    } else if (parse_backend(key)) {
+      // Each probed backend's line comes after the chosen one's.
+    } else {
+      if (key == "cpu.model") cpu_model = value;
+      if (key == "cpu.vector") cpu_vector = value;
+      rest->emplace_back(key, value);
+    }
+  }
+  const std::string name(backend_name(backend));
+  if (!is_gpu(backend)) {
+    versions.emplace_back(
+        "device", "CPU: " + cpu_model +
+                      (cpu_vector.empty() ? "" : " (" + cpu_vector + ")"));
+  }
+  for (const auto& [each, status] : probed) {
+    if (each != backend) continue;
+    versions.emplace_back(
+        name, status.ready() ? status.description
+                             : std::string(readiness_name(status.state)) +
+                                   ": " + status.reason);
+    for (const char* fact : {"capability", "gfx"}) {
+      const auto found = status.facts.find(fact);
+      if (found == status.facts.end()) continue;
+      versions.emplace_back(std::string(fact) == "capability"
+                                ? "compute capability"
+                                : "gfx target",
+                            found->second);
+    }
+  }
+  for (const auto& [each, status] : probed) {
+    if (each == backend) continue;
+    versions.emplace_back(
+        std::string(backend_name(each)),
+        status.ready()
+            ? status.description
+            : std::string(readiness_name(status.state)) + ": " + status.reason);
+  }
+  return versions;
+}
+
+std::string reproduce_line(const std::string& case_file_name, Backend backend) {
+  std::string line;
+  // The CPU's runs read none of them.
+  if (is_gpu(backend)) {
+    for (const std::string& name : rerun_environment_names()) {
+      if (const char* value = std::getenv(name.c_str())) {
+        line += name + "=" + shell_word(value) + " ";
+      }
+    }
+  }
+  return line + "casebook run " + shell_word(case_file_name) + " --backend " +
+         std::string(backend_name(backend));
+}
+
+}  // namespace casebook

@@ -1,0 +1,36 @@
+// The facts a report's request holds besides the case file: the inputs as
+// the op sees them, the arguments, the versions, the reproducing command.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "casebook/diagnosis.h"
+#include "runner/plan.h"
+
+namespace casebook {
+
+// The inputs as the op sees them: dtype, shape, strides and storage offset
+// of the materialised view; a spec that cannot be made keeps its written
+// shape.
+std::vector<ReportTensor> report_inputs(const Case& kase);
+
+// The case's `args`, each value as YAML writes it.
+ReportPairs report_args(const Case& kase);
+
+// What the request's "Versions" holds, from the run's environment and the
+// probed backends: LibTorch (the library and its header), the chosen
+// backend's runtime, driver and device (the CPU's model for cpu), its
+// compute capability or gfx target where known, then the other probed
+// backends. The rest of `environment` is returned in `rest`.
+ReportPairs report_versions(const ReportPairs& environment,
+                            const std::map<Backend, BackendStatus>& probed,
+                            Backend backend, ReportPairs* rest);
+
+// "casebook run label_out_of_range.yaml --backend cuda", preceded on a GPU
+// backend by the device and runtime variables set here (CUDA_VISIBLE_DEVICES,
+// ...): the run of the file the report carries.
+std::string reproduce_line(const std::string& case_file_name, Backend backend);
+
+}  // namespace casebook
