@@ -231,6 +231,15 @@ at::Tensor load_npy(const std::filesystem::path& file,
     throw FixtureError(file.string() + ": .npy file is truncated");
   }
   const size_t header_size = little_endian(data + 8, length_size);
+  // numpy writes a few hundred bytes and, since 1.24, reads no header over
+  // 10,000 without allow_pickle; 64 KiB leaves room and bounds the copy.
+  constexpr size_t kMostHeaderBytes = 64 * 1024;
+  if (header_size > kMostHeaderBytes) {
+    throw FixtureError(file.string() + ": .npy header of " +
+                       std::to_string(header_size) +
+                       " bytes is over the limit of 65536 (numpy writes a "
+                       "few hundred)");
+  }
   if (size - header_start < header_size) {
     throw FixtureError(file.string() + ": .npy header is truncated");
   }

@@ -106,3 +106,11 @@ with zipfile.ZipFile("duplicate_records.pt", "w", zipfile.ZIP_STORED) as zf:
         warnings.simplefilter("ignore")  # "Duplicate name": the point
         put(zf, "archive/data.pkl",
             pickled(Tensor(Storage("0", 10 ** 9), 0, (2,), (1,))))
+
+# One 256 KiB record referenced by 3,000 tensors (a 1 MiB one took 3 GB when
+# each reference read the record again; this one would take 750 MB): one
+# storage, read once.
+shared = Storage("0", 65536)
+archive("storage_referenced_3000_times.pt",
+        pickled([Tensor(shared, 0, (65536,), (1,)) for _ in range(3000)]),
+        {"0": bytes(1 << 18)})
