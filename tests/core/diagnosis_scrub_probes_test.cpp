@@ -216,6 +216,20 @@ const std::vector<Probe>& probes() {
       {"CUDA error", "CUDA error: device-side assert triggered", nullptr,
        nullptr},
       {"setting naming a key", "api_key_env: OPENAI_API_KEY", nullptr, nullptr},
+      {"capture's fixture name",
+       "file: cross_entropy/"
+       "edd2287212b00ec6cf110df7b53fbdca1d143b738e60235a1d4fe3ee608cdc06.npy",
+       nullptr, nullptr},
+      {"case summary",
+       "summary: a label of 4 in a 4-class problem fails on every backend, "
+       "never silently",
+       nullptr, nullptr},
+      {"flow map of an input",
+       "input:  {shape: [3, 4], dtype: float32, fill: {normal: {mean: 0, "
+       "std: 1}}, seed: 7}",
+       nullptr, nullptr},
+      {"the word bearer", "the bearer of the token was refused", nullptr,
+       nullptr},
   };
   return table;
 }

@@ -12,8 +12,8 @@ namespace {
 
 // Lengths after scrubbing. A first message keeps room for a CUDA error with
 // its device-side assertion lines; a consequence is usually one sticky line.
-// A case file longer than kCaseFileShown is not shown (cut, it would not
-// load): `--bundle` writes it.
+// The case file is never cut (cut, it would not load): report_sections
+// leaves out one too long to show, and `--bundle` writes it.
 constexpr size_t kMessageLimit = 4000;
 constexpr size_t kConsequenceLimit = 600;
 constexpr size_t kCellLimit = 400;

@@ -1,8 +1,12 @@
 // Scrubbing: nothing personal leaves the machine in a report, and what is
-// left keeps its meaning. Secrets (secrets.cpp), internal URLs, e-mail
-// addresses, home and scratch folders, user and host names where they
-// identify someone, and IP addresses (scrub_rules.cpp) are replaced by
-// markers; "the root cause" and "Ubuntu 22.04" stay as they are.
+// left keeps its meaning. The names the text gives away are learned first
+// (scrub_learn.cpp); then secrets (secrets.cpp, token_formats.cpp),
+// internal URLs and scratch folders (scrub_rules.cpp), e-mail addresses and
+// home folders (here), user and host names where they identify someone
+// (scrub_names.cpp), and addresses (scrub_addresses.cpp) are replaced by
+// markers; "the root cause" and "Ubuntu 22.04" stay as they are. A case
+// file is scrubbed scalar by scalar (scrub_case_file.cpp), a (key, value)
+// pair by what its key says (scrub_entries.cpp).
 #include <pwd.h>
 #include <unistd.h>
 

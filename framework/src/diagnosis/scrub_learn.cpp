@@ -77,12 +77,12 @@ void learn_names(std::string_view input, ScrubContext& ctx) {
     const std::string name = str(groups[3]);
     if (!is_shared_folder(name)) learn_user(name, ctx);
   });
-  // user@host and e-mails: the user (before a '+' tag); the host when it
-  // is a machine's name, not an address or a mail domain.
+  // user@host and e-mails: the user (a tagged local part, bob+ml@, is not
+  // matched); the host when it is a machine's name, not an address or a
+  // mail domain.
   static const RE2 kUserAtHost(kUserAtHostPattern);
   for_each_match(text, kUserAtHost, 3, [&](const Groups& groups) {
-    std::string user = str(groups[2]);
-    user = user.substr(0, user.find('+'));
+    const std::string user = str(groups[2]);
     const std::string host = str(groups[3]);
     const bool mail = is_mail_domain(host);
     if (!(mail && is_role_mailbox(user))) learn_user(user, ctx);

@@ -69,6 +69,11 @@ bool is_auth_scheme(std::string_view word) {
          lower == "digest" || lower == "bot" || lower == "apikey";
 }
 
+bool looks_like_credential(std::string_view word) {
+  return word.size() >= 16 ||
+         word.find_first_of("0123456789") != std::string_view::npos;
+}
+
 // Redacts the quoted value whose opening quote is at `open` (up to its
 // closing quote on the same line); returns the position after the closing
 // quote's replacement.
@@ -97,7 +102,9 @@ size_t redact_value_after(std::string& text, size_t key_begin, size_t key_end) {
                       "bearer";  // Bearer VALUE
   const size_t separator = at;
   while (at < text.size() && is_blank(text[at])) ++at;
-  if (at < text.size() && (text[at] == ':' || text[at] == '=')) {
+  const bool has_separator =
+      at < text.size() && (text[at] == ':' || text[at] == '=');
+  if (has_separator) {
     ++at;
     while (at < text.size() && is_blank(text[at])) ++at;
   } else if (!((flag || bearer) && at > separator)) {
@@ -109,6 +116,12 @@ size_t redact_value_after(std::string& text, size_t key_begin, size_t key_end) {
   if (text[at] == '"' || text[at] == '\'') return redact_quoted(text, at);
   size_t end = unquoted_value_end(text, at);
   if (end == at) return key_end;
+  // "Bearer XYZ123" is a credential, "the bearer of the token" a word: a
+  // bare bearer's value must look like one (a digit, or 16 characters).
+  if (bearer && !has_separator &&
+      !looks_like_credential(std::string_view(text).substr(at, end - at))) {
+    return key_end;
+  }
   // "Authorization: Bearer TOKEN": the scheme stays, the token goes.
   if (!bearer && is_auth_scheme(std::string_view(text).substr(at, end - at))) {
     size_t token = end;
