@@ -31,8 +31,10 @@ std::map<Family, FamilyAdvice> build_advice() {
        "class, a padding value).",
        "Do not clamp or filter the indices until the error goes away: that "
        "hides the data or labelling bug that produced them.",
-       {{"the offending value replaced by a valid one",
-         "whether that value alone causes the failure"}}});
+       {{"the offending value replaced by a valid one (casebook diagnose: "
+         "valid indices)",
+         "whether that value alone causes the failure: the data or the "
+         "kernel"}}});
   add({Family::kDeviceAssert,
        "A GPU kernel checked a condition on its inputs (an index in range, a "
        "label below the number of classes, a probability in [0, 1]) and "
@@ -48,6 +50,9 @@ std::map<Family, FamilyAdvice> build_advice() {
          "the kernel that failed, reported at the call that launched it"},
         {"the same case on the CPU only",
          "LibTorch's readable check of the same condition"},
+        {"the offending index values replaced by valid ones (casebook "
+         "diagnose: valid indices)",
+         "whether the data or the kernel is at fault"},
         {"strict isolation (a fresh process for this run)",
          "whether an earlier run in the same process left the error behind"}}});
   add({Family::kIllegalAddress,
