@@ -131,6 +131,25 @@ struct Tolerance {
 // The default tolerance of torch.testing.assert_close for an output dtype.
 Tolerance default_tolerance(DType dtype);
 
+// What a case file says of the tolerance for all its outputs: rtol and atol
+// when written, and `equal_nan` (written inside `tolerance` or alone).
+struct ToleranceRule {
+  std::optional<Tolerance> written;  // nullopt: by output dtype
+  bool equal_nan = false;
+};
+
+struct OutputExpectation;
+
+// Which tolerance holds for one output: the one answer that the loader, the
+// judge, the comparison, the evidence and a report all ask. rtol and atol:
+// the output entry's `tolerance`, else the case's, else
+// default_tolerance(output) (nullopt dtype, e.g. complex: exact). equal_nan:
+// the entry's `equal_nan` when written; else the case's, or'ed with the
+// `equal_nan` inside whichever `tolerance` is used. `entry` may be null.
+Tolerance tolerance_in_force(const ToleranceRule& rule,
+                             const OutputExpectation* entry,
+                             std::optional<DType> output);
+
 // What one output must be (`outputs.<index or name>`): its values, and
 // properties checked on every backend. Every member is optional.
 struct OutputExpectation {
@@ -277,7 +296,9 @@ struct Case {
   // The expectation for `backend`: the one written, else kMatch.
   Expectation expectation(Backend backend) const;
   bool runs_on(Backend backend) const;
-  // The tolerance written, else default_tolerance(output), with equal_nan.
+  // The case's own part of which tolerance holds (its `tolerance`).
+  ToleranceRule tolerance_rule() const { return {tolerance, equal_nan}; }
+  // tolerance_in_force(tolerance_rule(), nullptr, output).
   Tolerance tolerance_for(DType output) const;
   // What outputs `backend` must have: the top-level `outputs`, with the
   // backend's own entries replacing those of the same key.

@@ -102,14 +102,9 @@ void compare_values(const at::Tensor& expected, const at::Tensor& actual,
       mismatch = exp.ne(act);
       numeric = mismatch;
     } else {
-      at::Tensor close = abs_diff.le(tolerance.atol + tolerance.rtol * e.abs());
-      // Equal infinities are close (inf - inf is NaN); NaN only with equal_nan.
-      close = close.logical_or(e.eq(a));
       const at::Tensor e_nan = e.isnan();
       const at::Tensor a_nan = a.isnan();
-      if (tolerance.equal_nan)
-        close = close.logical_or(e_nan.logical_and(a_nan));
-      mismatch = close.logical_not();
+      mismatch = outside_tolerance(e, a, tolerance);
       numeric = mismatch.logical_and(e_nan.logical_or(a_nan).logical_not());
       nan_actual.add(a_nan.logical_and(e_nan.logical_not()), start);
       nan_expected.add(e_nan.logical_and(a_nan.logical_not()), start);
@@ -192,14 +187,23 @@ std::string format_index(const std::vector<int64_t>& index) {
 }
 
 Tolerance tolerance_for(const at::Tensor& output, const ToleranceRule& rule) {
-  Tolerance tolerance;
-  if (rule.explicit_tolerance) {
-    tolerance = *rule.explicit_tolerance;
-  } else if (auto dtype = to_dtype(output.scalar_type())) {
-    tolerance = default_tolerance(*dtype);
+  return tolerance_in_force(rule, nullptr, to_dtype(output.scalar_type()));
+}
+
+at::Tensor outside_tolerance(const at::Tensor& expected,
+                             const at::Tensor& actual,
+                             const Tolerance& tolerance) {
+  if (!at::isFloatingType(expected.scalar_type())) return expected.ne(actual);
+  const at::Tensor e = expected.to(at::kDouble);
+  const at::Tensor a = actual.to(at::kDouble);
+  at::Tensor close =
+      (a - e).abs().le(tolerance.atol + tolerance.rtol * e.abs());
+  // Equal infinities are close (inf - inf is NaN); NaN only with equal_nan.
+  close = close.logical_or(e.eq(a));
+  if (tolerance.equal_nan) {
+    close = close.logical_or(e.isnan().logical_and(a.isnan()));
   }
-  tolerance.equal_nan = tolerance.equal_nan || rule.equal_nan;
-  return tolerance;
+  return close.logical_not();
 }
 
 Comparison compare_outputs(const std::vector<at::Tensor>& expected,

@@ -35,14 +35,17 @@ struct Comparison {
   bool equal() const { return difference == Difference::kNone; }
 };
 
-// How outputs are compared: the case's tolerance or the dtype's default.
-struct ToleranceRule {
-  std::optional<Tolerance> explicit_tolerance;  // rtol and atol written
-  bool equal_nan = false;                       // written on its own too
-};
-
-// The tolerance for an output under `rule`.
+// The tolerance for an output under `rule`: tolerance_in_force (casebook/
+// case.h) for the output's dtype.
 Tolerance tolerance_for(const at::Tensor& output, const ToleranceRule& rule);
+
+// Where `actual` is outside `tolerance` of `expected` (same shape; any
+// dtypes): integers exactly; floating values when |a - e| > atol + rtol |e|,
+// equal infinities being equal and NaN against NaN only with equal_nan. The
+// one closeness test: the comparison and the evidence both ask it.
+at::Tensor outside_tolerance(const at::Tensor& expected,
+                             const at::Tensor& actual,
+                             const Tolerance& tolerance);
 
 // Compares every output in order. Both sides are CPU tensors of any layout.
 // `truth` names what `expected` is ("the reference (cpu)", "the expected

@@ -215,12 +215,10 @@ class Checker {
       return fail(Comparison::Difference::kValues, Family::kInvalidCase,
                   error.what());
     }
-    ToleranceRule rule = rule_;
-    if (truth.tolerance) rule.explicit_tolerance = truth.tolerance;
-    if (truth.equal_nan) rule.equal_nan = *truth.equal_nan;
-    if (truth.tolerance && !truth.equal_nan) {
-      rule.equal_nan = truth.tolerance->equal_nan || rule_.equal_nan;
-    }
+    // This entry's tolerance, resolved where every caller resolves it.
+    const Tolerance held =
+        tolerance_in_force(rule_, &truth, to_dtype(expected.scalar_type()));
+    const ToleranceRule rule{held, held.equal_nan};
     Comparison comparison =
         compare_outputs({expected}, {output}, rule, "the expected values");
     if (comparison.equal()) return true;

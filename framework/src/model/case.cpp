@@ -77,10 +77,21 @@ bool Case::runs_on(Backend backend) const {
   return std::find(backends.begin(), backends.end(), backend) != backends.end();
 }
 
+Tolerance tolerance_in_force(const ToleranceRule& rule,
+                             const OutputExpectation* entry,
+                             std::optional<DType> output) {
+  const bool own = entry != nullptr && entry->tolerance.has_value();
+  Tolerance held = own            ? *entry->tolerance
+                   : rule.written ? *rule.written
+                   : output       ? default_tolerance(*output)
+                                  : Tolerance{};
+  held.equal_nan = held.equal_nan || rule.equal_nan;
+  if (entry != nullptr && entry->equal_nan) held.equal_nan = *entry->equal_nan;
+  return held;
+}
+
 Tolerance Case::tolerance_for(DType output) const {
-  Tolerance out = tolerance.value_or(default_tolerance(output));
-  out.equal_nan = equal_nan;
-  return out;
+  return tolerance_in_force(tolerance_rule(), nullptr, output);
 }
 
 std::vector<OutputExpectation> Case::outputs_for(Backend backend) const {

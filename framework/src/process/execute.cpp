@@ -79,19 +79,14 @@ std::string repeat_difference(const Case& kase,
       differs = x.scalar_type() == at::kBool ? x.ne(y)
                                              : x.view(bits).ne(y.view(bits));
     } else {
-      ToleranceRule rule{kase.tolerance, kase.equal_nan};
-      const Comparison comparison = compare_outputs({a}, {b}, rule, "run 1");
+      const Comparison comparison =
+          compare_outputs({a}, {b}, kase.tolerance_rule(), "run 1");
       if (comparison.equal()) continue;
       return which + ": " + comparison.report;
     }
     if (!differs.any().item<bool>()) continue;
     const int64_t flat = differs.nonzero()[0][0].item<int64_t>();
-    std::vector<int64_t> index(static_cast<size_t>(a.dim()), 0);
-    int64_t rest = flat;
-    for (int64_t d = a.dim(); d-- > 0;) {
-      index[static_cast<size_t>(d)] = rest % a.size(d);
-      rest /= a.size(d);
-    }
+    const std::vector<int64_t> index = unravel(flat, a.sizes());
     const at::Tensor x = a.contiguous().reshape({-1});
     const at::Tensor y = b.contiguous().reshape({-1});
     std::ostringstream text;

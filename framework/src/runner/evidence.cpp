@@ -8,6 +8,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "compare/compare.h"
 #include "runner/judge.h"
 #include "tensors/fixtures.h"
 #include "tensors/materialise.h"
@@ -127,15 +128,14 @@ std::string worst_elements_text(const at::Tensor& expected,
   const at::Tensor a = actual.to(at::kDouble).contiguous().reshape({-1});
   const double* exp = e.data_ptr<double>();
   const double* act = a.data_ptr<double>();
-  const bool integral = !at::isFloatingType(expected.scalar_type());
   const int64_t total = e.numel();
-  auto outside = [&](int64_t i) {
-    if (integral) return exp[i] != act[i];
-    if (exp[i] == act[i]) return false;  // equal infinities too
-    if (std::isnan(exp[i]) && std::isnan(act[i])) return !tolerance.equal_nan;
-    return !(std::abs(act[i] - exp[i]) <=
-             tolerance.atol + tolerance.rtol * std::abs(exp[i]));
-  };
+  // The comparison's own test, element by element (compare/compare.h).
+  const at::Tensor outside_mask =
+      outside_tolerance(expected.contiguous().reshape({-1}),
+                        actual.contiguous().reshape({-1}), tolerance)
+          .contiguous();
+  const bool* outside_flags = outside_mask.data_ptr<bool>();
+  auto outside = [&](int64_t i) { return outside_flags[i]; };
   auto abs_diff = [&](int64_t i) {
     const double diff = std::abs(act[i] - exp[i]);
     return std::isnan(diff) ? INFINITY : diff;
@@ -160,13 +160,8 @@ std::string worst_elements_text(const at::Tensor& expected,
       << "# index\texpected\tactual\tabs_diff\trel_diff\tverdict\n";
   const auto sizes = expected.sizes();
   for (size_t k = 0; k < shown; ++k) {
-    int64_t flat = order[k];
-    std::vector<int64_t> index(sizes.size(), 0);
-    for (size_t d = sizes.size(); d-- > 0;) {
-      index[d] = flat % sizes[d];
-      flat /= sizes[d];
-    }
     const int64_t i = order[k];
+    const std::vector<int64_t> index = unravel(i, sizes);
     const double diff = std::abs(act[i] - exp[i]);
     out << format_index(index) << "\t" << number(exp[i]) << "\t"
         << number(act[i]) << "\t" << number(diff) << "\t"

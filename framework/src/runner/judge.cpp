@@ -103,7 +103,7 @@ void judge_match(const JudgeInputs& in, const Observed& seen,
   // reference.
   const Case& kase = in.planned.value();
   const std::vector<at::Tensor>& actual = in.run->result.outputs;
-  ToleranceRule rule{kase.tolerance, kase.equal_nan};
+  const ToleranceRule rule = kase.tolerance_rule();
   const std::vector<OutputExpectation> truths = kase.outputs_for(in.backend);
   if (!truths.empty()) {
     std::vector<std::string> names;
