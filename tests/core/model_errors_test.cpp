@@ -43,7 +43,7 @@ std::vector<Malformed> malformed_files() {
        {f + "6:1: `zzzzzzzz`: unknown key `zzzzzzzz`; expected one of "
             "casebook, id, summary, op, args, inputs, backends, reference, "
             "tolerance, expect, timeout, origin, grad, outputs, repeat, "
-            "deterministic, neighbors"}},
+            "deterministic, neighbors, rounding"}},
       {"duplicate_key",
        with_extra("op: torch.mul\n"),
        {f + "6:1: `op`: duplicate key `op`; first given at line 3"}},
@@ -86,7 +86,7 @@ std::vector<Malformed> malformed_files() {
       {"dtype_unknown",
        with_input("{dtype: float, values: [1]}"),
        {f + "5:14: `inputs.x.dtype`: expected one of " + kDtypes +
-        "; got `float`"}},
+        "; got `float`; did you mean `float32`?"}},
       {"no_source",
        with_input("{dtype: float32}"),
        {f + "5:6: `inputs.x`: expected exactly one of `values`, `fill`, "

@@ -222,11 +222,6 @@ std::vector<Malformed> malformed() {
        {f + "5:32: `inputs.x.values[0]`: float16 cannot hold 0.33333 "
             "exactly: it would become 0.3333; write that value, or add "
             "`rounding: nearest` to the tensor"}},
-      {"expected_values_too",
-       with_extra("outputs: {0: {dtype: bfloat16, values: [257]}}\n"),
-       {f + "6:41: `outputs.0.values[0]`: bfloat16 cannot hold 257 exactly: "
-            "it would become 256; write that value, or add `rounding: "
-            "nearest` to the tensor"}},
       {"rounding_word",
        with_input("{dtype: float16, values: [1], rounding: up}"),
        {f + "5:46: `inputs.x.rounding`: expected `nearest`; got `up`"}},

@@ -6,6 +6,7 @@
 
 #include "model/message_pattern.h"
 #include "model/sections.h"
+#include "model/suggestions.h"
 
 namespace casebook::model {
 namespace {
@@ -21,7 +22,7 @@ std::string family_names() {
 std::optional<Family> read_family(Reader& reader, const Entry& entry,
                                   const std::string& path) {
   return reader.read_name(entry.value, reader.where(entry), path, parse_family,
-                          family_names());
+                          family_names(), suggest_family);
 }
 
 std::optional<std::string> read_reason(Reader& reader, const Entry& entry,

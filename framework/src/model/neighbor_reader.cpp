@@ -6,6 +6,7 @@
 
 #include "casebook/neighbors.h"
 #include "model/sections.h"
+#include "model/suggestions.h"
 
 namespace casebook::model {
 namespace {
@@ -110,7 +111,7 @@ void read_errors(Reader& reader, const Entry& entry, const std::string& path,
     if (!text) continue;
     const auto family = parse_family(*text);
     if (!family || *family == Family::kNone) {
-      const std::string near = nearest_name(*text, families);
+      const std::string near = suggest_family(*text);
       reader.error(reader.where(item), item_path,
                    "expected an error family (" + join(families) + "); got `" +
                        *text + "`" +

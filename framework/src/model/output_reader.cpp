@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/sections.h"
+#include "model/suggestions.h"
 
 namespace casebook::model {
 namespace {
@@ -94,6 +95,7 @@ std::optional<OutputExpectation> read_output(
   TensorKeys keys;
   keys.extra = kPropertyKeys;
   keys.source_optional = true;
+  keys.values_round_to_nearest = true;
   std::vector<Entry> extras;
   bool has_source = false;
   out.values =
@@ -108,7 +110,7 @@ std::optional<OutputExpectation> read_output(
     any = true;
     if (item.key == "dtype") {
       out.dtype = reader.read_name(item.value, reader.where(item), item_path,
-                                   parse_dtype, dtype_names());
+                                   parse_dtype, dtype_names(), suggest_dtype);
     } else if (item.key == "shape") {
       out.shape = reader.read_int_list(item, item_path, 0);
     } else if (item.key == "tolerance") {

@@ -25,6 +25,10 @@ std::optional<TensorSpec> read_tensor(Reader& reader, const Entry& entry,
 struct TensorKeys {
   std::vector<std::string> extra;
   bool source_optional = false;
+  // Expected outputs: their values are compared within a tolerance, so a
+  // value the dtype cannot hold exactly (0.24472847 pasted from Python for
+  // a float32 output) is its nearest value, as with `rounding: nearest`.
+  bool values_round_to_nearest = false;
 };
 std::optional<TensorSpec> read_tensor(Reader& reader, const Entry& entry,
                                       const std::string& path,

@@ -6,6 +6,7 @@
 
 #include "casebook/limits.h"
 #include "model/sections.h"
+#include "model/suggestions.h"
 
 namespace casebook::model {
 namespace {
@@ -23,7 +24,7 @@ std::optional<DType> read_dtype(Reader& reader, const Entry* entry,
     return std::nullopt;
   }
   return reader.read_name(entry->value, reader.where(*entry), path, parse_dtype,
-                          dtype_names());
+                          dtype_names(), suggest_dtype);
 }
 
 // Reports a key that goes with one source only, given without it.
@@ -102,6 +103,8 @@ std::optional<TensorSpec> read_tensor(Reader& reader, const Entry& entry,
   TensorSpec spec;
   spec.name = entry.key;
   spec.where = tensor_where;
+  spec.round_to_nearest =
+      keys.values_round_to_nearest || reader.round_values_to_nearest();
   const Entry* values = find_entry(*map, "values");
   const Entry* fill = find_entry(*map, "fill");
   const Entry* file = find_entry(*map, "file");

@@ -89,7 +89,8 @@ std::string index_path(const std::string& path,
 
 // Walks the values row-major, checking every row against the shape the first
 // elements gave and every element against the dtype; stops at the first
-// problem (one is enough to fix, and a long list would flood the report).
+// problem of shape or kind (one is enough to fix, and a long list would flood
+// the report), but lists every value the dtype cannot hold exactly.
 class ValuesWalker {
  public:
   ValuesWalker(Reader& reader, std::string path, DType dtype,
@@ -135,6 +136,15 @@ class ValuesWalker {
     return false;
   }
 
+  // Not a stop: every element the dtype cannot hold goes into one error
+  // of the file (Reader::inexact_value), so the walk goes on.
+  void inexact(const YAML::Node& node, const std::string& written,
+               double becomes) {
+    reader_.inexact_value(reader_.where(node), index_path(path_, index_),
+                          written, dtype_number_text(dtype_, becomes),
+                          std::string(dtype_name(dtype_)));
+  }
+
   bool element(const YAML::Node& node) {
     const Scalar scalar = resolve_scalar(node);
     if (is_floating(dtype_)) {
@@ -155,11 +165,9 @@ class ValuesWalker {
               dtype_ == DType::kFloat64
                   ? value
                   : inexact_in(dtype_, value).value_or(value);
-          return fail(node, std::string(dtype_name(dtype_)) + " cannot hold " +
-                                scalar.text + " exactly: it would become " +
-                                dtype_number_text(dtype_, becomes) +
-                                "; write that value, or add `rounding: "
-                                "nearest` to the tensor");
+          inexact(node, scalar.text, becomes);
+          spec_.float_values.push_back(value);
+          return true;
         }
       } else {
         return fail(node, "expected a number for " +
@@ -168,11 +176,7 @@ class ValuesWalker {
       }
       if (!spec_.round_to_nearest) {
         if (const auto becomes = inexact_in(dtype_, value)) {
-          return fail(node, std::string(dtype_name(dtype_)) + " cannot hold " +
-                                scalar.text + " exactly: it would become " +
-                                dtype_number_text(dtype_, *becomes) +
-                                "; write that value, or add `rounding: "
-                                "nearest` to the tensor");
+          inexact(node, scalar.text, *becomes);
         }
       }
       spec_.float_values.push_back(value);

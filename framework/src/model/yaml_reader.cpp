@@ -6,6 +6,8 @@
 #include <limits>
 #include <map>
 
+#include "casebook/printable.h"
+
 namespace casebook::model {
 
 std::string describe(const YAML::Node& node) {
@@ -84,6 +86,46 @@ SourceLocation Reader::where(const Entry& entry) const {
 void Reader::error(const SourceLocation& where, const std::string& key_path,
                    const std::string& message) {
   errors_.push_back(CaseError{where, key_path, message});
+}
+
+void Reader::inexact_value(const SourceLocation& where, const std::string& path,
+                           const std::string& written,
+                           const std::string& becomes,
+                           const std::string& dtype) {
+  if (inexact_.empty()) {
+    inexact_error_ = errors_.size();
+    errors_.push_back(CaseError{where, path, ""});
+  }
+  inexact_.push_back({path, written, becomes, dtype});
+}
+
+std::vector<CaseError> Reader::take_errors() {
+  if (!inexact_.empty()) {
+    const InexactValue& first = inexact_.front();
+    std::string message;
+    if (inexact_.size() == 1) {
+      message = first.dtype + " cannot hold " + first.written +
+                " exactly: it would become " + first.becomes +
+                "; write that value, or add `rounding: nearest` to the tensor";
+    } else {
+      message = std::to_string(inexact_.size()) +
+                " values their dtype cannot hold exactly; write the value "
+                "each would become, or add `rounding: nearest` to the tensor "
+                "(or at the top level, for every tensor):";
+      // The count comes first: a message is cut at kMessageBytes when
+      // printed, and the list goes on in file order until then.
+      for (size_t i = 0; i < inexact_.size() && message.size() < kMessageBytes;
+           ++i) {
+        const InexactValue& value = inexact_[i];
+        message += (i ? "; `" : " `") + value.path + "`: " + value.dtype +
+                   " cannot hold " + value.written + ", it would become " +
+                   value.becomes;
+      }
+    }
+    errors_[inexact_error_].message = message;
+    inexact_.clear();
+  }
+  return std::move(errors_);
 }
 
 std::optional<std::vector<Entry>> Reader::read_map(

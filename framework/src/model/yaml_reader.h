@@ -79,7 +79,22 @@ class Reader {
     error(where(at), key_path, message);
   }
   size_t error_count() const { return errors_.size(); }
-  std::vector<CaseError> take_errors() { return std::move(errors_); }
+  // Every error, the values not held exactly (below) gathered into one.
+  std::vector<CaseError> take_errors();
+
+  // An element of `values` its dtype cannot hold exactly (`path`:
+  // "inputs.x.values[2]"; `written` as the file says it, `becomes` the
+  // value it would be in `dtype`). Every such element of the file goes into
+  // one error, at the first, listing each: the author fixes them at once.
+  void inexact_value(const SourceLocation& where, const std::string& path,
+                     const std::string& written, const std::string& becomes,
+                     const std::string& dtype);
+
+  // The file's top-level `rounding: nearest`: every tensor's `values` are
+  // rounded to their dtype's nearest value, as each tensor's own
+  // `rounding: nearest` says.
+  void set_round_values_to_nearest(bool nearest) { round_values_ = nearest; }
+  bool round_values_to_nearest() const { return round_values_; }
 
   // The entries of a map, in file order. Reports (and drops) keys that are
   // not in `known`, with the nearest known one, duplicate keys and keys that
@@ -100,17 +115,25 @@ class Reader {
                                     const std::string& path);
   std::optional<bool> read_bool(const Entry& entry, const std::string& path);
   // A scalar naming one of a closed set (a dtype, a family, a backend):
-  // `parse(text)` gives its value or nullopt; the error lists `names`.
+  // `parse(text)` gives its value or nullopt; the error lists `names`, and
+  // `suggest(text)` (model/suggestions.h; may be null) the name meant.
   template <typename Parse>
   auto read_name(const YAML::Node& node, const SourceLocation& at,
-                 const std::string& path, Parse parse, const std::string& names)
+                 const std::string& path, Parse parse, const std::string& names,
+                 std::string (*suggest)(const std::string&) = nullptr)
       -> decltype(parse(std::string())) {
     const Scalar scalar = resolve_scalar(node);
     auto value = scalar.kind == Scalar::Kind::kString
                      ? parse(scalar.text)
                      : decltype(parse(std::string())){};
     if (!value) {
-      error(at, path, "expected one of " + names + "; got " + describe(node));
+      std::string message =
+          "expected one of " + names + "; got " + describe(node);
+      if (suggest != nullptr && scalar.kind == Scalar::Kind::kString) {
+        const std::string meant = suggest(scalar.text);
+        if (!meant.empty()) message += "; did you mean `" + meant + "`?";
+      }
+      error(at, path, message);
     }
     return value;
   }
@@ -120,8 +143,15 @@ class Reader {
                                                     int64_t minimum);
 
  private:
+  struct InexactValue {
+    std::string path, written, becomes, dtype;
+  };
+
   std::filesystem::path file_;
   std::vector<CaseError> errors_;
+  bool round_values_ = false;
+  std::vector<InexactValue> inexact_;
+  size_t inexact_error_ = 0;  // its place in errors_, once inexact_ has one
 };
 
 // The entry named `key`, or null.
