@@ -105,6 +105,12 @@ struct OpDef {
   std::vector<std::string> inputs;           // required, in argument order
   std::vector<std::string> optional_inputs;  // may follow the required ones
   std::vector<std::string> args;             // every argument name it accepts
+  // Dispatcher ops (made for one case): the schema argument each of the
+  // case's inputs binds to, in the case's order (`x` of a version-1 file is
+  // `self`), and the overload chosen. Empty for registered ops, whose
+  // inputs are read by position.
+  std::vector<std::string> input_arguments;
+  std::string schema;
   Placement placement = Placement::kBackendDevice;
   // kHost ops that reach a GPU need the backend's kernel plugin.
   bool needs_kernel_plugin = false;

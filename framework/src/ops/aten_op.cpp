@@ -1,15 +1,17 @@
 // resolve_op: the one place that says which op a case runs. A registered op
 // wins; any other `torch.<name>` or `aten::<name>[.<overload>]` is looked up
 // in the running LibTorch's dispatcher and bound to the case by its schema,
-// choosing the overload as PyTorch's Python front end does: the default
-// overload first, then the others, the first that accepts every input and
-// argument the case gives, by name and by type.
+// choosing the overload as PyTorch's Python front end does: the one its
+// Python function calls (ops/python_overloads.h: torch.stft is stft.center),
+// else the default overload first, then the others, the first that accepts
+// every input and argument the case gives, by name and by type.
 #include <ATen/ATen.h>
 
 #include "casebook/loader.h"
 #include "casebook/ops.h"
 #include "ops/aten_schema.h"
 #include "ops/names.h"
+#include "ops/python_overloads.h"
 
 namespace casebook {
 namespace {
@@ -100,6 +102,8 @@ std::shared_ptr<OpDef> make_dispatcher_op(const Case& kase,
   def->name = kase.op;
   for (const TensorSpec& spec : kase.inputs) def->inputs.push_back(spec.name);
   for (const auto& [name, value] : kase.args) def->args.push_back(name);
+  def->input_arguments = binding.input_arguments;
+  def->schema = aten::schema_text(binding.op.schema());
   def->placement = OpDef::Placement::kBackendDevice;
   def->file = __FILE__;
   def->line = __LINE__;
@@ -164,6 +168,7 @@ ResolvedOp resolve_op(const Case& kase, const OpRegistry& registry) {
       }
     } else {
       candidates = aten::overloads_of(name);
+      aten::prefer_python_overload(kase.op, &candidates);
     }
   }
   if (candidates.empty()) {

@@ -11,6 +11,8 @@
 
 #include "casebook/loader.h"
 #include "casebook/ops.h"
+#include "model/suggestions.h"
+#include "ops/input_reading.h"
 #include "ops/names.h"
 
 namespace casebook::aten {
@@ -314,7 +316,13 @@ std::optional<c10::IValue> to_ivalue(const c10::Argument& argument,
     const std::optional<DType> dtype = value.kind == ArgValue::Kind::kString
                                            ? parse_dtype(value.string_value)
                                            : std::nullopt;
-    if (!dtype) return fail("a dtype: one of " + dtype_list());
+    if (!dtype) {
+      fail("a dtype: one of " + dtype_list());
+      if (value.kind == ArgValue::Kind::kString) {
+        *why += did_you_mean(suggest_dtype(value.string_value));
+      }
+      return std::nullopt;
+    }
     return c10::IValue(scalar_type_of(*dtype));
   }
   if (base == "Layout") {
@@ -374,15 +382,15 @@ std::optional<c10::IValue> to_ivalue(const c10::Argument& argument,
   return std::nullopt;
 }
 
-std::optional<Binding> bind(const c10::OperatorHandle& op,
-                            const std::vector<std::string>& input_names,
-                            const std::map<std::string, ArgValue>& args,
-                            std::string* why, std::string* culprit) {
-  std::string ignored;
-  if (culprit == nullptr) culprit = &ignored;
-  culprit->clear();
+namespace {
+
+// bind() once every input carries a name of the schema (read_input_names).
+std::optional<Binding> bind_by_name(const c10::OperatorHandle& op,
+                                    const std::vector<std::string>& input_names,
+                                    const std::map<std::string, ArgValue>& args,
+                                    std::string* why, std::string* culprit) {
   const c10::FunctionSchema& schema = op.schema();
-  Binding binding{op, {}};
+  Binding binding{op, {}, {}};
   std::vector<bool> input_used(input_names.size(), false);
   std::set<std::string> args_used;
   for (const c10::Argument& argument : schema.arguments()) {
@@ -489,6 +497,41 @@ std::optional<Binding> bind(const c10::OperatorHandle& op,
       *culprit = name;
       *why = unknown_name(name, "in `args`", schema);
       return std::nullopt;
+    }
+  }
+  return binding;
+}
+
+}  // namespace
+
+std::optional<Binding> bind(const c10::OperatorHandle& op,
+                            const std::vector<std::string>& input_names,
+                            const std::map<std::string, ArgValue>& args,
+                            std::string* why, std::string* culprit) {
+  std::string ignored;
+  if (culprit == nullptr) culprit = &ignored;
+  culprit->clear();
+  const std::optional<std::vector<std::string>> read =
+      read_input_names(op.schema(), input_names, why, culprit);
+  if (!read) return std::nullopt;
+  std::optional<Binding> binding = bind_by_name(op, *read, args, why, culprit);
+  // The culprit as the case wrote it, where it was read by position.
+  for (size_t i = 0; i < read->size(); ++i) {
+    if (!culprit->empty() && (*read)[i] == *culprit) {
+      *culprit = input_names[i];
+    }
+  }
+  if (binding) {
+    binding->input_arguments.assign(input_names.size(), "");
+    const auto& arguments = op.schema().arguments();
+    for (size_t a = 0; a < binding->sources.size(); ++a) {
+      const ArgumentSource& source = binding->sources[a];
+      for (size_t k = 0; k < source.inputs.size(); ++k) {
+        binding->input_arguments.at(source.inputs[k]) =
+            source.kind == ArgumentSource::Kind::kInputList
+                ? arguments[a].name() + "[" + std::to_string(k) + "]"
+                : arguments[a].name();
+      }
     }
   }
   return binding;

@@ -63,9 +63,14 @@ struct ArgumentSource {
 struct Binding {
   c10::OperatorHandle op;
   std::vector<ArgumentSource> sources;  // one per schema argument
+  // The schema argument each case input stands for, in the case's order
+  // (read_input_names: by name, else by position).
+  std::vector<std::string> input_arguments;
 };
 
-// Binds a case's input names and args to `op`'s schema. nullopt, with the
+// Binds a case's input names and args to `op`'s schema, each input by its
+// name where it is one of the schema's, else by its position among the
+// tensor arguments (ops/input_reading.h). nullopt, with the
 // reason in `why`, when the schema does not accept every input and argument
 // by name and type, or misses a required one; `culprit` (may be null) then
 // names the input or argument at fault (empty: a missing one).

@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "model/suggestions.h"
 #include "tensors/materialise.h"
 
 namespace casebook {
@@ -58,7 +59,7 @@ c10::optional<at::ScalarType> arg_scalar_type(const OpCall& call,
                            "`: expected one of bool, uint8, int8, int16, "
                            "int32, int64, float16, bfloat16, float32, "
                            "float64, got `" +
-                           text + "`");
+                           text + "`" + did_you_mean(suggest_dtype(text)));
   }
   return to_scalar_type(*dtype);
 }

@@ -5,11 +5,14 @@
 //   Python and an int in the schema; F.cross_entropy is
 //   aten::cross_entropy_loss, F.nll_loss is aten::nll_loss_nd.
 // - embedding: F.embedding normalises a negative padding_idx, checks its
-//   range and renormalises the weight for max_norm (refused here: the
-//   backends would not see the same input); aten::embedding does neither.
+//   range and renormalises the weight for max_norm; aten::embedding does
+//   neither.
 // - sum: torch.sum(x, keepdim=True) without `dim` reduces every dim, which
 //   LibTorch 1.13's sum.dim_IntList (int[1] dim, not optional) cannot say.
 // Only ATen functions present in LibTorch 1.13 and 2.x are used.
+#include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
+
 #include "casebook/ops.h"
 #include "ops/op_helpers.h"
 
@@ -34,15 +37,24 @@ std::vector<at::Tensor> nll_loss(const OpCall& call) {
                           call.arg_int("ignore_index", -100))};
 }
 
-// torch.nn.functional.embedding; padding_idx changes gradients only, but its
-// range is checked as PyTorch checks it.
+// torch.nn.functional.embedding(input, weight, padding_idx=None,
+// max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False),
+// with the weight first as in torch.embedding. padding_idx and
+// scale_grad_by_freq change the gradient only, but padding_idx's range is
+// checked as PyTorch checks it. max_norm renormalises the looked-up rows as
+// F.embedding does (embedding_renorm_, without autograd), on a copy: Python
+// changes the caller's weight in place, but the outputs are the same and
+// every backend must see the same input. sparse=True only makes the
+// weight's gradient a sparse tensor, which casebook cannot compare: refused.
 std::vector<at::Tensor> embedding(const OpCall& call) {
   const at::Tensor& weight = call.input(0);
-  if (call.has_arg("max_norm")) {
-    throw InvalidCaseError(arg_location(call, "max_norm") +
-                           "argument `max_norm` is not supported: it "
-                           "renormalises the weight in place, so the "
-                           "backends would not see the same input");
+  const at::Tensor& indices = call.input(1);
+  if (call.arg_bool("sparse", false)) {
+    throw InvalidCaseError(arg_location(call, "sparse") +
+                           "argument `sparse: true` is not supported: it "
+                           "makes the weight's gradient a sparse tensor, "
+                           "which casebook does not compare (its values are "
+                           "those of `sparse: false`)");
   }
   int64_t padding_idx = -1;
   if (const auto given = call.arg_optional_int("padding_idx")) {
@@ -54,7 +66,17 @@ std::vector<at::Tensor> embedding(const OpCall& call) {
     }
     padding_idx = *given < 0 ? *given + rows : *given;
   }
-  return {at::embedding(weight, call.input(1), padding_idx)};
+  at::Tensor table = weight;
+  if (call.has_arg("max_norm") &&
+      call.args.at("max_norm").kind != ArgValue::Kind::kNull) {
+    const double max_norm = call.arg_double("max_norm", 0.0);
+    const double norm_type = call.arg_double("norm_type", 2.0);
+    table = weight.clone();
+    at::NoGradGuard no_grad;
+    at::embedding_renorm_(table, indices.contiguous(), max_norm, norm_type);
+  }
+  return {at::embedding(table, indices, padding_idx,
+                        call.arg_bool("scale_grad_by_freq", false))};
 }
 
 // torch.sum(input, dim=None, keepdim=False, dtype=None); without `dim` it
@@ -81,9 +103,10 @@ void register_torch_ops(OpRegistry& registry) {
       {"ignore_index", "reduction", "label_smoothing"}, cross_entropy));
   registry.add(make_op(CASEBOOK_OP_SITE, "torch.nll_loss", {"input", "target"},
                        {"weight"}, {"ignore_index", "reduction"}, nll_loss));
-  registry.add(make_op(CASEBOOK_OP_SITE, "torch.embedding",
-                       {"weight", "indices"}, {}, {"padding_idx", "max_norm"},
-                       embedding));
+  registry.add(make_op(
+      CASEBOOK_OP_SITE, "torch.embedding", {"weight", "indices"}, {},
+      {"padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse"},
+      embedding));
   registry.add(make_op(CASEBOOK_OP_SITE, "torch.sum", {"input"}, {},
                        {"dim", "keepdim", "dtype"}, sum));
 }
