@@ -70,7 +70,8 @@ std::vector<std::pair<std::string, std::string>> detected_origin();
 
 // The tensor `key` of a saved file, as saved (strides kept where the format
 // keeps them: .pt): `.pt`/`.pth` (torch.save of a tensor, a dict or a list of
-// tensors; `key` a dict key or a list index; each storage read once),
+// tensors; `key` a dict key, `outer.inner` in a nested dict, or a list
+// index; without `key`, a dict's only tensor; each storage read once),
 // `.npy` and `.safetensors` (mapped): one copy in memory. Throws
 // CaptureError naming the file and what was found.
 at::Tensor read_saved_tensor(const std::filesystem::path& file,

@@ -83,31 +83,57 @@ at::Tensor from_sequence(const fs::path& file, const std::string& key,
   return items[index].toTensor();
 }
 
+// A dict's entries by dotted name: a nested dict (`{"batch": {"x": t}}`,
+// as a training loop saves its state) gives `batch.x`. Non-tensor leaves
+// are kept, to say what a name holds.
+void flatten_dict(const c10::impl::GenericDict& dict, const std::string& prefix,
+                  std::vector<std::pair<std::string, c10::IValue>>* into) {
+  for (const auto& item : dict) {
+    const std::string name =
+        prefix + (item.key().isString() ? item.key().toStringRef()
+                                        : std::string(item.key().tagKind()));
+    if (item.value().isGenericDict()) {
+      flatten_dict(item.value().toGenericDict(), name + ".", into);
+    } else {
+      into->emplace_back(name, item.value());
+    }
+  }
+}
+
 at::Tensor from_dict(const fs::path& file, const std::string& key,
                      const c10::impl::GenericDict& dict) {
+  std::vector<std::pair<std::string, c10::IValue>> entries;
+  flatten_dict(dict, "", &entries);
   std::vector<std::string> tensors;
   std::string names;
-  for (const auto& item : dict) {
-    const std::string name = item.key().isString()
-                                 ? item.key().toStringRef()
-                                 : std::string(item.key().tagKind());
+  for (const auto& [name, value] : entries) {
     names += (names.empty() ? "" : ", ") + name;
-    if (item.value().isTensor()) tensors.push_back(name);
+    if (value.isTensor()) tensors.push_back(name);
     if (key == name) {
-      if (!item.value().isTensor()) {
+      if (!value.isTensor()) {
         throw CaptureError(file.string() + ": `" + key + "` is " +
-                           kind_of(item.value()) + ", not a tensor");
+                           kind_of(value) + ", not a tensor");
       }
-      return item.value().toTensor();
+      return value.toTensor();
+    }
+  }
+  for (const auto& item : dict) {
+    if (item.key().isString() && item.key().toStringRef() == key) {
+      throw CaptureError(file.string() + ": `" + key +
+                         "` is a dict; name one of its tensors (" + names +
+                         ") with `#KEY`");
     }
   }
   if (key.empty() && tensors.size() == 1) {
-    return dict.at(c10::IValue(tensors.front())).toTensor();
+    for (const auto& [name, value] : entries) {
+      if (name == tensors.front()) return value.toTensor();
+    }
   }
   if (key.empty()) {
     throw CaptureError(file.string() + ": holds a dict with " +
                        std::to_string(tensors.size()) + " tensors (" + names +
-                       "); name one with `#KEY`");
+                       "); name one with `#KEY` (`#outer.inner` in a nested "
+                       "dict)");
   }
   throw CaptureError(file.string() + ": no key `" + key + "`; the dict holds " +
                      (names.empty() ? "(none)" : names));

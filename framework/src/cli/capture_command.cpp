@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "capture/capture.h"
+#include "cli/capture_check.h"
 #include "cli/commands.h"
 #include "process/subprocess.h"
 
@@ -65,6 +66,18 @@ int capture_command(const CaptureArguments& arguments) {
       const TensorArgument argument = parse_tensor_argument(text);
       request.tensors.push_back(
           {argument.name, read_saved_tensor(argument.file, argument.key)});
+    }
+    // Checked before anything is written: an op that does not exist or
+    // does not take these inputs and args is the capture's own fault, not a
+    // failure it reproduced.
+    const std::vector<std::string> problems = capture_case_problems(request);
+    if (!problems.empty()) {
+      std::cerr << "casebook capture: the case would be invalid, so nothing "
+                   "was written:\n";
+      for (const std::string& problem : problems) {
+        std::cerr << "  " << problem << "\n";
+      }
+      return arguments.expect_failure ? 1 : kExitUsage;
     }
     result = write_capture(request);
   } catch (const CaptureError& error) {

@@ -64,13 +64,16 @@ int test_command(const CommonArguments& arguments,
                  std::vector<std::string> gtest_arguments);
 int explain_command(const std::string& family);
 
-// `casebook ops [GLOB]`: casebook's own torch ops and every operator of the
-// running LibTorch whose name matches GLOB (`softmax`, `torch.soft*`,
-// `aten::*_`), each overload with its schema. 1 when none matches.
+// `casebook ops [GLOB]`: every op a case can name whose name matches GLOB
+// (`softmax`, `torch.soft*`, `aten::*_`, `kernels.*`): casebook's registered
+// ops (torch.*, kernels.*, validate.*, a downstream program's), then every
+// operator of the running LibTorch, each overload with its schema. 1 when
+// none matches.
 int ops_command(const std::string& glob);
 // `casebook new OP NAME`: writes cases/NAME.yaml (NAME.yaml where NAME ends
-// in .yaml) from OP's schema: inputs with TODO shapes, args with their
-// defaults. Never overwrites a file.
+// in .yaml) for any op `ops` lists: from a registered op's inputs and
+// argument names, else from OP's schema (inputs with TODO shapes, args with
+// their defaults). Never overwrites a file.
 int new_command(const std::string& op, const std::string& name);
 // The text `new` writes; empty, with the reason in `error`, for an op the
 // running LibTorch does not have.

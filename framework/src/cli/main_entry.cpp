@@ -182,17 +182,22 @@ int main_entry(int argc, char** argv) {
   std::string ops_glob;
   CLI::App* ops = app.add_subcommand(
       "ops",
-      "list the operators a case can name: casebook's own torch ops and "
-      "every operator of the running LibTorch, with their schemas");
+      "list the operators a case can name: casebook's own ops (torch.*, "
+      "kernels.*, validate.* and a program's registered ones) and every "
+      "operator of the running LibTorch, with their schemas");
   ops->add_option("glob", ops_glob,
                   "a glob or a word on the name (softmax, torch.soft*, "
                   "aten::*_)");
   std::string new_op;
   std::string new_name;
   CLI::App* new_case = app.add_subcommand(
-      "new", "write a case skeleton from an operator's schema");
+      "new",
+      "write a case skeleton for any op `ops` lists (from its schema, or a "
+      "registered op's inputs and arguments)");
   new_case
-      ->add_option("op", new_op, "torch.<name> or aten::<name>[.<overload>]")
+      ->add_option("op", new_op,
+                   "torch.<name>, aten::<name>[.<overload>], kernels.<name>, "
+                   "validate.<name>")
       ->required();
   new_case
       ->add_option("name", new_name,

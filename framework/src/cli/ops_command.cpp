@@ -11,6 +11,7 @@
 #include "casebook/ops.h"
 #include "cli/commands.h"
 #include "ops/aten_schema.h"
+#include "ops/python_overloads.h"
 
 namespace casebook {
 namespace {
@@ -94,7 +95,8 @@ std::string default_text(const c10::Argument& argument) {
 
 std::string tensor_line(const std::string& name, const std::string& type) {
   const bool floating_guess = name != "index" && name != "indices" &&
-                              name != "target" && name != "offsets";
+                              name != "target" && name != "offsets" &&
+                              name != "labels";
   return "  " + name + ": {shape: [TODO], dtype: " +
          (floating_guess
               ? "float32, fill: {normal: {mean: 0, std: 1}}, seed: 0}"
@@ -102,12 +104,53 @@ std::string tensor_line(const std::string& name, const std::string& type) {
          "  # " + type;
 }
 
+// What a registered op is, by its prefix.
+std::string registered_kind(const std::string& name) {
+  if (name.rfind("torch.", 0) == 0) {
+    return "casebook's own, with Python's arguments";
+  }
+  if (name.rfind("kernels.", 0) == 0) return "a kernel of kernels/";
+  if (name.rfind("validate.", 0) == 0) {
+    return "an input contract, checked on the host";
+  }
+  if (name.rfind("testing.", 0) == 0) return "a test program's own";
+  return "registered by this program";
+}
+
+// A registered op has no schema: its inputs by position, its arguments by
+// name, without types or defaults (the op applies its own).
+std::string registered_skeleton(const OpDef& def) {
+  std::ostringstream text;
+  text << "casebook: 1\n"
+       << "summary: TODO (one line, what the case guards)\n"
+       << "# " << def.name << ": " << registered_kind(def.name) << "\n"
+       << "op: " << def.name << "\n";
+  if (!def.args.empty()) {
+    text << "# args: any of these, by name (the op's defaults otherwise):\n"
+         << "# args:\n";
+    for (const std::string& arg : def.args) {
+      text << "#   " << arg << ": TODO\n";
+    }
+  }
+  text << "inputs:  # in the op's argument order\n";
+  for (const std::string& input : def.inputs) {
+    text << tensor_line(input, "Tensor") << "\n";
+  }
+  for (const std::string& input : def.optional_inputs) {
+    text << "  # optional:\n  #" << tensor_line(input, "Tensor").substr(1)
+         << "\n";
+  }
+  return text.str();
+}
+
 }  // namespace
 
 int ops_command(const std::string& glob) {
   size_t shown = 0;
+  // Every registered op (torch.*, kernels.*, validate.*, a downstream
+  // program's), then every operator of the running LibTorch.
   for (const std::string& name : default_registry().names()) {
-    if (name.rfind("torch.", 0) != 0 || !matches(glob, name)) continue;
+    if (!matches(glob, name)) continue;
     const OpDef* def = default_registry().find(name);
     std::string inputs;
     for (const std::string& input : def->inputs) {
@@ -121,7 +164,7 @@ int ops_command(const std::string& glob) {
       args += (args.empty() ? "" : ", ") + arg;
     }
     std::cout << name << "(" << inputs << (args.empty() ? "" : "; ") << args
-              << ")  casebook's own, with Python's arguments\n";
+              << ")  " << registered_kind(name) << "\n";
     ++shown;
   }
   for (const std::string& name : aten::all_operator_names()) {
@@ -140,6 +183,9 @@ int ops_command(const std::string& glob) {
 }
 
 std::string case_skeleton(const std::string& op, std::string* error) {
+  if (const OpDef* def = default_registry().find(op)) {
+    return registered_skeleton(*def);
+  }
   std::optional<std::string> overload;
   const std::string name = aten::operator_name(op, &overload);
   std::vector<c10::OperatorHandle> handles;
@@ -151,6 +197,7 @@ std::string case_skeleton(const std::string& op, std::string* error) {
       }
     } else {
       handles = aten::overloads_of(name);
+      aten::prefer_python_overload(op, &handles);
     }
   }
   if (handles.empty()) {

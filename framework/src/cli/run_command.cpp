@@ -10,6 +10,8 @@
 #include "casebook/diagnosis.h"
 #include "casebook/ops.h"
 #include "cli/commands.h"
+#include "cli/filter_check.h"
+#include "model/suggestions.h"
 #include "runner/junit.h"
 #include "runner/output.h"
 #include "runner/progress.h"
@@ -31,8 +33,8 @@ bool parse_backend_list(const std::string& text, const std::string& what,
     auto backend = parse_backend(name);
     if (!backend) {
       std::cerr << "casebook: " << what
-                << ": expected a list of cpu, cuda, hip; got `" << name
-                << "`\n";
+                << ": expected a list of cpu, cuda, hip; got `" << name << "`"
+                << did_you_mean(suggest_backend(name)) << "\n";
       return false;
     }
     if (std::find(backends->begin(), backends->end(), *backend) ==
@@ -138,6 +140,7 @@ int run_command(const CommonArguments& arguments, const RunOutput& output) {
   std::vector<fs::path> paths;
   if (!to_run_options(arguments, &options, &paths)) return kExitUsage;
   Plan plan = load_plan(paths, options);
+  if (filter_selects_nothing(plan, options, "casebook run")) return kExitUsage;
   Selection selected = [&options](const PlannedCase& planned, Backend backend) {
     return selected_by(options, planned, backend);
   };

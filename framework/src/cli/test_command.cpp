@@ -15,6 +15,7 @@
 
 #include "casebook/diagnosis.h"
 #include "cli/commands.h"
+#include "cli/filter_check.h"
 #include "runner/output.h"
 #include "runner/session.h"
 
@@ -151,6 +152,9 @@ int test_command(const CommonArguments& arguments,
   if (!to_run_options(arguments, &batch.options, &paths)) return kExitUsage;
   if (!take_gtest_sharding(&batch.options)) return kExitUsage;
   batch.plan = load_plan(paths, batch.options);
+  if (filter_selects_nothing(batch.plan, batch.options, "casebook test")) {
+    return kExitUsage;
+  }
   for (const PlannedCase& planned : batch.plan.cases) {
     const std::string suite = gtest_name(planned.loaded.id);
     for (Backend backend : planned.reported) {

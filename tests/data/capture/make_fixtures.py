@@ -23,3 +23,7 @@ view = base[1:, 2:].t()
 with open("list_view.txt", "w") as out:
     out.write(" ".join(str(int(v)) for v in view.contiguous().flatten().tolist()) + "\n")
     out.write(" ".join(str(s) for s in view.stride()) + " " + str(view.storage_offset()) + "\n")
+# A nested dict, as a training loop saves its state: `#batch.input` names
+# a tensor inside it (the outer dict of two items: SETITEMS, which 1.13 has).
+torch.save({"batch": {"input": logits, "target": labels}, "step": torch.tensor(7)},
+           "nested.pt")
