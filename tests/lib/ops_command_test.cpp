@@ -30,6 +30,8 @@ TEST(NewCommand, SkeletonLoadsOnceItsTodosAreFilledIn) {
       << text;
   EXPECT_FALSE(load_case_text(text, "cases/new.yaml").ok());
   std::string filled = replaced(text, "dim: TODO", "dim: 0");
+  filled = replaced(filled, "summary: TODO (one line, what the case guards)",
+                    "summary: rows 2 and 0");
   filled = replaced(filled, "{shape: [TODO], dtype: float32",
                     "{shape: [3, 2], dtype: float32");
   filled = replaced(filled, "{shape: [TODO], dtype: int64, values: [TODO]}",
