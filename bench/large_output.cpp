@@ -10,7 +10,7 @@
 #include "casebook/loader.h"
 #include "casebook/ops.h"
 #include "compare/compare.h"
-#include "process/execute.h"
+#include "child/execute.h"
 
 namespace casebook::bench {
 namespace fs = std::filesystem;

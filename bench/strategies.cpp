@@ -14,7 +14,7 @@
 #include "casebook/loader.h"
 #include "casebook/ops.h"
 #include "compare/compare.h"
-#include "process/execute.h"
+#include "child/execute.h"
 #include "runner/session.h"
 
 extern char** environ;

@@ -46,7 +46,7 @@ if(TARGET torch_hip OR TARGET c10_hip)
 endif()
 
 if(CASEBOOK_TORCH_FLAVOUR STREQUAL "cuda")
-  # framework/src/gpu/torch_gpu_cuda.cpp asks the CUDA runtime directly.
+  # framework/src/device/torch_gpu_cuda.cpp asks the CUDA runtime directly.
   # LibTorch's CMake already links its consumers with the toolkit's
   # libcudart.so (torch::cudart), and a wheel's libtorch_cuda.so needs
   # libcudart.so.N from nvidia/cu*/lib: one soname, so the dynamic loader

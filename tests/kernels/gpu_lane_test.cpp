@@ -10,9 +10,9 @@
 #include <cstdlib>
 
 #include "casebook/runner.h"
-#include "kernel_ops/kernel_plugin.h"
+#include "device/kernel_plugin.h"
 #include "kernel_test_support.h"
-#include "process/backend_readiness.h"
+#include "device/backend_readiness.h"
 #include "runner/session.h"
 
 namespace casebook {

@@ -7,7 +7,7 @@
 
 #include "casebook/ops.h"
 #include "kernel_ops/kernel_ops.h"
-#include "kernel_ops/kernel_plugin.h"
+#include "device/kernel_plugin.h"
 #include "kernel_test_support.h"
 
 namespace casebook {

@@ -2,7 +2,7 @@
 // once) or broken (ERROR, exit 1). The rules alone, then real probe children
 // (a plugin file that is not a plugin, a probe that crashes), then the real
 // casebook executable with --require, CASEBOOK_REQUIRE and gtest mode.
-#include "process/backend_readiness.h"
+#include "device/backend_readiness.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include <fstream>
 
 #include "casebook/runner.h"
-#include "process/backend_runtime.h"
+#include "device/backend_runtime.h"
 #include "run_command.h"
 #include "runner/session.h"
 #include "test_ops.h"

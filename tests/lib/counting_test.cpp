@@ -14,7 +14,7 @@
 #include "arg_values.h"
 #include "casebook/ops.h"
 #include "casebook/runner.h"
-#include "process/child_protocol.h"
+#include "child/child_protocol.h"
 #include "simulated_device.h"
 #include "test_ops.h"
 

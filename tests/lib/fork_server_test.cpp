@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "casebook/loader.h"
+#include "child/execute.h"
 #include "test_ops.h"
 
 namespace casebook {
@@ -30,6 +31,7 @@ class ForkServerTest : public ::testing::Test {
     scratch_ = fs::temp_directory_path() /
                ("casebook-fork-server-" + std::to_string(getpid()));
     fs::create_directories(scratch_);
+    scratch_dir_ = scratch_.string();
     for (const char* name : {"identity", "segfault"}) {
       loaded_.push_back(
           load_case_file(fs::path(CASEBOOK_TEST_DATA) / "isolation" /
@@ -75,13 +77,16 @@ class ForkServerTest : public ::testing::Test {
   }
 
   fs::path scratch_;
+  std::string scratch_dir_;  // scratch_, kept alive for the server's work
+  ChildEnvironment environment_;
   std::vector<LoadedCase> loaded_;
   CaseTable table_;
 };
 
 TEST_F(ForkServerTest, TheChildIsTheCallersAndReportsTheRunsOutputs) {
-  ForkServer server(table_, {}, scratch_.string(), false);
-  ChildProcess child = server.spawn(request_for(0, "identity"));
+  ForkServer server(cpu_fork_server_work(table_, environment_, scratch_dir_),
+                    false);
+  ChildProcess child = server.spawn(encode_request(request_for(0, "identity")));
   ASSERT_GT(child.pid, 0);
   EXPECT_NE(child.pid, server.pid());
   EXPECT_EQ(getpgid(child.pid), child.pid) << "a process group of its own";
@@ -100,14 +105,17 @@ TEST_F(ForkServerTest, TheChildIsTheCallersAndReportsTheRunsOutputs) {
 }
 
 TEST_F(ForkServerTest, ACrashingChildLeavesTheServerServing) {
-  ForkServer server(table_, {}, scratch_.string(), false);
-  ChildProcess crashing = server.spawn(request_for(1, "segfault"));
+  ForkServer server(cpu_fork_server_work(table_, environment_, scratch_dir_),
+                    false);
+  ChildProcess crashing =
+      server.spawn(encode_request(request_for(1, "segfault")));
   EXPECT_EQ(read_report(crashing), "");
   const int status = reap(crashing.pid);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV) << status;
   close_fd(&crashing.from_child);
 
-  ChildProcess next = server.spawn(request_for(0, "identity_after"));
+  ChildProcess next =
+      server.spawn(encode_request(request_for(0, "identity_after")));
   EXPECT_EQ(decode_report(read_report(next)).status,
             ChildReport::Status::kOutputs);
   reap(next.pid);
@@ -115,18 +123,22 @@ TEST_F(ForkServerTest, ACrashingChildLeavesTheServerServing) {
 }
 
 TEST_F(ForkServerTest, SpawnThrowsOnceTheServerIsGone) {
-  ForkServer server(table_, {}, scratch_.string(), false);
+  ForkServer server(cpu_fork_server_work(table_, environment_, scratch_dir_),
+                    false);
   ASSERT_EQ(kill(server.pid(), SIGKILL), 0);
   reap(server.pid());
-  EXPECT_THROW(server.spawn(request_for(0, "after_death")), std::system_error);
+  EXPECT_THROW(server.spawn(encode_request(request_for(0, "after_death"))),
+               std::system_error);
   // Asked again, it still says no rather than hanging.
-  EXPECT_THROW(server.spawn(request_for(0, "again")), std::system_error);
+  EXPECT_THROW(server.spawn(encode_request(request_for(0, "again"))),
+               std::system_error);
 }
 
 TEST_F(ForkServerTest, TheServerEndsWithItsOwner) {
   pid_t server_pid = 0;
   {
-    ForkServer server(table_, {}, scratch_.string(), false);
+    ForkServer server(cpu_fork_server_work(table_, environment_, scratch_dir_),
+                      false);
     server_pid = server.pid();
   }
   // The destructor reaped it: it is no child of ours any more.

@@ -1,7 +1,7 @@
-// `grad` (process/gradients.h): gradients appended as outputs `grad.<input>`
+// `grad` (child/gradients.h): gradients appended as outputs `grad.<input>`
 // with the values autograd gives, grad_outputs fed to named outputs, and the
 // finite-differences check catching a wrong gradient.
-#include "process/gradients.h"
+#include "child/gradients.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <filesystem>
 
 #include "casebook/loader.h"
-#include "process/execute.h"
+#include "child/execute.h"
 
 namespace casebook {
 namespace {

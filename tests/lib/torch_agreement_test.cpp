@@ -10,7 +10,7 @@
 #include <filesystem>
 
 #include "casebook/loader.h"
-#include "process/execute.h"
+#include "child/execute.h"
 #include "tensors/fixtures.h"
 
 namespace casebook {

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "kernel_ops/kernel_glue.h"
-#include "kernel_ops/kernel_plugin.h"
-#include "process/backend_runtime.h"
+#include "device/kernel_plugin.h"
+#include "device/backend_runtime.h"
 
 namespace casebook::simulated_device {
 namespace {

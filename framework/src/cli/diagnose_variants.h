@@ -9,7 +9,7 @@
 
 #include "casebook/case.h"
 #include "diagnosis/conclusions.h"
-#include "process/execute.h"
+#include "child/execute.h"
 #include "runner/plan.h"
 
 namespace casebook {

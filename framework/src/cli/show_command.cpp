@@ -16,7 +16,7 @@
 #include "casebook/number_text.h"
 #include "casebook/ops.h"
 #include "cli/commands.h"
-#include "process/execute.h"
+#include "child/execute.h"
 #include "process/subprocess.h"
 #include "tensors/fixtures.h"
 #include "tensors/materialise.h"

@@ -11,7 +11,7 @@
 
 #include "casebook/ops.h"
 #include "common/kernel_types.h"
-#include "kernel_ops/kernel_plugin.h"
+#include "device/kernel_plugin.h"
 
 namespace casebook::kernel_glue {
 

@@ -89,8 +89,9 @@ pid_t fork_as_sibling() {
       syscall(SYS_clone, CLONE_PARENT | SIGCHLD, 0, 0, 0, 0));
 }
 
-[[noreturn]] void run_child(const CaseTable& table, const std::string& message,
-                            int socket, int report_fd, pid_t runner) {
+[[noreturn]] void run_child(const ForkServerWork& work,
+                            const std::string& message, int socket,
+                            int report_fd, pid_t runner) {
   // The runner is this child's parent (CLONE_PARENT): killed outright, it
   // takes the child with it.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -99,7 +100,7 @@ pid_t fork_as_sibling() {
   close(socket);
   int status = 70;  // EX_SOFTWARE: the run threw past its own handlers
   try {
-    status = run_one_shot_child(table, decode_request(message), report_fd);
+    status = work.run(message, report_fd);
   } catch (...) {
   }
   _exit(status);
@@ -133,7 +134,7 @@ void take_every_free_chunk() {
   }
 }
 
-int serve(const CaseTable& table, int socket) {
+int serve(const ForkServerWork& work, int socket) {
   static char message[kMaxRequestBytes];
   const pid_t runner = getppid();
   while (true) {
@@ -144,7 +145,7 @@ int serve(const CaseTable& table, int socket) {
     if (report_fd >= 0) {
       const pid_t pid = fork_as_sibling();
       if (pid == 0) {
-        run_child(table, std::string(message, length), socket, report_fd,
+        run_child(work, std::string(message, length), socket, report_fd,
                   runner);
       }
       reply = pid > 0 ? pid : -errno;
@@ -156,9 +157,7 @@ int serve(const CaseTable& table, int socket) {
 
 }  // namespace
 
-ForkServer::ForkServer(const CaseTable& table,
-                       const ChildEnvironment& environment,
-                       const std::string& scratch_dir, bool huge_text) {
+ForkServer::ForkServer(ForkServerWork work, bool huge_text) {
   int sockets[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets) != 0) {
     throw_errno(errno, "fork server: socketpair");
@@ -170,21 +169,19 @@ ForkServer::ForkServer(const CaseTable& table,
   const int server_end = sockets[1];
   try {
     server_ = spawn_child(
-        [&table, &environment, &scratch_dir, runner, server_end, huge_text](
-            int report_fd, int) {
+        [&work, runner, server_end, huge_text](int report_fd, int) {
           close(report_fd);
           // The server must not outlive a runner that was killed outright.
           prctl(PR_SET_PDEATHSIG, SIGKILL);
           if (getppid() != runner) return 0;
-          apply_child_environment(environment);
-          warm_up_cpu(scratch_dir);
+          if (work.prepare) work.prepare();
           if (huge_text) move_hot_torch_code_to_huge_pages();
           // Children's first large malloc would otherwise consolidate every
           // free chunk of this heap, copying each page it touches.
           malloc_trim(0);
           take_every_free_chunk();
           collapse_anonymous_memory();
-          return serve(table, server_end);
+          return serve(work, server_end);
         },
         false);
   } catch (...) {
@@ -209,13 +206,13 @@ ForkServer::~ForkServer() {
   }
 }
 
-ChildProcess ForkServer::spawn(const RunRequest& request) {
+ChildProcess ForkServer::spawn(const std::string& message) {
   if (server_.to_child < 0) throw_errno(EPIPE, "fork server");
   int reports[2];
   if (pipe2(reports, O_CLOEXEC) != 0) throw_errno(errno, "pipe2");
   int32_t reply = -EPIPE;
   try {
-    send_with_fd(server_.to_child, encode_request(request), reports[1]);
+    send_with_fd(server_.to_child, message, reports[1]);
     ssize_t got;
     while ((got = recv(server_.to_child, &reply, sizeof reply, 0)) < 0 &&
            errno == EINTR) {

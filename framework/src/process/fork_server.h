@@ -19,31 +19,41 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 
-#include "process/child_protocol.h"
-#include "process/execute.h"
 #include "process/subprocess.h"
 
 namespace casebook {
 
+// What the server is for, given by its owner (child/execute.h makes the CPU
+// runs' work): process/ knows how to fork, not what a run does.
+struct ForkServerWork {
+  // Once, in the server, before it serves: apply the child environment,
+  // warm up. May be empty.
+  std::function<void()> prepare;
+  // In each child: run the request `message` (as spawn() was given it),
+  // reporting on `report_fd`; the child's exit status.
+  std::function<int(const std::string& message, int report_fd)> run;
+};
+
 class ForkServer {
  public:
-  // Forks the server. It applies `environment`, warms up in `scratch_dir`
-  // (a file is written there and removed), with `huge_text` moves LibTorch's
-  // hot code onto huge pages (process/huge_text.h: worth it for runs with
-  // many CPU cases), and waits for requests.
-  ForkServer(const CaseTable& table, const ChildEnvironment& environment,
-             const std::string& scratch_dir, bool huge_text);
+  // Forks the server. It calls work.prepare, with `huge_text` moves
+  // LibTorch's hot code onto huge pages (process/huge_text.h: worth it for
+  // runs with many CPU cases), and waits for requests.
+  ForkServer(ForkServerWork work, bool huge_text);
   // Closes the request socket (the server then exits) and reaps it.
   ~ForkServer();
   ForkServer(const ForkServer&) = delete;
   ForkServer& operator=(const ForkServer&) = delete;
 
-  // Has the server start a one-shot child for `request` and returns it; the
+  // Has the server start a one-shot child for the request `message` (at
+  // most 4096 bytes; the child, not the server, decodes it) and
+  // returns it; the
   // child is this process's child. Throws std::system_error when the server
   // is gone or could not fork; the caller may then fork the child itself.
-  ChildProcess spawn(const RunRequest& request);
+  ChildProcess spawn(const std::string& message);
 
   pid_t pid() const { return server_.pid; }
 

@@ -1,9 +1,9 @@
 #include "runner/child_launcher.h"
 
-#include "process/fork_rules.h"
-
 #include <filesystem>
 #include <utility>
+
+#include "process/fork_rules.h"
 
 namespace casebook {
 namespace {
@@ -37,10 +37,10 @@ bool ChildLauncher::launch_from_server(const RunRequest& request,
     if (!server_) {
       std::filesystem::create_directories(scratch_dir_);
       server_ = std::make_unique<ForkServer>(
-          table_, environment_, scratch_dir_,
+          cpu_fork_server_work(table_, environment_, scratch_dir_),
           cpu_runs_left + 1 >= kHugeTextMinimumRuns);
     }
-    *child = server_->spawn(request);
+    *child = server_->spawn(encode_request(request));
     return true;
   } catch (const std::exception&) {
     use_fork_server_ = false;  // from now on the runner forks

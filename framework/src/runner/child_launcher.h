@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "process/execute.h"
+#include "child/execute.h"
 #include "process/fork_server.h"
 #include "process/subprocess.h"
 

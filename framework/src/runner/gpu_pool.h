@@ -1,5 +1,5 @@
 // The GPU worker pool: one worker process per GPU backend runs that backend's
-// jobs one after another, synchronising after each (process/execute.cpp).
+// jobs one after another, synchronising after each (child/execute.cpp).
 //
 //   reuse       a worker takes the next job of its backend while its runs
 //               stay clean: one CUDA context for many cases
@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "casebook/runner.h"
-#include "process/execute.h"
+#include "child/execute.h"
 #include "process/subprocess.h"
 #include "runner/plan.h"
 

@@ -11,8 +11,8 @@
 #include "casebook/loader.h"
 #include "casebook/ops.h"
 #include "casebook/runner.h"
-#include "process/backend_readiness.h"
-#include "process/child_protocol.h"
+#include "device/backend_readiness.h"
+#include "child/child_protocol.h"
 
 namespace casebook {
 

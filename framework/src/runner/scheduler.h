@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "casebook/runner.h"
-#include "process/execute.h"
+#include "child/execute.h"
 #include "runner/plan.h"
 
 namespace casebook {

@@ -14,7 +14,7 @@
 
 #include "casebook/diagnosis.h"
 #include "casebook/neighbors.h"
-#include "process/backend_runtime.h"
+#include "device/backend_runtime.h"
 #include "process/fork_rules.h"
 #include "process/subprocess.h"
 #include "runner/judge.h"

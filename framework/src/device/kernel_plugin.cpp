@@ -1,5 +1,5 @@
 // Loading GPU kernel plugins (see kernel_plugin.h).
-#include "kernel_ops/kernel_plugin.h"
+#include "device/kernel_plugin.h"
 
 #include <dlfcn.h>
 #include <unistd.h>

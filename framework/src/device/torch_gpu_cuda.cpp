@@ -6,7 +6,7 @@
 
 #include <sstream>
 
-#include "gpu/torch_gpu.h"
+#include "device/torch_gpu.h"
 
 namespace casebook {
 

@@ -1,5 +1,5 @@
 // What a child process has for running on one backend: LibTorch's device and
-// the kernel plugin, and how ready each is (process/backend_readiness.h).
+// the kernel plugin, and how ready each is (device/backend_readiness.h).
 // Opening a GPU backend initialises CUDA or HIP: only in a child, never in the
 // runner.
 #pragma once
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "casebook/backend.h"
-#include "process/backend_readiness.h"
+#include "device/backend_readiness.h"
 
 namespace casebook {
 

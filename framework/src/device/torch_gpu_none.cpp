@@ -2,7 +2,7 @@
 #include <torch/version.h>
 
 #include "casebook_build_config.h"
-#include "gpu/torch_gpu.h"
+#include "device/torch_gpu.h"
 
 namespace casebook {
 

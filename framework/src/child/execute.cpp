@@ -1,4 +1,4 @@
-#include "process/execute.h"
+#include "child/execute.h"
 
 #include <ATen/ATen.h>
 #include <cxxabi.h>
@@ -13,11 +13,11 @@
 #include <typeinfo>
 
 #include "casebook/diagnosis.h"
+#include "child/gradients.h"
 #include "compare/compare.h"
-#include "gpu/torch_gpu.h"
-#include "kernel_ops/kernel_plugin.h"
+#include "device/kernel_plugin.h"
+#include "device/torch_gpu.h"
 #include "process/child_limits.h"
-#include "process/gradients.h"
 #include "process/subprocess.h"
 #include "tensors/materialise.h"
 
@@ -331,6 +331,20 @@ int run_gpu_worker(const CaseTable& table, Backend backend, int report_fd,
   }
   std::free(line);
   return 0;
+}
+
+ForkServerWork cpu_fork_server_work(const CaseTable& table,
+                                    const ChildEnvironment& environment,
+                                    const std::string& scratch_dir) {
+  ForkServerWork work;
+  work.prepare = [&environment, &scratch_dir] {
+    apply_child_environment(environment);
+    warm_up_cpu(scratch_dir);
+  };
+  work.run = [&table](const std::string& message, int report_fd) {
+    return run_one_shot_child(table, decode_request(message), report_fd);
+  };
+  return work;
 }
 
 }  // namespace casebook

@@ -9,8 +9,9 @@
 
 #include "casebook/case.h"
 #include "casebook/ops.h"
-#include "process/backend_runtime.h"
-#include "process/child_protocol.h"
+#include "child/child_protocol.h"
+#include "device/backend_runtime.h"
+#include "process/fork_server.h"
 
 namespace casebook {
 
@@ -46,5 +47,13 @@ constexpr int kWorkerPoisonedStatus = 3;
 // started and first-call caches filled. Never runs a case: a case may crash
 // or hang, and this runs in the long-lived fork server.
 void warm_up_cpu(const std::string& scratch_dir);
+
+// The fork server's work for CPU runs of `table` (process/fork_server.h):
+// apply `environment` and warm_up_cpu(scratch_dir) once, then
+// run_one_shot_child for each request. The references must outlive the
+// server.
+ForkServerWork cpu_fork_server_work(const CaseTable& table,
+                                    const ChildEnvironment& environment,
+                                    const std::string& scratch_dir);
 
 }  // namespace casebook

@@ -1,4 +1,4 @@
-#include "process/child_protocol.h"
+#include "child/child_protocol.h"
 
 #include <ATen/ATen.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "process/gradients.h"
+#include "child/gradients.h"
 
 #include <ATen/ATen.h>
 #include <torch/csrc/autograd/autograd.h>

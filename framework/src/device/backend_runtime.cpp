@@ -1,10 +1,10 @@
-#include "process/backend_runtime.h"
+#include "device/backend_runtime.h"
 
 #include <map>
 
 #include "casebook/ops.h"
-#include "gpu/torch_gpu.h"
-#include "kernel_ops/kernel_plugin.h"
+#include "device/torch_gpu.h"
+#include "device/kernel_plugin.h"
 
 namespace casebook {
 namespace {

@@ -1,4 +1,4 @@
-#include "process/backend_readiness.h"
+#include "device/backend_readiness.h"
 
 #include <nlohmann/json.hpp>
 #include <system_error>

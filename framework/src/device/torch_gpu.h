@@ -6,11 +6,11 @@
 #include <string>
 
 #include "casebook/backend.h"
-#include "process/backend_readiness.h"
+#include "device/backend_readiness.h"
 
 namespace casebook {
 
-// The LibTorch part of a GPU backend (process/backend_readiness.h): absent
+// The LibTorch part of a GPU backend (device/backend_readiness.h): absent
 // for a CPU-only LibTorch or a backend LibTorch was not built for, or when
 // the runtime finds no device on a host that shows none; broken when the host
 // shows a device that the runtime or LibTorch cannot use.
