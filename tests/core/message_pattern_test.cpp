@@ -1,6 +1,6 @@
 // `message:` patterns (model/message_pattern.h): RE2, linear time, a bounded
 // subject. Each input here hung or crashed the runner with std::regex.
-#include "model/message_pattern.h"
+#include "casebook/message_pattern.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // spells it, an error family with a dash, a misspelt backend.
 #include <gtest/gtest.h>
 
-#include "model/suggestions.h"
+#include "casebook/suggestions.h"
 #include "model_malformed.h"
 
 namespace casebook {

@@ -11,7 +11,7 @@
 #include "casebook/ops.h"
 #include "cli/commands.h"
 #include "cli/filter_check.h"
-#include "model/suggestions.h"
+#include "casebook/suggestions.h"
 #include "runner/junit.h"
 #include "runner/output.h"
 #include "runner/progress.h"

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "model/message_pattern.h"
+#include "casebook/message_pattern.h"
 #include "model/sections.h"
-#include "model/suggestions.h"
+#include "casebook/suggestions.h"
 
 namespace casebook::model {
 namespace {

@@ -1,4 +1,4 @@
-#include "model/message_pattern.h"
+#include "casebook/message_pattern.h"
 
 #include <re2/re2.h>
 

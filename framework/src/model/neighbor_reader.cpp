@@ -6,7 +6,7 @@
 
 #include "casebook/neighbors.h"
 #include "model/sections.h"
-#include "model/suggestions.h"
+#include "casebook/suggestions.h"
 
 namespace casebook::model {
 namespace {

@@ -1,4 +1,4 @@
-#include "model/suggestions.h"
+#include "casebook/suggestions.h"
 
 #include <algorithm>
 #include <cctype>

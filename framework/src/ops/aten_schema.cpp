@@ -11,7 +11,7 @@
 
 #include "casebook/loader.h"
 #include "casebook/ops.h"
-#include "model/suggestions.h"
+#include "casebook/suggestions.h"
 #include "ops/input_reading.h"
 #include "ops/names.h"
 

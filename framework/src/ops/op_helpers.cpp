@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "model/suggestions.h"
+#include "casebook/suggestions.h"
 #include "tensors/materialise.h"
 
 namespace casebook {

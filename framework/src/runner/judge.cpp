@@ -6,7 +6,7 @@
 #include "casebook/printable.h"
 #include "compare/compare.h"
 #include "compare/expected.h"
-#include "model/message_pattern.h"
+#include "casebook/message_pattern.h"
 #include "runner/evidence.h"
 #include "runner/rerun.h"
 
