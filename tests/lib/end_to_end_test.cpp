@@ -148,6 +148,15 @@ TEST(EndToEnd, GtestModeRegistersOneTestPerCaseAndBackend) {
   EXPECT_TRUE(has_line(
       run.output, "rerun: \\S*casebook run tests/data/e2e/wrong_family\\.yaml"))
       << run.output;
+  // Each failure at the line that decided it: the expectation, the op, the
+  // file's first error (an IDE's or CI's annotation points there).
+  for (const char* where : {"wrong_family\\.yaml:9", "unknown_op\\.yaml:3",
+                            "bad_dtype\\.yaml:5", "too_slow\\.yaml:3"}) {
+    EXPECT_TRUE(has_line(
+        run.output, std::string("^tests/data/e2e/") + where + ": Failure$"))
+        << where << "\n"
+        << run.output;
+  }
   Result one = run_casebook("test " + std::string(kE2e) +
                             " --backend cpu --gtest_filter='*valid_labels*'");
   EXPECT_EQ(one.status, 0) << one.output;

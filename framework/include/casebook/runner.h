@@ -85,6 +85,10 @@ struct CaseVerdict {
   // the backend's, shown once for the run rather than on every line.
   bool backend_absent = false;
   std::filesystem::path file;
+  // The line of `file` that decided the verdict: the backend's `expect`
+  // entry, else the first `outputs` entry, else `op`; for a file that does
+  // not load, its first error's. 0: none known. Where gtest places a failure.
+  int line = 0;
   double seconds = 0.0;
 };
 

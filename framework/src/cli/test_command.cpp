@@ -109,7 +109,10 @@ class CaseTest : public testing::Test {
     for (const std::string& later : v.consequences) {
       text << "possible consequence (not a cause): " << later << "\n";
     }
-    ADD_FAILURE_AT(v.file.string().c_str(), 1) << text.str();
+    // At the line that decided it, so that an IDE or CI annotation points
+    // at the expectation, not at the top of the file.
+    ADD_FAILURE_AT(v.file.string().c_str(), v.line > 0 ? v.line : 1)
+        << text.str();
   }
 
  private:

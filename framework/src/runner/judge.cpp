@@ -3,10 +3,10 @@
 #include <sstream>
 
 #include "casebook/diagnosis.h"
+#include "casebook/message_pattern.h"
 #include "casebook/printable.h"
 #include "compare/compare.h"
 #include "compare/expected.h"
-#include "casebook/message_pattern.h"
 #include "runner/evidence.h"
 #include "runner/rerun.h"
 
@@ -391,12 +391,36 @@ CaseVerdict judge_run(const JudgeInputs& in) {
   return verdict;
 }
 
+// CaseVerdict::line's rule.
+int deciding_line(const PlannedCase& planned, Backend backend) {
+  if (!planned.runnable()) {
+    // A load error has its line; a plan error (an op the build lacks) is
+    // the op's.
+    if (!planned.loaded.errors.empty()) {
+      return planned.loaded.errors.front().where.line;
+    }
+    return planned.loaded.value ? planned.loaded.value->op_where.line : 0;
+  }
+  const Case& kase = planned.value();
+  const int expected = kase.expectation(backend).where.line;
+  if (expected > 0) return expected;
+  const std::vector<OutputExpectation> outputs = kase.outputs_for(backend);
+  if (!outputs.empty() && outputs.front().where.line > 0) {
+    return outputs.front().where.line;
+  }
+  return kase.op_where.line;
+}
+
 }  // namespace
 
 std::string rerun_command(const PlannedCase& planned, Backend backend) {
   return rerun_line(planned, backend, RunOptions{});
 }
 
-CaseVerdict judge(const JudgeInputs& in) { return fit_to_show(judge_run(in)); }
+CaseVerdict judge(const JudgeInputs& in) {
+  CaseVerdict verdict = fit_to_show(judge_run(in));
+  verdict.line = deciding_line(in.planned, in.backend);
+  return verdict;
+}
 
 }  // namespace casebook
