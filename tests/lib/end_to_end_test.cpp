@@ -22,6 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using casebook::testing_support::has_line;
+using casebook::testing_support::read_text;
 using casebook::testing_support::run_casebook;
 using Result = casebook::testing_support::CommandResult;
 
@@ -162,6 +163,25 @@ TEST(EndToEnd, GtestModeRegistersOneTestPerCaseAndBackend) {
   EXPECT_EQ(one.status, 0) << one.output;
   EXPECT_TRUE(has_line(one.output, "^\\[  PASSED  \\] 1 test\\."))
       << one.output;
+}
+
+// A file that does not load is one ERROR, not one per backend asked for:
+// one row, one JUnit entry; the absent backends are still said.
+TEST(EndToEnd, AnInvalidFileIsOneErrorWhateverTheBackends) {
+  const fs::path junit = fs::temp_directory_path() /
+                         ("casebook-one-error-" + std::to_string(getpid()));
+  Result run = run_casebook(
+      "run tests/data/e2e/bad_dtype.yaml "
+      "tests/data/e2e/unknown_op.yaml --backend "
+      "cpu,cuda,hip --evidence '' --junit " +
+      junit.string());
+  EXPECT_EQ(run.status, 1) << run.output;
+  EXPECT_TRUE(has_line(run.output, "^2 ERROR \\(2 runs\\)$")) << run.output;
+  const std::string xml = read_text(junit);
+  fs::remove(junit);
+  EXPECT_NE(xml.find("tests=\"2\" failures=\"0\" errors=\"2\""),
+            std::string::npos)
+      << xml;
 }
 
 // Processes of the session a pid leads (children move to process groups of

@@ -109,6 +109,11 @@ Plan load_plan(const std::vector<fs::path>& paths, const RunOptions& options) {
     } else {
       planned.reported = options.backends;
     }
+    // A case that cannot run is wrong wherever it would run: one ERROR (one
+    // row, one JUnit entry, one gtest test), on the first backend asked.
+    if (!planned.runnable() && planned.reported.size() > 1) {
+      planned.reported.resize(1);
+    }
     plan.cases.push_back(std::move(planned));
   };
   std::vector<CaseError> refused;

@@ -115,15 +115,37 @@ std::vector<CaseVerdict> sorted_by_id(const RunSummary& summary) {
 }
 
 std::string counts_line(const RunSummary& summary) {
+  // The verdicts of runs that happened first; an absent backend's skips are
+  // said apart, after them (a lane without a GPU must not read as mostly
+  // SKIP).
+  std::map<Verdict, int> counts;
+  size_t ran = 0;
+  for (const CaseVerdict& verdict : summary.verdicts) {
+    if (verdict.backend_absent) continue;
+    ++counts[verdict.verdict];
+    ++ran;
+  }
   std::ostringstream out;
   bool first = true;
-  for (const auto& [verdict, count] : summary.counts()) {
+  for (const auto& [verdict, count] : counts) {
     out << (first ? "" : ", ") << count << " " << verdict_name(verdict);
     first = false;
   }
-  if (first) out << "no case selected";
-  out << " (" << summary.verdicts.size() << " runs"
-      << (summary.interrupted ? ", interrupted" : "") << ")";
+  if (first)
+    out << (summary.verdicts.empty() ? "no case selected" : "none ran");
+  out << " (" << ran << " runs";
+  const std::vector<AbsentBackend> absent = absent_backends(summary);
+  if (!absent.empty()) {
+    int skipped = 0;
+    std::string names;
+    for (const AbsentBackend& each : absent) {
+      skipped += each.runs;
+      names +=
+          (names.empty() ? "" : ", ") + std::string(backend_name(each.backend));
+    }
+    out << "; " << skipped << " skipped: " << names << " absent";
+  }
+  out << (summary.interrupted ? ", interrupted" : "") << ")";
   return out.str();
 }
 
