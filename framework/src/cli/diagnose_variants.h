@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "casebook/case.h"
-#include "diagnosis/conclusions.h"
 #include "child/execute.h"
+#include "diagnosis/conclusions.h"
 #include "runner/plan.h"
 
 namespace casebook {
