@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -504,6 +505,18 @@ TEST(Neighbors, AWrittenNeighbourReadsBackAsTheSameCase) {
   EXPECT_EQ(read.origin.entries, base.origin.entries);
   EXPECT_EQ(read.repeat, 3);
   EXPECT_EQ(read.timeout_seconds, 5.0);
+}
+
+// A fixture named with `#name` is written back once, not as `x.pt#b#b`.
+TEST(CaseWriter, AFixtureTensorNameIsWrittenOnce) {
+  const LoadedCase loaded =
+      load_case_file(std::filesystem::path(CASEBOOK_TEST_DATA) / ".." / ".." /
+                         "cases" / "torch" / "neg_from_pt_dict_entry.yaml",
+                     {});
+  ASSERT_TRUE(loaded.ok()) << loaded.errors.front().to_string();
+  const std::string text = case_to_yaml(*loaded.value);
+  EXPECT_NE(text.find("pt/dict_of_two.pt#b\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("#b#b"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "casebook/loader.h"
+#include "hostile_files.h"
 #include "run_command.h"
 #include "tensors/fixtures.h"
 #include "test_ops.h"
@@ -29,6 +30,8 @@ namespace casebook {
 namespace {
 
 namespace fs = std::filesystem;
+using testing_support::npy_bytes;
+using testing_support::safetensors_bytes;
 using testing_support::TempFolder;
 
 // Above a child's resident memory when it began: what no refusal may take.
@@ -99,25 +102,6 @@ void write_file(const fs::path& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
-std::string npy(const std::string& dict, size_t filler) {
-  std::string header = dict + std::string(filler, ' ');
-  header.append(63 - (12 + header.size()) % 64, ' ');
-  header.push_back('\n');
-  std::string bytes("\x93NUMPY\x02\x00", 8);
-  for (int i = 0; i < 4; ++i) {
-    bytes.push_back(static_cast<char>((header.size() >> (8 * i)) & 0xff));
-  }
-  return bytes + header + std::string(16, '\0');
-}
-
-std::string safetensors(const std::string& header, size_t data_bytes) {
-  std::string bytes(8, '\0');
-  for (size_t i = 0; i < 8; ++i) {
-    bytes[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
-  }
-  return bytes + header + std::string(data_bytes, '\0');
-}
-
 std::vector<Input> hostile_inputs(const fs::path& made) {
   std::vector<Input> inputs;
   const fs::path data(CASEBOOK_TEST_DATA);
@@ -134,14 +118,15 @@ std::vector<Input> hostile_inputs(const fs::path& made) {
   }
   const std::vector<std::pair<std::string, std::string>> npys = {
       {"header_50_mb.npy",
-       npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
-           50 << 20)},
+       npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
+                 50 << 20)},
       {"shape_exabytes.npy",
-       npy("{'descr': '<f8', 'fortran_order': False, 'shape': (1000000, "
-           "1000000, 1000000), }",
-           0)},
+       npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1000000, "
+                 "1000000, 1000000), }",
+                 0)},
       {"shape_overflows.npy",
-       npy("{'descr': '|u1', 'fortran_order': False, 'shape': (4294967296, "
+       npy_bytes(
+           "{'descr': '|u1', 'fortran_order': False, 'shape': (4294967296, "
            "4294967296, 4294967296), }",
            0)},
       {"not_npy.npy", "\x93NUMPX"},
@@ -156,19 +141,22 @@ std::vector<Input> hostile_inputs(const fs::path& made) {
                                                    "\xff\x7f{}",
                                                    10)},
       {"shape_exabytes.safetensors",
-       safetensors(R"({"a":{"dtype":"F64","shape":[1000000,1000000,)"
-                   R"(1000000],"data_offsets":[0,8]}})",
-                   8)},
+       safetensors_bytes(R"({"a":{"dtype":"F64","shape":[1000000,1000000,)"
+                         R"(1000000],"data_offsets":[0,8]}})",
+                         8)},
       {"overlap.safetensors",
-       safetensors(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
-                   R"("b":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
-                   8)},
+       safetensors_bytes(
+           R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+           R"("b":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
+           8)},
       {"duplicate.safetensors",
-       safetensors(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
-                   R"("a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})",
-                   16)},
+       safetensors_bytes(
+           R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+           R"("a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})",
+           16)},
       {"deep_json.safetensors",
-       safetensors(std::string(100000, '[') + std::string(100000, ']'), 0)},
+       safetensors_bytes(std::string(100000, '[') + std::string(100000, ']'),
+                         0)},
   };
   for (const auto& [name, bytes] : sts) {
     const fs::path file = made / name;

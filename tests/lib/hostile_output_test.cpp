@@ -16,6 +16,7 @@
 #include <fstream>
 #include <string>
 
+#include "hostile_files.h"
 #include "run_command.h"
 #include "runner/junit.h"
 
@@ -105,18 +106,11 @@ TEST(HostileOutput, AFileNameCannotForgeAVerdictLineOrReachTheTerminalRaw) {
             std::string::npos);
 }
 
+// A header that quotes `filler` bytes in an unexpected key.
 std::string npy_with_header_of(size_t filler) {
-  std::string header =
-      "{'descr': '<f4', 'fortran_order': False, 'shape': "
-      "(2,), 'x': '" +
-      std::string(filler, 'A') + "'}";
-  header.append(63 - (10 + header.size()) % 64, ' ');
-  header.push_back('\n');
-  std::string bytes("\x93NUMPY\x02\x00", 8);
-  for (int i = 0; i < 4; ++i) {
-    bytes.push_back(static_cast<char>((header.size() >> (8 * i)) & 0xff));
-  }
-  return bytes + header + std::string(8, '\0');
+  return testing_support::npy_bytes(
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': '" +
+      std::string(filler, 'A') + "'}");
 }
 
 // A 50 MB header is refused by its size before it is copied; a 60 KB one,

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "hostile_files.h"
 #include "run_command.h"
 #include "tensors/fixtures.h"
 
@@ -20,13 +21,9 @@ using testing_support::TempFolder;
 
 fs::path write_safetensors(const fs::path& folder, const std::string& header,
                            size_t data_bytes) {
-  std::string bytes(8, '\0');
-  for (size_t i = 0; i < 8; ++i) {
-    bytes[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
-  }
   const fs::path file = folder / "x.safetensors";
   std::ofstream(file, std::ios::binary)
-      << bytes << header << std::string(data_bytes, '\0');
+      << testing_support::safetensors_bytes(header, data_bytes);
   return file;
 }
 

@@ -148,10 +148,9 @@ std::string tensor_fields(const TensorSpec& spec) {
       if (spec.seed != 0) out += ", seed: " + std::to_string(spec.seed);
       break;
     case TensorSpec::Source::kFile:
-      out +=
-          ", file: " +
-          yaml_quoted(spec.file +
-                      (spec.file_tensor.empty() ? "" : "#" + spec.file_tensor));
+      out += ", file: " +
+             // `file` is as written: its `#name` is in it already.
+             yaml_quoted(spec.file);
       if (!spec.sha256.empty()) out += ", sha256: " + spec.sha256;
       break;
   }
