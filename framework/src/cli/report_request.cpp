@@ -11,18 +11,6 @@
 namespace casebook {
 namespace {
 
-std::string shell_word(const std::string& text) {
-  const bool safe =
-      !text.empty() && text.find_first_not_of(
-                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"
-                           "WXYZ0123456789_-+=./:,@%") == std::string::npos;
-  if (safe) return text;
-  std::string quoted = "'";
-  for (char c : text)
-    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
 std::string arg_text(const ArgValue& value) {
   switch (value.kind) {
     case ArgValue::Kind::kNull:

@@ -10,6 +10,23 @@
 namespace casebook {
 namespace {
 
+// A relative path that starts with `-` would be read as an option.
+std::string path_word(const std::filesystem::path& file) {
+  const std::string text = file.string();
+  if (!text.empty() && text[0] == '-') return shell_word("./" + text);
+  return shell_word(text);
+}
+
+std::string executable() {
+  std::error_code error;
+  const std::filesystem::path exe =
+      std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error || exe.filename() != "casebook") return "casebook";
+  return exe.string();
+}
+
+}  // namespace
+
 // As a POSIX shell reads it back: bare when it holds only safe characters,
 // else single-quoted; with a control character or a byte that is not UTF-8,
 // bash's
@@ -45,23 +62,6 @@ std::string shell_word(const std::string& text) {
   }
   return quoted + "'";
 }
-
-// A relative path that starts with `-` would be read as an option.
-std::string path_word(const std::filesystem::path& file) {
-  const std::string text = file.string();
-  if (!text.empty() && text[0] == '-') return shell_word("./" + text);
-  return shell_word(text);
-}
-
-std::string executable() {
-  std::error_code error;
-  const std::filesystem::path exe =
-      std::filesystem::read_symlink("/proc/self/exe", error);
-  if (error || exe.filename() != "casebook") return "casebook";
-  return exe.string();
-}
-
-}  // namespace
 
 const std::vector<std::string>& rerun_environment_names() {
   static const std::vector<std::string> names = {

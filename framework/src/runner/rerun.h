@@ -18,6 +18,10 @@ namespace casebook {
 std::string rerun_line(const PlannedCase& planned, Backend backend,
                        const RunOptions& options);
 
+// `text` as a POSIX shell reads it back: bare when safe, else single-quoted;
+// with a control byte or a byte that is not UTF-8, bash's $'...' escapes.
+std::string shell_word(const std::string& text);
+
 // The variables a rerun line names when they are set: those that choose the
 // device, the plugin, or how the runtime behaves.
 const std::vector<std::string>& rerun_environment_names();
