@@ -1,0 +1,783 @@
+#!/usr/bin/python3
+"""Turn PyTorch's OpInfo sample inputs into casebook case files.
+
+Contract
+--------
+Run with a Python whose torch matches the LibTorch casebook runs (Debian's
+/usr/bin/python3 with python3-torch 1.13.1 for the debian build):
+
+    make_opinfo_cases.py OUT [--no-steps] [--samples N] [--entries NAME ...]
+                             [--wrong-expected ENTRY]
+
+For every entry of torch.testing._internal.common_methods_invocations.op_db
+(or only the --entries named, by OpInfo name with its variant: `softmax`,
+`nn.functional.normalize`, `max.reduction_with_dim`), in float32 and then
+float64 where the entry supports that dtype on the CPU, the first N (default
+4) CPU sample inputs are each run once in PyTorch under a TorchDispatchMode
+that records every ATen call (its OpOverload, arguments and outputs). Then:
+
+* one ATen call: a one-op case, `op: aten::<name>[.<overload>]` (no overload
+  for `.default`), its tensor arguments as `inputs` named by the schema
+  (`self`, `other`, `tensors[0]`...), the others as `args`;
+* several calls (after dropping calls the result does not depend on): a
+  multi-step case (`steps:`, each step an ATen call whose tensor arguments
+  name a case input, an earlier step or `step.K`), unless --no-steps, in
+  which case the sample is not expressible ("several ATen calls").
+
+Every input tensor is written exactly: `values` (float32 as its shortest
+spelling, which docs/case-format.md says is that value; float64 as Python's
+repr, which round-trips) up to 1024 elements, else a `.npy` fixture with its
+sha256 under OUT/fixtures/opinfo/. A non-contiguous, non-overlapping input
+keeps its strides (`layout: {stride}`); an overlapping one (an expanded
+view) is written with its values only. The expected `outputs` are the
+values PyTorch computed in Python, with the output dtype's default
+tolerance (`equal_nan` where the output has a NaN), and `reference: none`:
+the expected values are the truth, so every backend, the CPU included, is
+judged by them alone, and a GPU is never judged by casebook's own CPU run.
+
+A Python number that PyTorch passes for a Tensor argument (a wrapped
+number: `x + 2.5` is `add.Tensor(x, 2.5)`) is written through the sibling
+overload that takes a Scalar there (`add.Scalar`).
+
+Not expressible (one reason per sample, the first that applies): no float32
+or float64 on the CPU, the sample inputs cannot be made, the sample raises,
+a complex or other dtype casebook has no name for (or a sparse layout), no
+ATen call, a non-tensor result, a result gathered from several calls, a
+result made by `empty*` and filled through views, a random op (a Generator
+in its schema, a dropout; OpInfo seeds these itself, so two runs agree in
+Python, but casebook does not seed them), a call that moved the CPU's
+default random generator (a dropout inside an op), a result that differs beyond the tolerance when run
+twice, several calls with --no-steps, a `None` in a `Tensor?[]` list with
+--no-steps, an argument type casebook cannot write (Dimname, str[], a
+complex Scalar, a non-strided layout...).
+
+--wrong-expected ENTRY perturbs the first floating expected value of each of
+that entry's cases (and says so in the summary), so that a test can show a
+wrong expectation FAILs.
+
+Writes OUT/cases/<entry>/<dtype>_<k>.yaml (case id `<entry>/<dtype>_<k>`),
+OUT/fixtures/, and OUT/manifest.json: for each entry, its cases (id, ATen
+ops, steps) and the reason of every sample that was not written, with the
+generator's options. Exit status 0 unless OUT cannot be written.
+"""
+
+import argparse
+import hashlib
+import io
+import json
+import math
+import os
+import re
+import sys
+import types
+import unittest
+
+
+def import_op_db():
+    """op_db, importable without the expecttest package and without letting
+    common_utils parse this script's command line."""
+    try:
+        import expecttest  # noqa: F401
+    except ImportError:
+        stub = types.ModuleType("expecttest")
+        stub.TestCase = unittest.TestCase
+        stub.ACCEPT = False
+        sys.modules["expecttest"] = stub
+    argv = sys.argv
+    sys.argv = [argv[0]]
+    try:
+        from torch.testing._internal.common_methods_invocations import op_db
+    finally:
+        sys.argv = argv
+    return op_db
+
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
+
+INLINE_LIMIT = 1024
+
+DTYPE_NAMES = {
+    torch.bool: "bool", torch.uint8: "uint8", torch.int8: "int8",
+    torch.int16: "int16", torch.int32: "int32", torch.int64: "int64",
+    torch.float16: "float16", torch.bfloat16: "bfloat16",
+    torch.float32: "float32", torch.float64: "float64",
+}
+MEMORY_FORMATS = {
+    torch.contiguous_format: "contiguous_format",
+    torch.preserve_format: "preserve_format",
+    torch.channels_last: "channels_last",
+    torch.channels_last_3d: "channels_last_3d",
+}
+# Ops that draw random numbers without a Generator in their schema.
+RANDOM_WITHOUT_GENERATOR = {"native_dropout", "dropout", "feature_dropout",
+                            "alpha_dropout", "feature_alpha_dropout",
+                            "rrelu", "rrelu_with_noise", "randn", "rand", "randint",
+                            "randperm", "randn_like", "rand_like", "randint_like"}
+UNINITIALISED = {"empty", "empty_like", "new_empty", "new_empty_strided",
+                 "empty_strided"}
+
+
+class NotExpressible(Exception):
+    """A sample that no case file can express; the message is the reason."""
+
+
+# ---------------------------------------------------------------- schemas
+
+def split_top(text):
+    """Split at commas outside brackets and parentheses."""
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+class Schema:
+    """The arguments (name, declared type, kwarg-only, has default) and the
+    number of returns of one OpOverload, read from its schema string."""
+
+    def __init__(self, func):
+        text = str(func._schema)
+        self.text = text
+        head, _, rets = text.partition(") -> ")
+        args_text = head[head.index("(") + 1:]
+        self.args = []
+        kwarg_only = False
+        for part in split_top(args_text):
+            if part == "*":
+                kwarg_only = True
+                continue
+            decl, _, default = part.partition("=")
+            typ, name = decl.rsplit(" ", 1)
+            typ = re.sub(r"\([^)]*\)", "", typ)  # Tensor(a!) -> Tensor
+            self.args.append((name, typ, kwarg_only, bool(default)))
+        rets = rets.strip()
+        if rets.startswith("("):
+            self.returns = [r.rsplit(" ", 1)[0] for r in split_top(rets[1:-1])]
+        else:
+            self.returns = [re.sub(r"\([^)]*\)", "", rets.split(" ")[0])]
+
+    def bind(self, args, kwargs):
+        """{argument name: value} for the call's positional and keyword args."""
+        bound = {}
+        positional = [a for a in self.args if not a[2]]
+        if len(args) > len(positional):
+            raise NotExpressible("more positional arguments than the schema has")
+        for (name, _, _, _), value in zip(positional, args):
+            bound[name] = value
+        bound.update(kwargs)
+        return bound
+
+    def type_of(self, name):
+        for n, t, _, _ in self.args:
+            if n == name:
+                return t
+        raise NotExpressible(f"argument `{name}` not in {self.text}")
+
+
+def op_name(func):
+    packet = func.overloadpacket.__name__
+    overload = func._overloadname
+    return f"aten::{packet}" if overload == "default" else f"aten::{packet}.{overload}"
+
+
+def scalar_sibling(func, bound):
+    """The overload of the same operator that takes, as a Scalar, every
+    Tensor argument given a Python number (a wrapped number), else None."""
+    schema = Schema(func)
+    wrapped = {n for n, v in bound.items()
+               if isinstance(v, (int, float, bool)) and
+               schema.type_of(n).rstrip("?") == "Tensor"}
+    if not wrapped:
+        return func
+    packet = func.overloadpacket
+    for name in packet.overloads():
+        if "out" in name:
+            continue
+        other = getattr(packet, name)
+        s = Schema(other)
+        names = [a[0] for a in s.args]
+        if names != [a[0] for a in schema.args]:
+            continue
+        if all(s.type_of(n).rstrip("?") == "Scalar" for n in wrapped) and all(
+                s.type_of(n) == schema.type_of(n) for n in names if n not in wrapped):
+            return other
+    raise NotExpressible(
+        f"a Python number for Tensor argument(s) {sorted(wrapped)} of "
+        f"{op_name(func)} (a wrapped number) and no Scalar overload")
+
+
+# ---------------------------------------------------------------- values
+
+def fmt_float(v, dtype):
+    if math.isnan(v):
+        return ".nan"
+    if math.isinf(v):
+        return ".inf" if v > 0 else "-.inf"
+    if dtype in (torch.float32, torch.float16, torch.bfloat16):
+        s = str(np.float32(v))  # shortest spelling of the float32 value
+        if dtype != torch.float32 and float(np.float32(s)) != v:
+            s = repr(float(v))
+    else:
+        s = repr(float(v))
+    mant, e, exp = s.partition("e")
+    if e and "." not in mant:
+        s = f"{mant}.0e{exp}"
+    elif not e and "." not in s:
+        s += ".0"
+    return s
+
+
+def fmt_scalar(v):
+    """A Python argument value as YAML."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return fmt_float(v, torch.float64)
+    if isinstance(v, str):
+        return json.dumps(v)
+    raise NotExpressible(f"argument value of type {type(v).__name__}")
+
+
+def tensor_values(t):
+    """Flat list of the tensor's values as YAML scalars (row-major)."""
+    flat = t.detach().contiguous().reshape(-1)
+    if t.dtype == torch.bool:
+        return ["true" if b else "false" for b in flat.tolist()]
+    if t.dtype.is_floating_point:
+        return [fmt_float(v, t.dtype) for v in flat.double().tolist()]
+    return [str(v) for v in flat.tolist()]
+
+
+def check_dtype(t, what):
+    if t.layout != torch.strided:
+        raise NotExpressible(f"{what}: layout {t.layout}")
+    if t.dtype not in DTYPE_NAMES:
+        kind = "complex" if t.dtype.is_complex else "unsupported"
+        raise NotExpressible(f"{what}: {kind} dtype {t.dtype}")
+
+
+class Writer:
+    """Writes tensors as `values` or `.npy` fixtures under OUT/fixtures."""
+
+    def __init__(self, out):
+        self.fixtures = os.path.join(out, "fixtures", "opinfo")
+
+    def tensor(self, t, keep_layout=True, extra=""):
+        check_dtype(t, "tensor")
+        name = DTYPE_NAMES[t.dtype]
+        shape = list(t.shape)
+        parts = [f"dtype: {name}", f"shape: {json.dumps(shape)}"]
+        if t.numel() > INLINE_LIMIT and t.dtype != torch.bfloat16:
+            arr = t.detach().contiguous().numpy()
+            buf = io.BytesIO()
+            np.save(buf, arr, allow_pickle=False)
+            data = buf.getvalue()
+            sha = hashlib.sha256(data).hexdigest()
+            os.makedirs(self.fixtures, exist_ok=True)
+            path = os.path.join(self.fixtures, sha + ".npy")
+            if not os.path.exists(path):
+                with open(path, "wb") as f:
+                    f.write(data)
+            parts += [f"file: opinfo/{sha}.npy", f"sha256: {sha}"]
+        else:
+            parts.append("values: [" + ", ".join(tensor_values(t)) + "]")
+        if keep_layout and t.dim() >= 1 and not t.is_contiguous() and t.numel() > 1:
+            if torch._debug_has_internal_overlap(t) == 0:
+                parts.append(f"layout: {{stride: {json.dumps(list(t.stride()))}}}")
+        if extra:
+            parts.append(extra)
+        return "{" + ", ".join(parts) + "}"
+
+
+# ---------------------------------------------------------------- recording
+
+def leaves(obj, path, out):
+    """Tensors in a sample's input, args and kwargs, with a name for each."""
+    if isinstance(obj, torch.Tensor):
+        out.append((path, obj))
+    elif isinstance(obj, (list, tuple)):
+        for i, x in enumerate(obj):
+            leaves(x, f"{path}{i}" if path != "input" else f"input{i}", out)
+    elif isinstance(obj, dict):
+        for k, x in obj.items():
+            leaves(x, k, out)
+    return out
+
+
+class Recorder(TorchDispatchMode):
+    """Records every ATen call: (OpOverload, args, kwargs, outputs), with a
+    copy of each tensor the call reads that no earlier call produced and
+    that is not a sample input (a constant made inside the function)."""
+
+    def __init__(self, known_ids):
+        super().__init__()
+        self.calls = []
+        self.rng_used = []  # per call: did it move the CPU's default generator
+        self.known = set(known_ids)
+        self.constants = {}  # id -> (clone, tensor kept alive)
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        for a in list(args) + list(kwargs.values()):
+            for t in (a if isinstance(a, (list, tuple)) else [a]):
+                if isinstance(t, torch.Tensor) and id(t) not in self.known:
+                    self.known.add(id(t))
+                    self.constants[id(t)] = (t.clone(), t)
+        state = torch.get_rng_state()
+        out = func(*args, **kwargs)
+        self.rng_used.append(not torch.equal(state, torch.get_rng_state()))
+        for t in flatten_out(out):
+            if isinstance(t, torch.Tensor):
+                self.known.add(id(t))
+        self.calls.append((func, args, kwargs, out))
+        return out
+
+
+def flatten_out(out):
+    if isinstance(out, (list, tuple)):
+        res = []
+        for x in out:
+            if isinstance(x, (list, tuple)):
+                res.append(("nested", x))
+            else:
+                res.append(x)
+        return res
+    return [out]
+
+
+def result_tensors(res):
+    if isinstance(res, torch.Tensor):
+        return [res]
+    if isinstance(res, (list, tuple)) and res and all(isinstance(t, torch.Tensor) for t in res):
+        return list(res)
+    if isinstance(res, (list, tuple)) and not res:
+        raise NotExpressible("empty result")
+    raise NotExpressible(f"non-tensor result ({type(res).__name__})")
+
+
+def clone_sample(sample):
+    def c(x):
+        if isinstance(x, torch.Tensor):
+            return x.clone()
+        if isinstance(x, (list, tuple)):
+            return type(x)(c(y) for y in x) if not hasattr(x, "_fields") else x
+        if isinstance(x, dict):
+            return {k: c(v) for k, v in x.items()}
+        return x
+    return c(sample.input), c(list(sample.args)), c(dict(sample.kwargs))
+
+
+def close(a, b):
+    """Equal within the default tolerance of docs/case-format.md (NaN = NaN)."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    tol = {torch.float16: (1e-3, 1e-5), torch.bfloat16: (1.6e-2, 1e-5),
+           torch.float32: (1.3e-6, 1e-5), torch.float64: (1e-7, 1e-7)}
+    if a.dtype in tol:
+        rtol, atol = tol[a.dtype]
+        return bool(torch.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
+    return bool(torch.equal(a, b))
+
+
+# ---------------------------------------------------------------- one sample
+
+def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
+    """The YAML text of one sample's case and its ATen ops, or NotExpressible."""
+    inp, args, kwargs = clone_sample(sample)
+    named = leaves(inp, "input", []) + leaves(args, "arg", []) + leaves(kwargs, "", [])
+    for name, t in named:
+        check_dtype(t, f"input `{name}`")
+    originals = {id(t): (name, t.clone()) for name, t in named}
+    rec = Recorder(originals.keys())
+    try:
+        with rec:
+            res = op(inp, *args, **kwargs)
+    except NotExpressible:
+        raise
+    except Exception as e:  # the sample itself fails in PyTorch
+        raise NotExpressible(f"the sample raises in PyTorch: {type(e).__name__}")
+    results = result_tensors(res)
+    for t in results:
+        check_dtype(t, "result")
+    if not rec.calls:
+        raise NotExpressible("no ATen call (the result is an input or a Python value)")
+
+    # Which call produced each tensor (an in-place call re-produces its self).
+    producer = {}  # id -> (call index, output index)
+    for i, (func, a, kw, out) in enumerate(rec.calls):
+        for k, t in enumerate(flatten_out(out)):
+            if isinstance(t, tuple) and t and t[0] == "nested":
+                continue
+            if isinstance(t, torch.Tensor):
+                producer[id(t)] = (i, k)
+    sources = []
+    for t in results:
+        if id(t) not in producer:
+            raise NotExpressible("the result is a sample input, not an ATen call's output")
+        sources.append(producer[id(t)])
+    last = {i for i, _ in sources}
+    if len(last) != 1:
+        raise NotExpressible("the result gathers outputs of several ATen calls")
+    last = last.pop()
+
+    # Replay in order to know, at each call, which call produced each argument.
+    producer_at = {}
+    deps = []
+    for i, (func, a, kw, out) in enumerate(rec.calls):
+        d = set()
+        for v in list(a) + list(kw.values()):
+            for t in (v if isinstance(v, (list, tuple)) else [v]):
+                if isinstance(t, torch.Tensor) and id(t) in producer_at:
+                    d.add(producer_at[id(t)][0])
+        deps.append(d)
+        for k, t in enumerate(flatten_out(out)):
+            if isinstance(t, torch.Tensor):
+                producer_at[id(t)] = (i, k)
+    keep, todo = set(), [last]
+    while todo:
+        i = todo.pop()
+        if i not in keep:
+            keep.add(i)
+            todo.extend(deps[i])
+    order = sorted(keep)
+    final_func = rec.calls[last][0]
+    if final_func.overloadpacket.__name__ in UNINITIALISED:
+        raise NotExpressible("result made by empty* and filled through views")
+    random_ops = [op_name(rec.calls[i][0]) for i in order
+                  if "Generator" in str(rec.calls[i][0]._schema) or
+                  rec.calls[i][0].overloadpacket.__name__ in RANDOM_WITHOUT_GENERATOR]
+    if random_ops:
+        raise NotExpressible(f"random op ({random_ops[0]})")
+    drawn = [op_name(rec.calls[i][0]) for i in order if rec.rng_used[i]]
+    if drawn:
+        raise NotExpressible(f"draws random numbers ({drawn[0]})")
+    # Run again on fresh copies: a result that differs beyond the dtype's
+    # tolerance cannot be expected.
+    inp2, args2, kwargs2 = clone_sample(sample)
+    try:
+        res2 = result_tensors(op(inp2, *args2, **kwargs2))
+    except Exception:
+        raise NotExpressible("the sample raises when run a second time")
+    if len(res2) != len(results) or not all(close(a, b) for a, b in zip(results, res2)):
+        raise NotExpressible("non-repeatable result (two runs differ beyond the tolerance)")
+
+    ops = [op_name(rec.calls[i][0]) for i in order]
+    multi = len(order) > 1
+    for i in order:
+        func, a, kw, out = rec.calls[i]
+        for t in flatten_out(out):
+            if isinstance(t, tuple) and t and t[0] == "nested":
+                raise NotExpressible(f"{op_name(func)} returns a nested list")
+            if isinstance(t, torch.Tensor):
+                check_dtype(t, f"output of {op_name(func)}")
+    if multi and not steps_on:
+        raise NotExpressible("several ATen calls (a multi-step case; steps off)")
+
+    # Names of the case's input tensors: sample leaves and constants.
+    input_names = {}
+    used = set()
+
+    def input_name(t):
+        if id(t) in input_names:
+            return input_names[id(t)]
+        if id(t) in originals:
+            base = originals[id(t)][0] or "input"
+        else:
+            base = "const"
+        base = re.sub(r"[^A-Za-z0-9_]", "_", base)
+        name, n = base, 1
+        while name in used:
+            n += 1
+            name = f"{base}{n}"
+        used.add(name)
+        input_names[id(t)] = name
+        return name
+
+    def initial_value(t):
+        if id(t) in originals:
+            return originals[id(t)][1]
+        return rec.constants[id(t)][0]
+
+    lines = ["casebook: 1"]
+    summary = f"OpInfo {entry}, sample {index}, {DTYPE_NAMES[dtype]}: " + (
+        f"{len(order)} steps ({', '.join(ops)})" if multi else ops[0])
+    if wrong:
+        summary += " (expected value deliberately wrong)"
+    lines.append(f"summary: {json.dumps(summary)}")
+    lines.append("reference: none")
+    inputs_yaml = []  # (name, tensor)
+
+    def arg_items(func, a, kw, step_source):
+        """(func, [(name, yaml)], [(input name, tensor)]) for one call."""
+        schema0 = Schema(func)
+        bound0 = schema0.bind(a, kw)
+        func = scalar_sibling(func, bound0)
+        schema = Schema(func)
+        bound = schema.bind(a, kw)
+        ins, argl = [], []
+        for name, typ, _, has_default in schema.args:
+            if name not in bound:
+                continue
+            v = bound[name]
+            base = typ.rstrip("?")
+            if base in ("Tensor",):
+                if v is None:
+                    continue
+                ins.append((name, step_source(v)))
+            elif base in ("Tensor[]", "Tensor?[]") or re.fullmatch(r"Tensor\?\[\]|Tensor\[\]", typ):
+                if v is None:
+                    continue
+                elems = list(v)
+                if any(e is None for e in elems) and not steps_on:
+                    raise NotExpressible("a None in a Tensor?[] list (steps off)")
+                ins.append((name, [None if e is None else step_source(e) for e in elems]))
+            elif base == "Generator":
+                if v is not None:
+                    raise NotExpressible("a Generator argument")
+            elif base == "Device":
+                continue  # the backend's device
+            elif base == "ScalarType":
+                if v is None:
+                    argl.append((name, "null"))
+                    continue
+                if v not in DTYPE_NAMES:
+                    raise NotExpressible(f"ScalarType {v}")
+                argl.append((name, DTYPE_NAMES[v]))
+            elif base == "Layout":
+                if v is None:
+                    continue
+                if v != torch.strided:
+                    raise NotExpressible(f"layout {v}")
+                argl.append((name, "strided"))
+            elif base == "MemoryFormat":
+                if v is None:
+                    continue
+                argl.append((name, MEMORY_FORMATS[v]))
+            elif base == "Scalar":
+                if isinstance(v, complex):
+                    raise NotExpressible("a complex Scalar")
+                argl.append((name, fmt_scalar(v)))
+            elif base in ("int", "SymInt", "float", "bool", "str") or re.fullmatch(
+                    r"(int|SymInt|float|bool)\[\d*\]", base):
+                if isinstance(v, (list, tuple, torch.Size)):
+                    argl.append((name, "[" + ", ".join(fmt_scalar(x) for x in v) + "]"))
+                else:
+                    argl.append((name, fmt_scalar(v)))
+            else:
+                raise NotExpressible(f"argument type {typ} (`{name}`)")
+        return func, ins, argl
+
+    if not multi:
+        func, a, kw, out = rec.calls[order[0]]
+
+        def source_one(t):
+            if isinstance(t, torch.Tensor):
+                return t
+            raise NotExpressible("a non-tensor element in a tensor argument")
+        func, ins, argl = arg_items(func, a, kw, source_one)
+        lines.insert(1, f"op: {op_name(func)}")
+        for name, v in ins:
+            if isinstance(v, list):
+                if any(e is None for e in v):
+                    # Tensor?[] with null elements: a one-step case.
+                    return build_steps_case(lines, [(op_name(func), ins, argl)], results, sources,
+                                            writer, wrong, input_name, initial_value, ops, producer_at, {})
+                for j, t in enumerate(v):
+                    inputs_yaml.append((f"{name}[{j}]", t))
+            else:
+                inputs_yaml.append((name, v))
+        if argl:
+            lines.append("args: {" + ", ".join(f"{n}: {y}" for n, y in argl) + "}")
+        lines.append("inputs:" if inputs_yaml else "inputs: {}")
+        for name, t in inputs_yaml:
+            lines.append(f"  {name}: {writer.tensor(initial_value(t) if (id(t) in originals or id(t) in rec.constants) else t)}")
+        write_outputs(lines, results, sources, writer, wrong)
+        return "\n".join(lines) + "\n", ops
+
+    # Multi-step.
+    step_names = {}
+    produced = {}  # id -> (call, k) as of the call being written
+    plan = []
+    for i in order:
+        func, a, kw, out = rec.calls[i]
+
+        def source_many(t, produced=produced):
+            if not isinstance(t, torch.Tensor):
+                raise NotExpressible("a non-tensor element in a tensor argument")
+            if id(t) in produced:
+                ci, k = produced[id(t)]
+                return ("step", ci, k)
+            return ("input", t)
+        func2, ins, argl = arg_items(func, a, kw, source_many)
+        plan.append((i, op_name(func2), ins, argl))
+        for k, t in enumerate(flatten_out(out)):
+            if isinstance(t, torch.Tensor):
+                produced[id(t)] = (i, k)
+    return build_steps_case(lines, plan, results, sources, writer, wrong,
+                            input_name, initial_value, ops, produced, step_names)
+
+
+def build_steps_case(lines, plan, results, sources, writer, wrong, input_name,
+                     initial_value, ops, produced, step_names):
+    """A `steps:` case from (call index, op, inputs, args) items; a plan of
+    3-tuples (op, inputs, args) is one step of a one-op call."""
+    if plan and len(plan[0]) == 3:
+        plan = [(None,) + tuple(p) for p in plan]
+    used_inputs = {}
+    taken = set()
+    for idx, (ci, opn, ins, argl) in enumerate(plan):
+        base = re.sub(r"[^A-Za-z0-9_]", "_", opn.split("::")[1].split(".")[0]).strip("_") or "step"
+        name, n = base, 1
+        while name in taken:
+            n += 1
+            name = f"{base}_{n}"
+        taken.add(name)
+        step_names[ci] = name
+
+    def src(v):
+        if v is None:
+            return "null"
+        if isinstance(v, torch.Tensor):
+            v = ("input", v)
+        if v[0] == "step":
+            _, ci, k = v
+            return step_names[ci] if k == 0 else f"{step_names[ci]}.{k}"
+        t = v[1]
+        name = input_name(t)
+        used_inputs[name] = t
+        return name
+
+    body = ["steps:"]
+    for ci, opn, ins, argl in plan:
+        body.append(f"  - name: {step_names[ci]}")
+        body.append(f"    op: {opn}")
+        parts = []
+        for name, v in ins:
+            if isinstance(v, list):
+                parts.append(f"{name}: [" + ", ".join(src(e) for e in v) + "]")
+            else:
+                parts.append(f"{name}: {src(v)}")
+        body.append("    inputs: {" + ", ".join(parts) + "}")
+        if argl:
+            body.append("    args: {" + ", ".join(f"{n}: {y}" for n, y in argl) + "}")
+    # The input names are not step names.
+    for name in used_inputs:
+        if name in taken:
+            raise NotExpressible(f"input name `{name}` equals a step name")
+    lines += body
+    lines.append("inputs:" if used_inputs else "inputs: {}")
+    for name, t in used_inputs.items():
+        lines.append(f"  {name}: {writer.tensor(initial_value(t))}")
+    write_outputs(lines, results, sources, writer, wrong)
+    return "\n".join(lines) + "\n", ops
+
+
+def write_outputs(lines, results, sources, writer, wrong):
+    lines.append("outputs:")
+    done = False
+    for t, (_, k) in zip(results, sources):
+        t = t.detach()
+        if wrong and not done and t.dtype.is_floating_point and t.numel() > 0:
+            t = t.clone()
+            flat = t.view(-1) if t.is_contiguous() else t.reshape(-1)
+            # At least 1 away from the true value, whatever it is.
+            flat[0] = flat[0] + 1 + flat[0].abs() if torch.isfinite(flat[0]) else 1.0
+            t = flat.reshape(t.shape)
+            done = True
+        extra = "equal_nan: true" if t.dtype.is_floating_point and bool(t.isnan().any()) else ""
+        lines.append(f"  {k}: {writer.tensor(t, keep_layout=False, extra=extra)}")
+
+
+# ---------------------------------------------------------------- main
+
+def entry_name(op):
+    return op.name + ("." + op.variant_test_name if op.variant_test_name else "")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out")
+    parser.add_argument("--no-steps", action="store_true",
+                        help="a sample of several ATen calls is not expressible")
+    parser.add_argument("--samples", type=int, default=4, help="samples per entry and dtype")
+    parser.add_argument("--entries", nargs="*", help="only these OpInfo entries")
+    parser.add_argument("--wrong-expected", default=None,
+                        help="perturb the expected values of this entry's cases")
+    opts = parser.parse_args()
+    op_db = import_op_db()
+    torch.set_num_threads(1)
+    want = set(opts.entries or [])
+    entries = [op for op in op_db if not want or entry_name(op) in want]
+    missing = want - {entry_name(op) for op in entries}
+    if missing:
+        sys.exit(f"no OpInfo entry named {sorted(missing)}")
+    writer = Writer(opts.out)
+    manifest = {"options": {"steps": not opts.no_steps, "samples": opts.samples,
+                            "torch": torch.__version__}, "entries": []}
+    for op in entries:
+        name = entry_name(op)
+        info = {"entry": name, "cases": [], "not_expressible": []}
+        supported = op.supported_dtypes("cpu")
+        dtypes = [d for d in (torch.float32, torch.float64) if d in supported]
+        if not dtypes:
+            info["not_expressible"].append(
+                {"dtype": None, "sample": None,
+                 "reason": "no float32 or float64 on the CPU"})
+        for dtype in dtypes:
+            torch.manual_seed(0)
+            try:
+                samples = []
+                for s in op.sample_inputs("cpu", dtype, requires_grad=False):
+                    samples.append(s)
+                    if len(samples) >= opts.samples:
+                        break
+            except Exception as e:
+                info["not_expressible"].append(
+                    {"dtype": DTYPE_NAMES[dtype], "sample": None,
+                     "reason": f"sample inputs cannot be made: {type(e).__name__}"})
+                continue
+            for k, sample in enumerate(samples):
+                cid = f"{name}/{DTYPE_NAMES[dtype]}_{k}"
+                try:
+                    text, ops = build_case(name, op, sample, dtype, k, writer,
+                                           not opts.no_steps, opts.wrong_expected == name)
+                except NotExpressible as e:
+                    info["not_expressible"].append(
+                        {"dtype": DTYPE_NAMES[dtype], "sample": k, "reason": str(e)})
+                    continue
+                except Exception as e:  # a generator limitation, said as such
+                    info["not_expressible"].append(
+                        {"dtype": DTYPE_NAMES[dtype], "sample": k,
+                         "reason": f"generator cannot write it: {type(e).__name__}: {e}"[:200]})
+                    continue
+                path = os.path.join(opts.out, "cases", name, f"{DTYPE_NAMES[dtype]}_{k}.yaml")
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w") as f:
+                    f.write(text)
+                info["cases"].append({"id": cid, "ops": ops, "steps": len(ops) > 1 or "steps:" in text})
+        manifest["entries"].append(info)
+    with open(os.path.join(opts.out, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    n_cases = sum(len(e["cases"]) for e in manifest["entries"])
+    n_expr = sum(1 for e in manifest["entries"] if e["cases"])
+    print(f"{len(entries)} entries, {n_expr} with a case, {n_cases} cases in {opts.out}")
+
+
+if __name__ == "__main__":
+    main()
