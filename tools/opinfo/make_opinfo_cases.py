@@ -514,13 +514,14 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
             return originals[id(t)][1]
         return rec.constants[id(t)][0]
 
-    lines = ["casebook: 1"]
-    summary = f"OpInfo {entry}, sample {index}, {DTYPE_NAMES[dtype]}: " + (
-        f"{len(order)} steps ({', '.join(ops)})" if multi else ops[0])
-    if wrong:
-        summary += " (expected value deliberately wrong)"
-    lines.append(f"summary: {json.dumps(summary)}")
-    lines.append("reference: none")
+    def summary(ops):
+        text = f"OpInfo {entry}, sample {index}, {DTYPE_NAMES[dtype]}: " + (
+            f"{len(ops)} steps ({', '.join(ops)})" if len(ops) > 1 else ops[0])
+        if wrong:
+            text += " (expected value deliberately wrong)"
+        return f"summary: {json.dumps(text)}"
+
+    lines = ["casebook: 1", summary(ops), "reference: none"]
     inputs_yaml = []  # (name, tensor)
 
     def arg_items(func, a, kw, step_source):
@@ -591,6 +592,8 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
                 return t
             raise NotExpressible("a non-tensor element in a tensor argument")
         func, ins, argl = arg_items(func, a, kw, source_one)
+        ops = [op_name(func)]
+        lines[1] = summary(ops)
         lines.insert(1, f"op: {op_name(func)}")
         for name, v in ins:
             if isinstance(v, list):
@@ -629,6 +632,8 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
         for k, t in enumerate(flatten_out(out)):
             if isinstance(t, torch.Tensor):
                 produced[id(t)] = (i, k)
+    ops = [p[1] for p in plan]
+    lines[1] = summary(ops)
     return build_steps_case(lines, plan, results, sources, writer, wrong,
                             input_name, initial_value, ops, produced, step_names)
 
