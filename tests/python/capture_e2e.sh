@@ -4,7 +4,9 @@
 # casebook was built against: Debian's python3-torch for Debian's LibTorch, a
 # pip venv's torch 2.x for that wheel), a training loop failing on a label of
 # 4 in a 4-class problem records a case (its tensors saved by that torch's
-# torch.save), and casebook runs that case to index_out_of_range on the CPU.
+# torch.save), and casebook runs that case to index_out_of_range on the CPU;
+# a rerun records a case of its own, and a forward failing inside the
+# recorder's step is recorded (tests/python/train_*.py).
 # The shipped .pt fixtures load in that torch with weights_only=True.
 # usage: capture_e2e.sh CASEBOOK_EXECUTABLE SOURCE_DIR [PYTHON]
 set -euo pipefail
@@ -30,14 +32,54 @@ echo "$purelib" >"$venv_purelib/casebook-e2e-base.pth"
   --disable-pip-version-check "$work/package"
 mkdir -p "$work/project/fixtures"
 cd "$work/project"
-CASEBOOK=$casebook "$work/venv/bin/python" \
-  "$source_dir/tests/python/train_label_4.py" cases
+# train SCRIPT LOG: runs tests/python/SCRIPT, its stderr (the recorder's
+# messages) into LOG, shown.
+train() {
+  local status=0
+  CASEBOOK=$casebook "$work/venv/bin/python" \
+    "$source_dir/tests/python/$1" cases 2>"$2" || status=$?
+  cat "$2" >&2
+  return "$status"
+}
+train train_label_4.py "$work/first.log"
 case_file=cases/cross_entropy/label_4.yaml
 test -f "$case_file"
 grep -q '^  iteration: 2$' "$case_file"
 grep -q '^  last_completed_step: "forward"$' "$case_file"
 grep -q '^  first_error: "IndexError: Target 4 is out of bounds.' "$case_file"
 grep -q '^    values: \[0, 1, 4, 3, 2, 1\]$' "$case_file"
+# The watched call's reduction="sum" over the Recorder's "mean"; its epoch=1,
+# no argument of torch.cross_entropy, left out.
+grep -q '^  reduction: sum$' "$case_file"
+! grep -q 'epoch' "$case_file"
+# The recorder prints the capture's verdict.
+grep -q "^casebook: recorded the first failure (iteration 2) as $case_file\$" \
+  "$work/first.log"
+grep -Eq '^casebook: +cross_entropy/label_4 +FAIL index_out_of_range$' \
+  "$work/first.log"
+grep -q '^casebook: the capture reproduces a failure$' "$work/first.log"
+echo "PASS: the recorder wrote $case_file, args kept, its verdict printed"
+# A rerun records its own failure under the next free name, the first case
+# untouched, and never asks for a --name it was not given.
+first_sum=$(sha256sum "$case_file")
+train train_label_4.py "$work/second.log"
+test "$(sha256sum "$case_file")" = "$first_sum"
+grep -q "as cases/cross_entropy/label_4-2.yaml\$" "$work/second.log"
+grep -q '^  iteration: 2$' cases/cross_entropy/label_4-2.yaml
+! grep -q -- '--name' "$work/second.log"
+echo "PASS: the rerun wrote cases/cross_entropy/label_4-2.yaml"
+# A forward failing inside the step is recorded; its last completed step is
+# of its own iteration (none), not the previous iteration's.
+train train_forward.py "$work/forward.log"
+forward_case=cases/embedding/token_10.yaml
+grep -q '^  iteration: 1$' "$forward_case"
+grep -q '^  first_error: "IndexError: index out of range in self"$' \
+  "$forward_case"
+grep -q '^    values: \[4, 10, 5\]$' "$forward_case"
+! grep -q 'last_completed_step' "$forward_case"
+grep -Eq '^casebook: +embedding/token_10 +FAIL index_out_of_range$' \
+  "$work/forward.log"
+echo "PASS: the forward's failure inside the step wrote $forward_case"
 status=0
 output=$("$casebook" run "$case_file" --backend cpu --evidence '') || status=$?
 echo "$output"

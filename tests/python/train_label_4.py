@@ -1,5 +1,7 @@
 """A small 4-class training loop whose third batch holds a label of 4: the
-casebook_capture Recorder must turn that first failure into a case.
+casebook_capture Recorder must turn that first failure into a case (a rerun
+into a case of its own), with the watched call's `reduction`, not its
+`epoch` (no argument of the op).
 
 usage: train_label_4.py CASES_FOLDER  (casebook from $CASEBOOK)
 """
@@ -24,18 +26,20 @@ recorder = Recorder("torch.cross_entropy", "label_4", cases=cases,
 
 
 @recorder.watch
-def loss_of(input, target):
-    return F.cross_entropy(input, target)
+def loss_of(input, target, reduction="mean", epoch=0):
+    return F.cross_entropy(input, target, reduction=reduction)
 
 
 failures = 0
 for iteration, (x, y) in enumerate(batches):
     try:
         logits = model(x)
-        recorder.completed("forward")
+        # Before this iteration's first step: named, or it would be the
+        # previous iteration's.
+        recorder.completed("forward", iteration=iteration)
         # The decorator's way for the loss, the context manager's around the
         # update: both record into the same recorder.
-        loss = loss_of(logits, y)
+        loss = loss_of(logits, y, reduction="sum", epoch=1)
         with recorder.step(iteration, input=logits, target=y):
             optimizer.zero_grad()
             loss.backward()
