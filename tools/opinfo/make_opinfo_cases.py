@@ -43,7 +43,7 @@ Not expressible (one reason per sample, the first that applies): no float32
 or float64 on the CPU, the sample inputs cannot be made, the sample raises,
 a complex or other dtype casebook has no name for (or a sparse layout), no
 ATen call, a non-tensor result, a result gathered from several calls, a
-result made by `empty*` and filled through views, a random op (a Generator
+result made by `empty*` and filled through views or never written, a random op (a Generator
 in its schema, a dropout; OpInfo seeds these itself, so two runs agree in
 Python, but casebook does not seed them), a call that moved the CPU's
 default random generator (a dropout inside an op), a result that differs beyond the tolerance when run
@@ -459,6 +459,10 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
     final_func = rec.calls[last][0]
     if final_func.overloadpacket.__name__ in UNINITIALISED:
         raise NotExpressible("result made by empty* and filled through views")
+    kept = [rec.calls[i][0] for i in order]
+    if any(f.overloadpacket.__name__ in UNINITIALISED for f in kept) and not any(
+            "!" in str(f._schema) for f in kept) and any(t.numel() for t in results):
+        raise NotExpressible("uninitialised result (empty*, never written)")
     random_ops = [op_name(rec.calls[i][0]) for i in order
                   if "Generator" in str(rec.calls[i][0]._schema) or
                   rec.calls[i][0].overloadpacket.__name__ in RANDOM_WITHOUT_GENERATOR]
