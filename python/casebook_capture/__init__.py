@@ -397,11 +397,14 @@ class Recorder:
             result = capture(self.op, name, tensors, cases=self.cases,
                              args=args, origin=origin, casebook=executable,
                              backends=self.backends)
-            # Taken meanwhile (another process), or a folder guessed wrong.
+            # Taken meanwhile (another process), or a folder guessed wrong:
+            # the next name.
             if result.returncode == 2 and _TAKEN in result.stderr:
                 refused += 1
-                if refused < 3:
+                if refused < 100:
                     continue
+                raise RuntimeError(f"no free name for {self.name}: "
+                                   f"{refused} taken while capturing")
             return result
 
 

@@ -3,7 +3,7 @@ embedding of 10 rows handed a token of 10 in its second batch. The failure
 must become a case (the tensors the step holds, its iteration, no step of
 an earlier iteration as its last completed one); a forward failing before
 the step holds the op's inputs is still the first failure, later ones its
-consequences.
+consequences; a name taken behind the recorder's back gets the next one.
 
 usage: train_forward.py CASES_FOLDER  (casebook from $CASEBOOK)
 """
@@ -12,6 +12,7 @@ import sys
 import torch
 import torch.nn.functional as F
 
+import casebook_capture
 from casebook_capture import Recorder
 
 cases = sys.argv[1]
@@ -72,3 +73,16 @@ assert recorder.first_error.startswith("RuntimeError: mat1 and mat2"), \
     recorder.first_error
 assert not recorder.recorded, recorder.case_file
 assert recorder.consequences == 1, recorder.consequences
+
+# A name taken where the recorder did not look (another process, between its
+# look and the capture): casebook's refusal moves it to the next name.
+casebook_capture._op_folder = lambda op: "elsewhere"
+recorder = Recorder("torch.embedding", "token_10", cases=cases,
+                    backends="cpu")
+try:
+    with recorder.step(0, weight=embedding.weight, indices=batches[1][0]):
+        embedding(batches[1][0])
+except IndexError:
+    pass
+assert recorder.case_file == f"{cases}/embedding/token_10-2.yaml", \
+    recorder.case_file
