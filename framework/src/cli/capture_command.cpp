@@ -1,8 +1,13 @@
 // `casebook capture`: saved tensors into a case, then the case run at once.
+#include <stdlib.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "capture/capture.h"
 #include "cli/capture_check.h"
@@ -24,25 +29,98 @@ bool split_pair(const std::string& text, const std::string& flag,
   return true;
 }
 
+// What the run of the new case said: its exit status, and the first
+// message of each run the child found invalid (family invalid_case: an
+// argument of the wrong kind that only the op rejects, found only when it
+// is called).
+struct CaptureRun {
+  int status = kExitUsage;
+  std::vector<std::string> invalid;
+};
+
+std::string xml_unescaped(const std::string& text) {
+  static const std::pair<const char*, char> kEntities[] = {{"&lt;", '<'},
+                                                           {"&gt;", '>'},
+                                                           {"&quot;", '"'},
+                                                           {"&apos;", '\''},
+                                                           {"&amp;", '&'}};
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    bool replaced = false;
+    for (const auto& [entity, character] : kEntities) {
+      if (text.compare(i, std::strlen(entity), entity) == 0) {
+        out += character;
+        i += std::strlen(entity) - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += text[i];
+  }
+  return out;
+}
+
+// The messages of `<error type="ERROR invalid_case" message="...">` in the
+// JUnit document runner/junit.cpp writes (the message attribute is
+// "<label>: <first message>"), each once.
+std::vector<std::string> invalid_case_messages(const std::string& junit) {
+  const std::string tag = "<error type=\"ERROR invalid_case\" message=\"";
+  const std::string label = "ERROR invalid_case: ";
+  std::vector<std::string> messages;
+  for (size_t at = junit.find(tag); at != std::string::npos;
+       at = junit.find(tag, at + 1)) {
+    const size_t start = at + tag.size();
+    const size_t end = junit.find('"', start);
+    if (end == std::string::npos) break;
+    std::string message = xml_unescaped(junit.substr(start, end - start));
+    if (message.rfind(label, 0) == 0) message.erase(0, label.size());
+    if (std::find(messages.begin(), messages.end(), message) ==
+        messages.end()) {
+      messages.push_back(message);
+    }
+  }
+  return messages;
+}
+
 // `casebook run` on the new case, in a fresh process of this executable
 // (the capture process may hold threads; the runner must not fork from it,
-// so it is exec'd).
-int run_case(const std::filesystem::path& case_file,
-             const std::string& backends) {
+// so it is exec'd). Its JUnit file, in a folder of its own, says which runs
+// were invalid.
+CaptureRun run_case(const std::filesystem::path& case_file,
+                    const std::string& backends) {
+  CaptureRun run;
+  std::string folder =
+      (std::filesystem::temp_directory_path() / "casebook-capture-XXXXXX")
+          .string();
+  if (::mkdtemp(folder.data()) == nullptr) {
+    std::cerr << "casebook capture: cannot make a temporary folder in "
+              << std::filesystem::temp_directory_path().string() << ": "
+              << std::strerror(errno) << "\n";
+    return run;
+  }
+  const std::filesystem::path junit =
+      std::filesystem::path(folder) / "capture.xml";
   std::vector<std::string> arguments = {
-      "casebook",   "run", "--backend",       backends,
-      "--evidence", "",    case_file.string()};
+      "casebook", "run",     "--backend",    backends,          "--evidence",
+      "",         "--junit", junit.string(), case_file.string()};
   std::cout.flush();
   // Killed with this process, however it dies (its own children follow it).
   const pid_t child = spawn_program("/proc/self/exe", arguments);
   if (child < 0) {
     std::cerr << "casebook capture: cannot start casebook run\n";
-    return kExitUsage;
+  } else {
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    run.status = WIFEXITED(status) ? WEXITSTATUS(status) : kExitUsage;
+    std::ifstream in(junit);
+    std::ostringstream text;
+    text << in.rdbuf();
+    run.invalid = invalid_case_messages(text.str());
   }
-  int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : kExitUsage;
+  std::error_code ignored;
+  std::filesystem::remove_all(folder, ignored);
+  return run;
 }
 
 }  // namespace
@@ -92,12 +170,27 @@ int capture_command(const CaptureArguments& arguments) {
     std::cout << "fixture " << fixture.string() << "\n";
   }
   if (arguments.no_run) return 0;
-  const int run = run_case(result.case_file, arguments.backends);
-  if (run == kExitUsage) {
+  const CaptureRun run = run_case(result.case_file, arguments.backends);
+  if (!run.invalid.empty()) {
+    // The case's own fault, never a reproduced failure. Its file goes (this
+    // capture made it, replacing nothing), so that the corrected capture can
+    // take the same name; the fixtures stay, named by their content and
+    // perhaps shared by other cases.
+    std::cerr << "casebook capture: the case is invalid, so it reproduces "
+                 "nothing (removed "
+              << result.case_file.string() << "):\n";
+    for (const std::string& message : run.invalid) {
+      std::cerr << "  " << message << "\n";
+    }
+    std::error_code ignored;
+    std::filesystem::remove(result.case_file, ignored);
+    return arguments.expect_failure ? 1 : kExitUsage;
+  }
+  if (run.status == kExitUsage) {
     std::cerr << "casebook capture: the new case does not run; see above\n";
     return 1;
   }
-  if (run == 0) {
+  if (run.status == 0) {
     std::cout << "the capture does not reproduce a failure: every verdict "
                  "is PASS\n";
     return arguments.expect_failure ? 1 : 0;

@@ -1,0 +1,67 @@
+// Issue 23: a captured case that only the op finds invalid, when it is
+// called (an argument of the wrong kind: the child reports invalid_case), is
+// never "a reproduced failure": `--expect-failure` exits 1 on it, the reason
+// is printed, and its case file does not stay behind to block the corrected
+// capture.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "run_command.h"
+
+namespace casebook {
+namespace {
+
+namespace fs = std::filesystem;
+using testing_support::has_line;
+using testing_support::run_casebook;
+using testing_support::TempFolder;
+
+class CaptureInvalidAtRun : public testing::Test {
+ protected:
+  std::string capture(const std::string& reduction) const {
+    const std::string batch =
+        std::string(CASEBOOK_TEST_DATA) + "/capture/batch.pt";
+    return "capture --op torch.cross_entropy --cases " + cases().string() +
+           " --backend cpu --name wrong_kind --tensor input=" + batch +
+           "#input --tensor target=" + batch +
+           "#target --arg reduction=" + reduction;
+  }
+  fs::path cases() const { return folder_.path() / "cases"; }
+  fs::path case_file() const {
+    return cases() / "cross_entropy" / "wrong_kind.yaml";
+  }
+
+ private:
+  TempFolder folder_;
+};
+
+TEST_F(CaptureInvalidAtRun, IsNotAReproducedFailureAndExpectFailureExits1) {
+  const auto invalid = run_casebook(capture("banana") + " --expect-failure");
+  EXPECT_EQ(invalid.status, 1) << invalid.output;
+  EXPECT_TRUE(
+      has_line(invalid.output,
+               "^casebook capture: the case is invalid, so it "
+               "reproduces nothing \\(removed .*wrong_kind\\.yaml\\):$"))
+      << invalid.output;
+  EXPECT_TRUE(has_line(invalid.output,
+                       "^  .*argument `reduction`: expected mean, sum or "
+                       "none, got `banana`$"))
+      << invalid.output;
+  EXPECT_FALSE(has_line(invalid.output, "reproduces a failure"))
+      << invalid.output;
+  EXPECT_FALSE(fs::exists(case_file())) << invalid.output;
+
+  // Without --expect-failure it is a usage error, as an invalid case found
+  // before writing is; the corrected capture takes the same name.
+  const auto plain = run_casebook(capture("banana"));
+  EXPECT_EQ(plain.status, 2) << plain.output;
+  const auto corrected = run_casebook(capture("mean") + " --expect-failure");
+  EXPECT_EQ(corrected.status, 0) << corrected.output;
+  EXPECT_TRUE(has_line(corrected.output, "^the capture reproduces a failure$"))
+      << corrected.output;
+  EXPECT_TRUE(fs::exists(case_file())) << corrected.output;
+}
+
+}  // namespace
+}  // namespace casebook
