@@ -203,7 +203,10 @@ bool JunitWriter::write_at(long offset, const std::string& text) {
 void JunitWriter::add(const CaseVerdict& verdict) {
   ++tests_;
   ++counts_[verdict.verdict];
-  seconds_ += verdict.seconds;
+  seconds_ = after_the_run_ ? seconds_ + verdict.seconds
+                            : std::chrono::duration<double>(
+                                  std::chrono::steady_clock::now() - started_)
+                                  .count();
   const std::string testcase = testcase_xml(verdict);
   if (!regular_) {
     body_ += testcase;
@@ -283,6 +286,7 @@ void JunitWriter::finish() {
 void write_junit(const std::filesystem::path& file, const RunSummary& summary,
                  const Environment& environment) {
   JunitWriter writer(file, environment);
+  writer.after_the_run_ = true;
   for (const CaseVerdict& verdict : summary.verdicts) writer.add(verdict);
   writer.finish();
   if (!writer.write_error().empty()) {

@@ -13,8 +13,14 @@
 // A path that is not a regular file (/dev/stdout, a pipe) gets the whole
 // document at finish().
 //
+// Times are wall times: a <testcase>'s is its run's (CaseVerdict::seconds),
+// the <testsuite>'s is the run's own, from the writer's making (the run's
+// start) to its last result, which holds what no single run does (the fork
+// server's start, LibTorch's warm-up, runs waiting for a slot) and not the
+// sum of runs that went in parallel.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 
@@ -47,6 +53,9 @@ class JunitWriter {
   const std::string& write_error() const { return write_error_; }
 
  private:
+  friend void write_junit(const std::filesystem::path& file,
+                          const RunSummary& summary,
+                          const Environment& environment);
   bool write_at(long offset, const std::string& text);
   void failed(const std::string& what, int error_number);
   std::string start_tag() const;
@@ -63,12 +72,18 @@ class JunitWriter {
   std::map<Verdict, int> counts_;
   int tests_ = 0;
   int written_ = 0;  // test cases on disk
-  double seconds_ = 0.0;
+  std::chrono::steady_clock::time_point started_ =
+      std::chrono::steady_clock::now();
+  double seconds_ = 0.0;  // the <testsuite>'s time
+  // Made after the run (write_junit): the runs' times are summed instead.
+  bool after_the_run_ = false;
   std::string write_error_;
 };
 
-// The whole summary at once (a JunitWriter fed every verdict in order);
-// throws std::runtime_error when it cannot be written.
+// The whole summary at once (a JunitWriter fed every verdict in order),
+// after the run: its <testsuite> time is the sum of the runs' times, the
+// run's own being unknown here. Throws std::runtime_error when it cannot be
+// written.
 void write_junit(const std::filesystem::path& file, const RunSummary& summary,
                  const Environment& environment);
 
