@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "casebook/diagnosis.h"
+#include "casebook/printable.h"
 #include "cli/commands.h"
 #include "cli/filter_check.h"
 #include "runner/output.h"
@@ -146,6 +147,28 @@ bool take_gtest_sharding(RunOptions* options) {
   return true;
 }
 
+// After gtest's summary, which names a failed run only by its gtest name: a
+// line per run that did not pass, with its case, backend, family and the
+// file:line that decided it, then its rerun command. ctest's post-test hook
+// (cmake/CasebookCtestFailures.cmake) shows these lines under plain
+// `ctest`, which prints nothing else of a failed test.
+void print_failed_runs(std::ostream& out, const Batch& batch) {
+  for (const auto& [key, verdict] : batch.verdicts) {
+    if (verdict.verdict == Verdict::kSkip ||
+        verdict_is_success(verdict.verdict))
+      continue;
+    out << "casebook test: " << verdict_name(verdict.verdict) << " "
+        << printable_text(verdict.case_id) << " "
+        << backend_name(verdict.backend);
+    if (verdict.family != Family::kNone) {
+      out << " (" << family_name(verdict.family) << ")";
+    }
+    out << " at " << printable_text(verdict.file.string()) << ":"
+        << (verdict.line > 0 ? verdict.line : 1) << "\n"
+        << "casebook test:   rerun: " << verdict.rerun_command << "\n";
+  }
+}
+
 }  // namespace
 
 int test_command(const CommonArguments& arguments,
@@ -180,7 +203,10 @@ int test_command(const CommonArguments& arguments,
   argv.push_back(nullptr);
   testing::InitGoogleTest(&argc, argv.data());
   testing::AddGlobalTestEnvironment(new BatchEnvironment(&batch));
-  if (RUN_ALL_TESTS() != 0) return 1;
+  if (RUN_ALL_TESTS() != 0) {
+    print_failed_runs(std::cout, batch);
+    return 1;
+  }
   // A lane that selected nothing (no case runs on its backends, a filter or
   // a shard that matches none) ran nothing: Skipped, never Passed, so that
   // "0 tests, PASSED" cannot stand for a lane; an error when a backend is
