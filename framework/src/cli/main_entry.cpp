@@ -75,7 +75,10 @@ int main_entry(int argc, char** argv) {
   CLI::App app{
       "casebook: regression cases of PyTorch/LibTorch and GPU-kernel "
       "failures, each run in a process of its own on the CPU reference and "
-      "every GPU backend, judged on their outputs.\n\nExit status: 0 when "
+      "every GPU backend, judged on their outputs. `casebook run` prints the "
+      "environment (an absent backend's reason there, once), a table with a "
+      "row per case and a column per backend that ran, a block per failure "
+      "and the counts.\n\nExit status: 0 when "
       "every verdict is PASS, XFAIL or SKIP; 1 when any is FAIL, XPASS, "
       "ERROR, TIMEOUT or NOT RUN; 2 for a usage or configuration error."};
   app.require_subcommand(1);
@@ -84,9 +87,12 @@ int main_entry(int argc, char** argv) {
   RunOutput run_output;
   CLI::App* run = app.add_subcommand(
       "run",
-      "run the cases; print a line per case and backend (verdict, id, "
-      "backend, and for anything but PASS the family and first message), "
-      "then a count per verdict");
+      "run the cases; print each failure as it lands (a status line instead "
+      "on a terminal), then the environment (an absent backend's reason "
+      "there, once, and how many runs it skipped), a table with a row per "
+      "case and a column per backend that ran (not a line per case and "
+      "backend: --verbose adds those), a block per failure with its rerun "
+      "command, and the counts");
   add_common(run, &run_arguments);
   add_evidence(run, &run_arguments);
   run->add_option("--junit", run_output.junit,
@@ -182,9 +188,10 @@ int main_entry(int argc, char** argv) {
   std::string ops_glob;
   CLI::App* ops = app.add_subcommand(
       "ops",
-      "list the operators a case can name: casebook's own ops (torch.*, "
-      "kernels.*, validate.* and a program's registered ones) and every "
-      "operator of the running LibTorch, with their schemas");
+      "list the operators a case can name, with their schemas: casebook's "
+      "own ops (torch.*, kernels.*, validate.* and a program's registered "
+      "ones), then every operator of the running LibTorch, each overload; "
+      "without GLOB every one of them (thousands of lines)");
   ops->add_option("glob", ops_glob,
                   "a glob or a word on the name (softmax, torch.soft*, "
                   "aten::*_)");
@@ -226,9 +233,15 @@ int main_entry(int argc, char** argv) {
   CaptureArguments capture_arguments;
   CLI::App* capture = app.add_subcommand(
       "capture",
-      "turn saved tensors (.pt from torch.save, .npy, .safetensors) into a "
-      "case file and fixtures named by their sha256, then run it and print "
-      "its verdict per backend");
+      "turn saved tensors (.pt, .npy, .safetensors) into a case file and "
+      "fixtures named by their sha256, then run it and print its verdict per "
+      "backend. A .pt is what torch.save writes since PyTorch 1.6 (a zip, "
+      "records stored): a tensor, or a dict, list or tuple of them, checked "
+      "before LibTorch reads it; each tensor at most 2^30 elements and 4 GiB "
+      "(CASEBOOK_MAX_TENSOR_ELEMENTS, CASEBOOK_MAX_TENSOR_BYTES). The case is "
+      "checked (op, inputs, arguments) before anything is written; one that "
+      "only the op finds invalid when it runs is removed again: never a "
+      "reproduced failure");
   capture
       ->add_option("--op", capture_arguments.op,
                    "torch.<name>, aten::<name>[.<overload>], ...")
@@ -236,7 +249,7 @@ int main_entry(int argc, char** argv) {
   capture
       ->add_option("--tensor", capture_arguments.tensors,
                    "NAME=FILE[#KEY]: an input of the op (KEY: a dict key, "
-                   "a list index or a safetensors name)")
+                   "a list index or a safetensors name; nested: #a.b)")
       ->required();
   capture->add_option("--arg", capture_arguments.args,
                       "KEY=VALUE: an argument of the op (YAML text)");
@@ -259,8 +272,8 @@ int main_entry(int argc, char** argv) {
                    "backends to run the new case on")
       ->capture_default_str();
   capture->add_flag("--expect-failure", capture_arguments.expect_failure,
-                    "exit 1 when the capture does not reproduce (every "
-                    "verdict PASS)");
+                    "exit 1 when the capture does not reproduce a failure: "
+                    "every verdict PASS, or the case invalid");
   capture->add_flag("--no-run", capture_arguments.no_run,
                     "write the case without running it");
 
