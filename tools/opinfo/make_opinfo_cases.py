@@ -41,7 +41,8 @@ overload that takes a Scalar there (`add.Scalar`).
 
 Not expressible (one reason per sample, the first that applies): no float32
 or float64 on the CPU, the sample inputs cannot be made, the sample raises,
-a complex or other dtype casebook has no name for (or a sparse layout), no
+a complex or other dtype casebook has no name for (or a sparse layout), a
+read of a tensor changed in place through another view, no
 ATen call, a non-tensor result, a result gathered from several calls, a
 result made by `empty*` and filled through views or never written, a random op (a Generator
 in its schema, a dropout; OpInfo seeds these itself, so two runs agree in
@@ -162,6 +163,9 @@ class Schema:
             typ, name = decl.rsplit(" ", 1)
             typ = re.sub(r"\([^)]*\)", "", typ)  # Tensor(a!) -> Tensor
             self.args.append((name, typ, kwarg_only, bool(default)))
+        self.mutable = {name for name, raw in (
+            (p.partition("=")[0].rsplit(" ", 1)[1], p.partition("=")[0].rsplit(" ", 1)[0])
+            for p in split_top(args_text) if p != "*") if "!" in raw}
         rets = rets.strip()
         if rets.startswith("("):
             self.returns = [r.rsplit(" ", 1)[0] for r in split_top(rets[1:-1])]
@@ -383,6 +387,13 @@ def clone_sample(sample):
     return c(sample.input), c(list(sample.args)), c(dict(sample.kwargs))
 
 
+def same_storage(u, m):
+    try:
+        return u.storage().data_ptr() == m.storage().data_ptr() and u.device == m.device
+    except Exception:
+        return False
+
+
 def close(a, b):
     """Equal within the default tolerance of docs/case-format.md (NaN = NaN)."""
     if a.shape != b.shape or a.dtype != b.dtype:
@@ -418,37 +429,59 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
     if not rec.calls:
         raise NotExpressible("no ATen call (the result is an input or a Python value)")
 
-    # Which call produced each tensor (an in-place call re-produces its self).
-    producer = {}  # id -> (call index, output index)
+    # Replay the calls in order: which call produced each tensor as each call
+    # reads it (an in-place call re-produces its self). A call that writes a
+    # tensor (`Tensor(a!)`) also re-produces every other tensor of the same
+    # storage and geometry (F.embedding renormalises `weight.detach()` in
+    # place, then reads `weight`); one of another geometry over that storage
+    # is stale: a call that reads it is not expressible.
+    tracked = [t for _, t in named] + [c[1] for c in rec.constants.values()]
+    producer_at = {}
+    srcmap_at, deps, stale_read = [], [], []
+    stale = set()
     for i, (func, a, kw, out) in enumerate(rec.calls):
-        for k, t in enumerate(flatten_out(out)):
-            if isinstance(t, tuple) and t and t[0] == "nested":
-                continue
+        d, reads_stale = set(), False
+        for v in list(a) + list(kw.values()):
+            for t in (v if isinstance(v, (list, tuple)) else [v]):
+                if isinstance(t, torch.Tensor):
+                    reads_stale |= id(t) in stale
+                    if id(t) in producer_at:
+                        d.add(producer_at[id(t)][0])
+        deps.append(d)
+        stale_read.append(reads_stale)
+        srcmap_at.append(dict(producer_at))
+        outs = flatten_out(out)
+        for k, t in enumerate(outs):
             if isinstance(t, torch.Tensor):
-                producer[id(t)] = (i, k)
+                producer_at[id(t)] = (i, k)
+                stale.discard(id(t))
+                tracked.append(t)
+        schema = Schema(func)
+        bound = schema.bind(a, kw)
+        for name in schema.mutable:
+            m = bound.get(name)
+            if not isinstance(m, torch.Tensor) or id(m) not in producer_at:
+                continue
+            for u in tracked:
+                if u is m or not same_storage(u, m):
+                    continue
+                if (u.shape, u.stride(), u.storage_offset(), u.dtype) == (
+                        m.shape, m.stride(), m.storage_offset(), m.dtype):
+                    producer_at[id(u)] = producer_at[id(m)]
+                    stale.discard(id(u))
+                else:
+                    stale.add(id(u))
     sources = []
     for t in results:
-        if id(t) not in producer:
+        if id(t) in stale:
+            raise NotExpressible("the result was changed through another view (in place)")
+        if id(t) not in producer_at:
             raise NotExpressible("the result is a sample input, not an ATen call's output")
-        sources.append(producer[id(t)])
+        sources.append(producer_at[id(t)])
     last = {i for i, _ in sources}
     if len(last) != 1:
         raise NotExpressible("the result gathers outputs of several ATen calls")
     last = last.pop()
-
-    # Replay in order to know, at each call, which call produced each argument.
-    producer_at = {}
-    deps = []
-    for i, (func, a, kw, out) in enumerate(rec.calls):
-        d = set()
-        for v in list(a) + list(kw.values()):
-            for t in (v if isinstance(v, (list, tuple)) else [v]):
-                if isinstance(t, torch.Tensor) and id(t) in producer_at:
-                    d.add(producer_at[id(t)][0])
-        deps.append(d)
-        for k, t in enumerate(flatten_out(out)):
-            if isinstance(t, torch.Tensor):
-                producer_at[id(t)] = (i, k)
     keep, todo = set(), [last]
     while todo:
         i = todo.pop()
@@ -456,6 +489,8 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
             keep.add(i)
             todo.extend(deps[i])
     order = sorted(keep)
+    if any(stale_read[i] for i in order):
+        raise NotExpressible("reads a tensor changed in place through another view")
     final_func = rec.calls[last][0]
     if final_func.overloadpacket.__name__ in UNINITIALISED:
         raise NotExpressible("result made by empty* and filled through views")
@@ -619,12 +654,11 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
 
     # Multi-step.
     step_names = {}
-    produced = {}  # id -> (call, k) as of the call being written
     plan = []
     for i in order:
         func, a, kw, out = rec.calls[i]
 
-        def source_many(t, produced=produced):
+        def source_many(t, produced=srcmap_at[i]):
             if not isinstance(t, torch.Tensor):
                 raise NotExpressible("a non-tensor element in a tensor argument")
             if id(t) in produced:
@@ -633,13 +667,10 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
             return ("input", t)
         func2, ins, argl = arg_items(func, a, kw, source_many)
         plan.append((i, op_name(func2), ins, argl))
-        for k, t in enumerate(flatten_out(out)):
-            if isinstance(t, torch.Tensor):
-                produced[id(t)] = (i, k)
     ops = [p[1] for p in plan]
     lines[1] = summary(ops)
     return build_steps_case(lines, plan, results, sources, writer, wrong,
-                            input_name, initial_value, ops, produced, step_names)
+                            input_name, initial_value, ops, producer_at, step_names)
 
 
 def build_steps_case(lines, plan, results, sources, writer, wrong, input_name,
