@@ -419,15 +419,22 @@ std::optional<Binding> bind_by_name(const c10::OperatorHandle& op,
             input_used[i] = true;
           }
         }
+        // A Tensor?[] (aten::index's `indices`) may leave a gap: None there
+        // (`indices[1]` alone is x[:, idx]); a Tensor[] may not.
+        const bool optional_elements = base == "Tensor?[]";
         size_t expected = 0;
         for (const auto& [position, input] : elements) {
-          if (position != expected++) {
+          if (position != expected && !optional_elements) {
             *why = "`" + argument.name() + "` is a list of tensors (" + type +
                    "): its inputs must be named " + argument.name() + "[0], " +
                    argument.name() + "[1], ... without a gap";
             return std::nullopt;
           }
+          for (; expected < position; ++expected) {
+            source.inputs.push_back(ArgumentSource::kNoTensor);
+          }
           source.inputs.push_back(input);
+          ++expected;
         }
         if (!elements.empty()) source.kind = ArgumentSource::Kind::kInputList;
       }
@@ -527,6 +534,7 @@ std::optional<Binding> bind(const c10::OperatorHandle& op,
     for (size_t a = 0; a < binding->sources.size(); ++a) {
       const ArgumentSource& source = binding->sources[a];
       for (size_t k = 0; k < source.inputs.size(); ++k) {
+        if (source.inputs[k] == ArgumentSource::kNoTensor) continue;
         binding->input_arguments.at(source.inputs[k]) =
             source.kind == ArgumentSource::Kind::kInputList
                 ? arguments[a].name() + "[" + std::to_string(k) + "]"
@@ -554,7 +562,13 @@ std::vector<c10::IValue> call(const Binding& binding,
       case ArgumentSource::Kind::kInputList:
         if (base_type(argument_type(argument)) == "Tensor?[]") {
           c10::List<c10::optional<at::Tensor>> list;
-          for (size_t input : source.inputs) list.push_back(inputs.at(input));
+          for (size_t input : source.inputs) {
+            if (input == ArgumentSource::kNoTensor) {
+              list.push_back(c10::nullopt);
+            } else {
+              list.push_back(inputs.at(input));
+            }
+          }
           stack.emplace_back(list);
         } else {
           std::vector<at::Tensor> list;

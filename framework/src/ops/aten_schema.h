@@ -55,8 +55,10 @@ struct ArgumentSource {
     kDevice,     // a Device the case does not give: the backend's device
   };
   Kind kind = Kind::kDefault;
-  std::vector<size_t> inputs;  // kInput (one), kInputList (in order)
-  std::string arg;             // kArg: the key in the case's `args`
+  // kInput (one), kInputList (in order; kNoTensor: None, in a Tensor?[]).
+  std::vector<size_t> inputs;
+  static constexpr size_t kNoTensor = static_cast<size_t>(-1);
+  std::string arg;  // kArg: the key in the case's `args`
 };
 
 // A case bound to one overload: how to build each argument of its schema.
