@@ -43,7 +43,7 @@ std::vector<Malformed> malformed_files() {
        {f + "6:1: `zzzzzzzz`: unknown key `zzzzzzzz`; expected one of "
             "casebook, id, summary, op, args, inputs, backends, reference, "
             "tolerance, expect, timeout, origin, grad, outputs, repeat, "
-            "deterministic, neighbors, rounding"}},
+            "deterministic, neighbors, rounding, steps"}},
       {"duplicate_key",
        with_extra("op: torch.mul\n"),
        {f + "6:1: `op`: duplicate key `op`; first given at line 3"}},

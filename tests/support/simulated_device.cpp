@@ -10,9 +10,9 @@
 #include <fstream>
 #include <string>
 
-#include "kernel_ops/kernel_glue.h"
-#include "device/kernel_plugin.h"
 #include "device/backend_runtime.h"
+#include "device/kernel_plugin.h"
+#include "kernel_ops/kernel_glue.h"
 
 namespace casebook::simulated_device {
 namespace {
@@ -182,6 +182,12 @@ std::vector<at::Tensor> step(const OpCall& call) {
   if (!pid_log.empty()) {
     std::ofstream(pid_log, std::ios::app) << getpid() << "\n";
   }
+  const std::string env_log = call.arg_string("env_log", "");
+  if (!env_log.empty()) {
+    const char* blocking = std::getenv("CUDA_LAUNCH_BLOCKING");
+    std::ofstream(env_log, std::ios::app)
+        << "CUDA_LAUNCH_BLOCKING=" << (blocking ? blocking : "(unset)") << "\n";
+  }
   const KernelPlugin& plugin =
       kernel_glue::require_plugin(call, "testing.simulated_step");
   // Through the kernel glue, as the kernels.* ops go.
@@ -244,7 +250,7 @@ const OpRegistry& registry() {
     OpDef def;
     def.name = "testing.simulated_step";
     def.inputs = {"input"};
-    def.args = {"then", "pid_file", "pid_log"};
+    def.args = {"then", "pid_file", "pid_log", "env_log"};
     def.placement = OpDef::Placement::kHost;
     def.needs_kernel_plugin = true;
     def.run = &step;

@@ -20,7 +20,8 @@
 //   hang    forks a grandchild that hangs, writes its pid to `pid_file`,
 //           then hangs itself
 // and appends the pid of the process it ran in to `pid_log` (when given), so
-// that a test can count the workers that ran its cases.
+// that a test can count the workers that ran its cases, and the value of
+// CUDA_LAUNCH_BLOCKING it ran under to `env_log` (when given).
 #pragma once
 
 #include <filesystem>

@@ -245,6 +245,28 @@ struct NeighborRule {
   SourceLocation where;              // the rule's key
 };
 
+// What a step reads (`steps[i].inputs`): the schema argument it binds to
+// (`self`, `tensors[1]` for an element of a Tensor[] list) and its source as
+// written: a case input's name, a step's name (its output 0), or
+// `<step>.<index>` / `<step>.<return name>` (one of that step's outputs).
+struct StepInput {
+  std::string argument;
+  std::string source;
+  SourceLocation where;
+};
+
+// One call of `steps` (casebook's addition to format 1): a case of several
+// ops, each reading the case's inputs and earlier steps' outputs by name.
+struct Step {
+  std::string name;    // given, else "step<N>" (1-based)
+  bool named = false;  // `name` written
+  std::string op;      // any op a one-op case can name
+  SourceLocation op_where;
+  std::map<std::string, ArgValue> args;
+  std::vector<StepInput> inputs;  // in file order
+  SourceLocation where;           // the step's entry
+};
+
 // `origin`, flattened in file order: ("versions.torch", "2.11.0").
 struct Origin {
   std::vector<std::pair<std::string, std::string>> entries;
@@ -255,8 +277,16 @@ struct Case {
   int format_version = 1;
   std::string id;  // given, or the path under cases/ without .yaml
   std::string summary;
-  std::string op;  // "torch.cross_entropy"
-  SourceLocation op_where;
+  // "torch.cross_entropy"; for a case of `steps`, its ops in order:
+  // "steps(aten::log_softmax, aten::nll_loss)", a name no op has.
+  std::string op;
+  SourceLocation op_where;  // `op`, or `steps`
+  // `steps`: the calls a case of several ops makes, in order (empty: a
+  // one-op case). `inputs` are then the tensors the steps read, and the
+  // case's outputs are the last step's, followed by each earlier step's
+  // output an `outputs` key names (`step_outputs`: "logp.0").
+  std::vector<Step> steps;
+  std::vector<StepInput> step_outputs;
   std::map<std::string, ArgValue> args;
   std::vector<TensorSpec> inputs;  // in the op's argument order
   std::vector<Backend> backends;   // always holds kCpu

@@ -66,6 +66,17 @@ struct OpCall {
   const KernelPlugin* plugin;  // the backend's kernel library, or null
   // Where an op that counts its entries reports them (null: nobody asks).
   EntryCount* count = nullptr;
+  // A case of `steps`: where the steps op writes the step it is running
+  // (0-based), so that an error can be placed at its step (null: nobody
+  // asks).
+  int* step = nullptr;
+  // Called after each step of a case of `steps` (null: never): the
+  // synchronised rerun's, so that a GPU's late error surfaces at the step
+  // that launched its work. Throws that error.
+  const std::function<void()>* after_step = nullptr;
+  // The cpu64 reference: floating `dtype` arguments become float64
+  // (promote_dtype_args), in each step's args too.
+  bool float64_args = false;
 
   const at::Tensor& input(size_t index) const;
   bool has_input(size_t index) const { return index < inputs.size(); }
@@ -85,6 +96,11 @@ struct OpCall {
   void report_count(int64_t processed,
                     std::vector<int64_t> rejected = {}) const;
 };
+
+// `args` with every floating `dtype` string ("float32") made "float64": what
+// the cpu64 reference calls an op with.
+std::map<std::string, ArgValue> promote_dtype_args(
+    std::map<std::string, ArgValue> args);
 
 using OpFunction = std::function<std::vector<at::Tensor>(const OpCall&)>;
 

@@ -80,6 +80,11 @@ struct CaseVerdict {
   std::string message;                    // the first error, or why
   std::vector<std::string> consequences;  // later errors: possible consequences
   std::string details;                    // mismatch report, advice, evidence
+  // A case of `steps` whose run failed: where, "raised at step 3
+  // (`aten::item`), launched by step 1 (`aten::index_select`)" (the
+  // launching step from a rerun that synchronised after every step; GPU
+  // backends only). Empty otherwise. The message ends with it too.
+  std::string step_location;
   std::string rerun_command;
   // SKIP because the backend is absent (no device, no runtime): the reason is
   // the backend's, shown once for the run rather than on every line.

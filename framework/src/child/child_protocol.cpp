@@ -42,6 +42,7 @@ std::string encode_request(const RunRequest& request) {
             {"backend", std::string(backend_name(request.backend))},
             {"kind", static_cast<int>(request.kind)},
             {"output_dir", request.output_dir}};
+  if (request.synchronise_steps) j["synchronise_steps"] = true;
   return j.dump() + "\n";
 }
 
@@ -52,6 +53,7 @@ RunRequest decode_request(const std::string& line) {
   request.backend = parse_backend(j.at("backend").get<std::string>()).value();
   request.kind = static_cast<JobKind>(j.at("kind").get<int>());
   request.output_dir = j.at("output_dir").get<std::string>();
+  request.synchronise_steps = j.value("synchronise_steps", false);
   return request;
 }
 
@@ -73,6 +75,7 @@ std::string encode_report(const ChildReport& report) {
             {"seconds", report.seconds}};
   if (report.positions) j["positions"] = *report.positions;
   if (report.processed) j["processed"] = *report.processed;
+  if (report.step) j["step"] = *report.step;
   // Messages may hold any bytes a library printed; keep the line valid JSON.
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
@@ -101,6 +104,7 @@ ChildReport decode_report(const std::string& line) {
     if (j.contains("processed")) {
       report.processed = j.at("processed").get<int64_t>();
     }
+    if (j.contains("step")) report.step = j.at("step").get<int>();
   } catch (const std::exception& error) {
     report = ChildReport{};
     report.family = Family::kCrash;

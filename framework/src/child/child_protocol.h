@@ -28,6 +28,9 @@ struct RunRequest {
   Backend backend = Backend::kCpu;
   JobKind kind = JobKind::kRun;
   std::string output_dir;  // where the child writes its output tensors
+  // A case of `steps` rerun to locate its failing launch: the backend
+  // synchronises after every step (child/execute.cpp).
+  bool synchronise_steps = false;
 };
 
 struct TensorFile {
@@ -52,6 +55,10 @@ struct ChildReport {
   // nullopt where it reported none.
   std::optional<int64_t> processed;
   std::vector<TensorFile> outputs;
+  // A case of `steps` that failed: the step (0-based) at which the first
+  // error was seen; the number of steps when it was seen at the
+  // synchronisation after the last one.
+  std::optional<int> step;
   bool poisoned = false;  // the process must not run another GPU case
   double seconds =
       0.0;  // the op alone, inputs made and outputs written excluded

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -128,15 +129,16 @@ std::vector<at::Tensor> make_inputs(const Case& kase, const OpDef& op,
 // casts the result to the run's output dtype at the end.
 std::map<std::string, ArgValue> args_for(const Case& kase,
                                          const RunRequest& request) {
-  std::map<std::string, ArgValue> args = kase.args;
-  if (request.kind != JobKind::kReferenceCpu64) return args;
-  for (auto& [name, value] : args) {
-    if (value.kind != ArgValue::Kind::kString) continue;
-    const auto dtype = parse_dtype(value.string_value);
-    if (dtype && is_floating(*dtype)) value.string_value = "float64";
-  }
-  return args;
+  if (request.kind != JobKind::kReferenceCpu64) return kase.args;
+  return promote_dtype_args(kase.args);
 }
+
+// A case of `steps`: the step running now, and what runs after each step
+// (the synchronised rerun's synchronisation; empty otherwise).
+struct StepWatch {
+  int current = -1;
+  std::function<void()> after_step;
+};
 
 // The op once, on freshly made inputs (a repeat must not see what an
 // in-place op did to the inputs of the run before).
@@ -144,10 +146,19 @@ NamedOutputs call_op(const Case& kase, const OpDef& op,
                      const RunRequest& request, const BackendRuntime& runtime,
                      at::Device device,
                      const std::map<std::string, ArgValue>& args,
-                     bool check_gradients, double* seconds, EntryCount* count) {
+                     bool check_gradients, double* seconds, EntryCount* count,
+                     StepWatch* watch) {
   std::vector<at::Tensor> inputs = make_inputs(kase, op, request, device);
   require_gradients(kase, &inputs);
-  OpCall call{inputs, args, request.backend, device, runtime.plugin, count};
+  OpCall call{inputs,
+              args,
+              request.backend,
+              device,
+              runtime.plugin,
+              count,
+              &watch->current,
+              &watch->after_step,
+              request.kind == JobKind::kReferenceCpu64};
   auto start = std::chrono::steady_clock::now();
   NamedOutputs outputs;
   if (request.kind == JobKind::kReferenceTorch) {
@@ -170,20 +181,26 @@ NamedOutputs call_op(const Case& kase, const OpDef& op,
 
 // Runs the op and writes its outputs; every exception becomes an error.
 void run_op(const Case& kase, const OpDef& op, const RunRequest& request,
-            const BackendRuntime& runtime, at::Device device,
+            const BackendRuntime& runtime, at::Device device, StepWatch* watch,
             ChildReport* report) {
   // The first run's count, as its outputs, is the one judged; it is
   // reported after an error too (a check that rejects entries).
   EntryCount count;
+  // An error of a case of `steps` is placed at the step that raised it.
+  auto place = [&kase, watch, report] {
+    if (!kase.steps.empty() && watch->current >= 0 && !report->step) {
+      report->step = watch->current;
+    }
+  };
   try {
     const std::map<std::string, ArgValue> args = args_for(kase, request);
     NamedOutputs outputs = call_op(kase, op, request, runtime, device, args,
-                                   true, &report->seconds, &count);
+                                   true, &report->seconds, &count, watch);
     // `repeat`: the reference runs once; only a judged run is repeated.
     const int repeats = request.kind == JobKind::kRun ? kase.repeat : 1;
     for (int run = 2; run <= repeats; ++run) {
       NamedOutputs again = call_op(kase, op, request, runtime, device, args,
-                                   false, &report->seconds, nullptr);
+                                   false, &report->seconds, nullptr, watch);
       if (kase.deterministic == Case::Determinism::kNone) continue;
       const std::string difference =
           repeat_difference(kase, outputs.tensors, again.tensors);
@@ -207,22 +224,47 @@ void run_op(const Case& kase, const OpDef& op, const RunRequest& request,
   } catch (const OpError& error) {
     record_error(report, error.family(), error.what(), "casebook::OpError");
     if (!error.positions().empty()) report->positions = error.positions();
+    place();
   } catch (const InvalidCaseError& error) {
     record_error(report, Family::kInvalidCase, error.what(),
                  "casebook::InvalidCaseError");
+    place();
   } catch (const c10::Error& error) {
     const std::string type = demangled_type(error);
     record_error(report, classify_error(error.what_without_backtrace(), type),
                  error.what_without_backtrace(), type);
+    place();
   } catch (const std::exception& error) {
     const std::string type = demangled_type(error);
     record_error(report, classify_error(error.what(), type), error.what(),
                  type);
+    place();
   }
   if (count.reported) {
     report->processed = count.processed;
     if (!report->positions) report->positions = count.rejected;
   }
+}
+
+}  // namespace
+
+namespace {
+
+// Waits for the backend's queued work (LibTorch's device, then the kernel
+// plugin's); the late errors each reported, first first.
+std::vector<std::string> synchronize_backend(const BackendRuntime& runtime,
+                                             bool* poisoned) {
+  std::vector<std::string> late;
+  bool torch_poisoned = false;
+  std::string text = synchronize_torch_gpu(&torch_poisoned);
+  if (!text.empty()) late.push_back(std::move(text));
+  bool plugin_poisoned = false;
+  if (runtime.plugin != nullptr) {
+    text = plugin_synchronize(*runtime.plugin, &plugin_poisoned);
+    if (!text.empty()) late.push_back(std::move(text));
+  }
+  *poisoned = *poisoned || torch_poisoned || plugin_poisoned;
+  return late;
 }
 
 }  // namespace
@@ -261,21 +303,29 @@ ChildReport execute_request(const CaseTable& table, const RunRequest& request,
       device = at::Device(at::kCUDA, 0);
     }
   }
-  run_op(kase, op, request, runtime, device, &report);
+  StepWatch watch;
+  bool poisoned = false;
+  // The synchronised rerun of a case of `steps`: each step's work is waited
+  // for before the next starts, so its late error surfaces at its own step.
+  if (gpu && request.synchronise_steps) {
+    watch.after_step = [&runtime, &poisoned] {
+      const std::vector<std::string> late =
+          synchronize_backend(runtime, &poisoned);
+      if (!late.empty()) throw std::runtime_error(late.front());
+    };
+  }
+  run_op(kase, op, request, runtime, device, &watch, &report);
   if (gpu) {
     // CUDA reports errors late: synchronise so that this case's error is
     // seen here, not blamed on the next case.
-    bool poisoned = false;
-    std::string late = synchronize_torch_gpu(&poisoned);
-    if (!late.empty())
+    const bool failed = report.status == ChildReport::Status::kError;
+    for (const std::string& late : synchronize_backend(runtime, &poisoned)) {
       record_error(&report, classify_error(late, {}), late, {});
-    if (runtime.plugin != nullptr) {
-      bool plugin_poisoned = false;
-      late = plugin_synchronize(*runtime.plugin, &plugin_poisoned);
-      if (!late.empty()) {
-        record_error(&report, classify_error(late, {}), late, {});
-      }
-      poisoned = poisoned || plugin_poisoned;
+    }
+    // Seen after the last step: at the synchronisation that follows it.
+    if (!failed && report.status == ChildReport::Status::kError &&
+        !kase.steps.empty()) {
+      report.step = static_cast<int>(kase.steps.size());
     }
     report.poisoned =
         poisoned || (report.status == ChildReport::Status::kError &&

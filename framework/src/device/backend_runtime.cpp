@@ -3,8 +3,8 @@
 #include <map>
 
 #include "casebook/ops.h"
-#include "device/torch_gpu.h"
 #include "device/kernel_plugin.h"
+#include "device/torch_gpu.h"
 
 namespace casebook {
 namespace {
@@ -49,6 +49,12 @@ const PartReadiness& BackendRuntime::part_for(const OpDef& op) const {
   if (op.needs_kernel_plugin) return readiness.kernels;
   static const PartReadiness host{Readiness::kReady, {}, {}};
   return host;
+}
+
+std::vector<std::pair<std::string, std::string>> launch_blocking_environment(
+    Backend backend) {
+  if (backend == Backend::kCuda) return {{"CUDA_LAUNCH_BLOCKING", "1"}};
+  return {};
 }
 
 BackendRuntime open_backend_runtime(Backend backend) {

@@ -6,6 +6,8 @@
 
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "casebook/backend.h"
 #include "device/backend_readiness.h"
@@ -29,6 +31,14 @@ struct BackendRuntime {
 // For kCpu: nothing to open. For GPU backends: probes LibTorch's device and
 // loads the kernel plugin, asking each for its devices, and judges each part.
 BackendRuntime open_backend_runtime(Backend backend);
+
+// What the synchronised rerun of a case of `steps` sets in its child so that
+// every launch on `backend` is waited for, where the backend has such a
+// switch: CUDA_LAUNCH_BLOCKING=1 on cuda. None on hip: ROCm keeps PyTorch's
+// `cuda` names, but CUDA's switches are never applied to it (the
+// synchronisation after each step does the work there), and none on cpu.
+std::vector<std::pair<std::string, std::string>> launch_blocking_environment(
+    Backend backend);
 
 // For test and bench programs only (the simulated device of
 // tests/support/simulated_device.h): from now on, in this process and the

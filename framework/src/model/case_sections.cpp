@@ -83,13 +83,14 @@ void flatten(const std::string& key, const YAML::Node& node, Origin& out) {
 
 }  // namespace
 
-std::map<std::string, ArgValue> read_args(Reader& reader, const Entry& entry) {
+std::map<std::string, ArgValue> read_args(Reader& reader, const Entry& entry,
+                                          const std::string& at) {
   std::map<std::string, ArgValue> args;
-  const auto map = reader.read_map(entry.value, reader.where(entry), "args", {},
+  const auto map = reader.read_map(entry.value, reader.where(entry), at, {},
                                    "a map of argument names to values");
   if (!map) return args;
   for (const Entry& arg : *map) {
-    const std::string path = join_path("args", arg.key);
+    const std::string path = join_path(at, arg.key);
     if (!arg.value.IsSequence()) {
       if (auto value =
               read_arg_scalar(reader, arg.value, reader.where(arg), path)) {

@@ -82,7 +82,15 @@ void read_grad(Reader& reader, const Entry& entry, Case& out) {
   if (!map) return;
   GradSpec grad;
   grad.where = reader.where(entry);
-  if (out.op.rfind("torch.", 0) != 0 && out.op.rfind("aten::", 0) != 0) {
+  auto through_autograd = [](const std::string& op) {
+    return op.rfind("torch.", 0) == 0 || op.rfind("aten::", 0) == 0;
+  };
+  // A case of `steps`: the gradients flow through every step.
+  bool autograd = out.steps.empty() ? through_autograd(out.op) : true;
+  for (const Step& step : out.steps) {
+    autograd = autograd && through_autograd(step.op);
+  }
+  if (!autograd) {
     reader.error(reader.where(entry), "grad",
                  "gradients are for torch.* and aten:: ops (LibTorch's "
                  "autograd); got op `" +

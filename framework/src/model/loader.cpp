@@ -27,7 +27,7 @@ const std::vector<std::string> kTopKeys{
     "casebook",      "id",        "summary",   "op",        "args",
     "inputs",        "backends",  "reference", "tolerance", "expect",
     "timeout",       "origin",    "grad",      "outputs",   "repeat",
-    "deterministic", "neighbors", "rounding"};
+    "deterministic", "neighbors", "rounding",  "steps"};
 
 void read_summary(Reader& reader, const Entry& entry, Case& out) {
   auto text = reader.read_string(entry, "summary");
@@ -207,13 +207,30 @@ void read_case(Reader& reader, const YAML::Node& root, Case& out,
   if (const Entry* summary = required("summary")) {
     read_summary(reader, *summary, out);
   }
-  if (const Entry* op = required("op")) read_op(reader, *op, out);
-  if (const Entry* args = entry("args"))
-    out.args = model::read_args(reader, *args);
+  // One op (`op`, `args`), or a sequence of them (`steps`, each with its
+  // own args), reading `inputs`.
+  const Entry* steps = entry("steps");
+  if (steps == nullptr) {
+    if (const Entry* op = required("op")) read_op(reader, *op, out);
+  } else if (const Entry* op = entry("op")) {
+    reader.error(reader.where(*op), "op",
+                 "a case has `op` or `steps`, not both; line " +
+                     std::to_string(reader.where(*steps).line) +
+                     " gives `steps`");
+  }
+  if (const Entry* args = entry("args")) {
+    if (steps != nullptr) {
+      reader.error(reader.where(*args), "args",
+                   "a case of `steps` gives each step its own `args`");
+    } else {
+      out.args = model::read_args(reader, *args);
+    }
+  }
   if (const Entry* rounding = entry("rounding"))
     read_rounding(reader, *rounding);
   if (const Entry* inputs = required("inputs"))
     read_inputs(reader, *inputs, out);
+  if (steps != nullptr) model::read_steps(reader, *steps, out);
   out.backends = all_backends();
   if (const Entry* backends = entry("backends")) {
     out.backends = model::read_backends(reader, *backends);
@@ -231,6 +248,7 @@ void read_case(Reader& reader, const YAML::Node& root, Case& out,
   if (const Entry* outputs = entry("outputs")) {
     out.outputs = model::read_outputs(reader, *outputs, "outputs", out.file);
   }
+  model::read_step_outputs(reader, out);
   if (out.reference == Case::Reference::kNone) {
     bool any = !out.outputs.empty();
     for (const auto& [backend, entries] : out.expect_entries) {

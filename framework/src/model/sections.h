@@ -62,20 +62,23 @@ std::optional<Layout> read_layout(Reader& reader, const Entry& entry,
                                   const std::string& path,
                                   std::optional<size_t> rank);
 
-std::map<std::string, ArgValue> read_args(Reader& reader, const Entry& entry);
+// `args` (at key path `path`: "args", "steps[1].args").
+std::map<std::string, ArgValue> read_args(Reader& reader, const Entry& entry,
+                                          const std::string& path = "args");
 std::vector<Backend> read_backends(Reader& reader, const Entry& entry);
 // Sets case.tolerance and case.equal_nan.
 void read_tolerance(Reader& reader, const Entry& entry, Case& out);
 // A `tolerance` map at key path `at`: rtol and atol (both or neither) into
 // `*tolerance`, `equal_nan` where written into `*equal_nan`.
 void read_tolerance_at(Reader& reader, const Entry& entry,
-                       const std::string& at, std::optional<Tolerance>* tolerance,
+                       const std::string& at,
+                       std::optional<Tolerance>* tolerance,
                        std::optional<bool>* equal_nan);
 // `outputs` (top level or inside an expectation): index or name -> what the
 // output must be.
-std::vector<OutputExpectation> read_outputs(Reader& reader, const Entry& entry,
-                                            const std::string& path,
-                                            const std::filesystem::path& case_file);
+std::vector<OutputExpectation> read_outputs(
+    Reader& reader, const Entry& entry, const std::string& path,
+    const std::filesystem::path& case_file);
 // `when`: conditions on the run's environment; an unknown fact is an error.
 // `backend`: whose expectation the entry is (a device fact, `capability` or
 // `gfx`, is refused under another backend).
@@ -90,5 +93,12 @@ void read_grad(Reader& reader, const Entry& entry, Case& out);
 // case.backends already read. Whether each rule applies is checked apart
 // (declared_neighbors), once the whole case is read.
 void read_neighbors(Reader& reader, const Entry& entry, Case& out);
+// `steps` (model/steps_reader.cpp): sets steps and op (their ops' names);
+// checks each source against the case's inputs and earlier steps. Call
+// after `inputs` is read.
+void read_steps(Reader& reader, const Entry& entry, Case& out);
+// The earlier steps' outputs that `outputs` keys name (`logp.0`), into
+// step_outputs. Call after `steps` and `outputs` are read.
+void read_step_outputs(Reader& reader, Case& out);
 
 }  // namespace casebook::model

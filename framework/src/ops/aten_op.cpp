@@ -12,6 +12,7 @@
 #include "ops/aten_schema.h"
 #include "ops/names.h"
 #include "ops/python_overloads.h"
+#include "ops/steps_op.h"
 
 namespace casebook {
 namespace {
@@ -150,6 +151,7 @@ SourceLocation location_of(const Case& kase, const std::string& culprit) {
 }  // namespace
 
 ResolvedOp resolve_op(const Case& kase, const OpRegistry& registry) {
+  if (!kase.steps.empty()) return resolve_steps(kase, registry);
   ResolvedOp resolved;
   if (const OpDef* def = registry.find(kase.op)) {
     resolved.problems = check_registered_op(kase, def);

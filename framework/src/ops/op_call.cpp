@@ -122,3 +122,17 @@ void OpCall::report_count(int64_t processed,
 }
 
 }  // namespace casebook
+
+namespace casebook {
+
+std::map<std::string, ArgValue> promote_dtype_args(
+    std::map<std::string, ArgValue> args) {
+  for (auto& [name, value] : args) {
+    if (value.kind != ArgValue::Kind::kString) continue;
+    const auto dtype = parse_dtype(value.string_value);
+    if (dtype && is_floating(*dtype)) value.string_value = "float64";
+  }
+  return args;
+}
+
+}  // namespace casebook

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "casebook/diagnosis.h"
+#include "device/backend_runtime.h"
 
 namespace casebook {
 
@@ -83,7 +84,8 @@ void GpuWorkerPool::start_jobs() {
     queue.pop_front();
     // A confirming rerun runs alone, and strict isolation gives every job a
     // process of its own: either way, a fresh worker.
-    if (isolation_ == Isolation::kStrict || jobs_[job].result.first_attempt) {
+    if (isolation_ == Isolation::kStrict || jobs_[job].result.first_attempt ||
+        jobs_[job].result.locating) {
       retire_idle_worker(backend);
     }
     dispatch(backend, job);
@@ -96,7 +98,12 @@ void GpuWorkerPool::dispatch(Backend backend, size_t job) {
     Worker fresh;
     fresh.backend = backend;
     const CaseTable& table = table_;
-    const ChildEnvironment& environment = environment_;
+    ChildEnvironment environment = environment_;
+    if (jobs_[job].result.locating) {
+      for (auto& setting : launch_blocking_environment(backend)) {
+        environment.push_back(std::move(setting));
+      }
+    }
     fresh.process = spawn_child(
         [&table, &environment, backend](int report_fd, int request_fd) {
           apply_child_environment(environment);
@@ -108,6 +115,9 @@ void GpuWorkerPool::dispatch(Backend backend, size_t job) {
     worker = &workers_.back();
   }
   worker->job = static_cast<long>(job);
+  // The locating rerun's worker runs with launch-blocking switches: it takes
+  // no other job.
+  if (jobs_[job].result.locating) worker->retiring = true;
   worker->started = Clock::now();
   worker->deadline =
       worker->started +
@@ -192,12 +202,36 @@ int GpuWorkerPool::end_worker(size_t index, bool kill) {
   return status;
 }
 
+bool GpuWorkerPool::wants_locating(size_t job,
+                                   const ChildReport& report) const {
+  if (report.status != ChildReport::Status::kError || !report.step ||
+      jobs_[job].result.located) {
+    return false;
+  }
+  const Case& kase = *table_.cases.at(hooks_.request_for(job).case_index);
+  return kase.steps.size() > 1;
+}
+
 void GpuWorkerPool::settle(size_t job, ChildReport report, double wall) {
   JobResult& result = jobs_[job].result;
+  if (result.locating) {
+    result.locating = false;
+    result.located = std::move(report);
+    hooks_.finish(job, std::move(result.held), result.held_wall);
+    return;
+  }
   if (report.poisoned && !result.first_attempt &&
       isolation_ != Isolation::kStrict) {
     result.first_attempt = report;
     ++counters_.confirm_reruns;
+    queues_[jobs_[job].backend].push_front(job);
+    return;
+  }
+  if (wants_locating(job, report)) {
+    result.locating = true;
+    result.held = std::move(report);
+    result.held_wall = wall;
+    ++counters_.locating_reruns;
     queues_[jobs_[job].backend].push_front(job);
     return;
   }
@@ -206,6 +240,15 @@ void GpuWorkerPool::settle(size_t job, ChildReport report, double wall) {
 
 void GpuWorkerPool::lost(size_t job, Family family, const std::string& message,
                          double wall, bool timed_out) {
+  if (jobs_[job].result.locating) {
+    // The rerun that only places the error was lost: it places nothing,
+    // and the verdict stays the first run's.
+    ChildReport report;
+    report.family = family;
+    report.message = message;
+    settle(job, std::move(report), wall);
+    return;
+  }
   ChildReport report =
       lost_run_report(&jobs_[job].result, family, message, timed_out);
   settle(job, std::move(report), wall);

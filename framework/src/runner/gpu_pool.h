@@ -8,6 +8,10 @@
 //   confirming  the poisoning job is rerun alone in a fresh worker before its
 //   rerun       verdict is final: the error may have been an earlier job's.
 //               So at most two fresh workers per poisoning job.
+//   locating    a case of `steps` that failed is rerun once in a fresh
+//   rerun       worker synchronising after every step (CUDA_LAUNCH_BLOCKING
+//               on cuda): which step launched the failing work. It changes
+//               no verdict (JobResult::located).
 //   timeout     kills the worker's whole process group; a timeout is final
 //   strict      Isolation::kStrict: a fresh worker for every job, no rerun
 //
@@ -34,6 +38,7 @@ namespace casebook {
 struct GpuPoolCounters {
   int workers_started = 0;
   int confirm_reruns = 0;
+  int locating_reruns = 0;  // cases of `steps` rerun to place their error
 };
 
 // A run whose process ended or was killed without a report: the report that
@@ -101,6 +106,8 @@ class GpuWorkerPool {
   int end_worker(size_t index, bool kill);
   // A report for the job: final, or the first attempt of a confirming rerun.
   void settle(size_t job, ChildReport report, double wall);
+  // Whether the job's final report asks for the locating rerun.
+  bool wants_locating(size_t job, const ChildReport& report) const;
   void lost(size_t job, Family family, const std::string& message, double wall,
             bool timed_out);
 

@@ -272,6 +272,48 @@ CaseVerdict fit_to_show(CaseVerdict verdict) {
   return verdict;
 }
 
+// "step 2 (`aten::nll_loss`)", "step 2 `loss` (`aten::nll_loss`)" when the
+// file names it; the synchronisation after the last step is past its end.
+std::string step_text(const Case& kase, int step) {
+  if (step < 0) return "an unknown step";
+  const size_t index = static_cast<size_t>(step);
+  if (index >= kase.steps.size()) {
+    return "the synchronisation after the last step (" +
+           std::to_string(kase.steps.size()) + ")";
+  }
+  const Step& each = kase.steps[index];
+  return "step " + std::to_string(index + 1) +
+         (each.named ? " `" + each.name + "`" : std::string()) + " (`" +
+         each.op + "`)";
+}
+
+// CaseVerdict::step_location's text, from the run and its locating rerun.
+std::string step_location(const Case& kase, const JobResult& result) {
+  const ChildReport& report = result.report;
+  if (kase.steps.empty() || report.status != ChildReport::Status::kError ||
+      !report.step) {
+    return "";
+  }
+  std::string text = "raised at " + step_text(kase, *report.step);
+  if (!result.located) return text;
+  const ChildReport& located = *result.located;
+  if (located.status != ChildReport::Status::kError) {
+    return text + "; a rerun synchronising after every step did not fail";
+  }
+  if (!located.step) {
+    return text +
+           "; the rerun synchronising after every step placed "
+           "nothing: " +
+           located.message.substr(0, 200);
+  }
+  if (*located.step == *report.step) {
+    return text +
+           ", launched there too (a rerun synchronising after every "
+           "step)";
+  }
+  return text + ", launched by " + step_text(kase, *located.step);
+}
+
 CaseVerdict judge_run(const JudgeInputs& in) {
   CaseVerdict verdict;
   verdict.case_id = in.planned.loaded.id;
@@ -377,6 +419,10 @@ CaseVerdict judge_run(const JudgeInputs& in) {
                                                  in.backend, mismatch);
   }
   if (!verdict_is_success(verdict.verdict)) add_advice(&verdict);
+  verdict.step_location = step_location(in.planned.value(), in.run->result);
+  if (!verdict.step_location.empty()) {
+    verdict.message += " (" + verdict.step_location + ")";
+  }
   if (in.run->result.first_attempt && !in.run->result.timed_out &&
       is_gpu(in.backend)) {
     verdict.details += (verdict.details.empty() ? "" : "\n");

@@ -11,8 +11,8 @@
 #include "casebook/loader.h"
 #include "casebook/ops.h"
 #include "casebook/runner.h"
-#include "device/backend_readiness.h"
 #include "child/child_protocol.h"
+#include "device/backend_readiness.h"
 
 namespace casebook {
 
@@ -27,6 +27,15 @@ struct JobResult {
   // its verdict is final; the first attempt's report is kept for the record.
   std::optional<ChildReport> first_attempt;
   double wall_seconds = 0.0;
+  // A case of `steps` that failed on a GPU backend is rerun once in a fresh
+  // process that synchronises after every step (and sets the backend's
+  // launch-blocking switch): `located` is that run's report. It only places
+  // the error (the step that launched the failing work); the verdict, its
+  // family and its time stay the first run's (`held` while the rerun runs).
+  std::optional<ChildReport> located;
+  bool locating = false;
+  ChildReport held;
+  double held_wall = 0.0;
 };
 
 struct Job {
@@ -40,13 +49,13 @@ struct PlannedCase {
   LoadedCase loaded;
   const OpDef* op = nullptr;
   std::shared_ptr<const OpDef> generated_op;  // owns `op` for ATen ops
-  std::vector<std::string> plan_errors;  // unknown op, bad arguments
-  size_t table_index = 0;                // into CaseTable, when runnable
-  std::vector<Backend> reported;         // backends that get a verdict
+  std::vector<std::string> plan_errors;       // unknown op, bad arguments
+  size_t table_index = 0;                     // into CaseTable, when runnable
+  std::vector<Backend> reported;              // backends that get a verdict
   // A neighbour its file's `neighbors` declares (id `<case>~<rule>[<param>]`),
   // not the file's own case.
   bool neighbor = false;
-  std::vector<size_t> jobs;              // into Plan::jobs
+  std::vector<size_t> jobs;  // into Plan::jobs
   size_t jobs_left = 0;
 
   bool runnable() const { return loaded.ok() && plan_errors.empty(); }

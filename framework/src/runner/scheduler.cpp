@@ -123,6 +123,7 @@ struct Scheduler::Impl {
     request.backend = job.backend;
     request.kind = job.kind;
     request.output_dir = output_dir(job_index);
+    request.synchronise_steps = job.result.locating;
     return request;
   }
 
@@ -144,9 +145,11 @@ struct Scheduler::Impl {
   void start_one_shot(size_t job) {
     Slot slot;
     slot.backend = jobs[job].backend;
+    // The run's wall time counts from before its fork: a fork server's
+    // child may have run and reported before launch() returns.
+    slot.started = Clock::now();
     slot.process = launcher.launch(request_for(job), cpu_queue.size());
     slot.job = static_cast<long>(job);
-    slot.started = Clock::now();
     slot.deadline =
         slot.started + std::chrono::duration_cast<Clock::duration>(
                            std::chrono::duration<double>(timeout_of(job)));
