@@ -14,11 +14,16 @@ if ! "$python" -c 'import torch, numpy' 2>/dev/null; then
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/opinfo-sample.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-# --no-steps until casebook runs steps: cases (then add
-# nn.functional.normalize and drop the flag).
-entries=(softmax index_select nn.functional.nll_loss cat add max.reduction_with_dim
-         where sum abs)
-"$python" "$src/tools/opinfo/make_opinfo_cases.py" "$work" --no-steps --samples 2 \
+# nn.functional.normalize is a steps: case (four ATen calls), __getitem__'s
+# sample 5 (x[:, :, idx]) an index with null elements in its Tensor?[] list.
+entries=(softmax nn.functional.normalize index_select nn.functional.nll_loss cat add
+         max.reduction_with_dim where sum __getitem__ abs)
+"$python" "$src/tools/opinfo/make_opinfo_cases.py" "$work" --samples 6 \
   --entries "${entries[@]}" --wrong-expected abs
+for want in 'nn.functional.normalize/*.yaml:^steps:' '__getitem__/*.yaml:indices: \[null'; do
+  if ! grep -q -- "${want#*:}" "$work"/cases/${want%%:*}; then
+    echo "FAIL: no case of ${want%%:*} has ${want#*:}"; exit 1
+  fi
+done
 "$python" "$src/tools/opinfo/run_opinfo_corpus.py" "$work" --casebook "$casebook" -j 2 \
   --expect-all-pass --expect-fail abs
