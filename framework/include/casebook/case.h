@@ -45,9 +45,11 @@ std::optional<DType> parse_dtype(std::string_view name);
 const std::vector<DType>& all_dtypes();
 bool is_floating(DType dtype);
 
-// A non-tensor argument of an op: a scalar, a string, null or a list of them.
+// A non-tensor argument of an op: a scalar, a string, null or a list of
+// them; or `{seed: N}` (kGenerator, the seed in int_value): a generator of
+// the backend's own device seeded with N, for an op's `Generator` argument.
 struct ArgValue {
-  enum class Kind { kNull, kBool, kInt, kFloat, kString, kList };
+  enum class Kind { kNull, kBool, kInt, kFloat, kString, kList, kGenerator };
   Kind kind = Kind::kNull;
   bool bool_value = false;
   int64_t int_value = 0;

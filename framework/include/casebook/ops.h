@@ -135,6 +135,10 @@ struct OpDef {
   // (`positions`). A case may expect only what its op reports.
   bool reports_processed = false;
   bool reports_positions = false;
+  // A seeded random op (ATen's schema tag nondeterministic_seeded; a case of
+  // steps with one): a GPU's generator draws other numbers than the CPU's,
+  // so its values are never compared with the CPU reference.
+  bool random = false;
   OpFunction run;
   // Ops that know their outputs' names (dispatcher ops): the same call as
   // `run`, with the names. Empty for others.

@@ -30,6 +30,8 @@ std::string arg_text(const ArgValue& value) {
       }
       return out + "]";
     }
+    case ArgValue::Kind::kGenerator:
+      return "{seed: " + std::to_string(value.int_value) + "}";
   }
   return "null";
 }

@@ -81,6 +81,33 @@ void flatten(const std::string& key, const YAML::Node& node, Origin& out) {
   }
 }
 
+// `{seed: N}`: a random op's generator, seeded with N (0 <= N < 2^63).
+std::optional<ArgValue> read_generator(Reader& reader, const Entry& arg,
+                                       const std::string& path) {
+  const auto map = reader.read_map(arg.value, reader.where(arg), path, {"seed"},
+                                   "`{seed: N}`, a generator seeded with N");
+  if (!map) return std::nullopt;
+  const Entry* seed = find_entry(*map, "seed");
+  if (seed == nullptr) {
+    reader.error(reader.where(arg), join_path(path, "seed"),
+                 "required key missing: the generator's seed");
+    return std::nullopt;
+  }
+  const auto value = reader.read_int(seed->value, reader.where(*seed),
+                                     join_path(path, "seed"));
+  if (!value) return std::nullopt;
+  if (*value < 0) {
+    reader.error(reader.where(*seed), join_path(path, "seed"),
+                 "expected a seed >= 0; got " + std::to_string(*value));
+    return std::nullopt;
+  }
+  ArgValue generator;
+  generator.kind = ArgValue::Kind::kGenerator;
+  generator.int_value = *value;
+  generator.where = reader.where(arg);
+  return generator;
+}
+
 }  // namespace
 
 std::map<std::string, ArgValue> read_args(Reader& reader, const Entry& entry,
@@ -91,6 +118,12 @@ std::map<std::string, ArgValue> read_args(Reader& reader, const Entry& entry,
   if (!map) return args;
   for (const Entry& arg : *map) {
     const std::string path = join_path(at, arg.key);
+    if (arg.value.IsMap()) {
+      if (auto generator = read_generator(reader, arg, path)) {
+        args[arg.key] = *generator;
+      }
+      continue;
+    }
     if (!arg.value.IsSequence()) {
       if (auto value =
               read_arg_scalar(reader, arg.value, reader.where(arg), path)) {

@@ -69,6 +69,8 @@ std::string arg(const ArgValue& value) {
       return yaml_quoted(value.string_value);
     case ArgValue::Kind::kList:
       return list(value.list, [](const ArgValue& item) { return arg(item); });
+    case ArgValue::Kind::kGenerator:
+      return "{seed: " + std::to_string(value.int_value) + "}";
   }
   return "null";
 }

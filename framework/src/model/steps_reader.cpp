@@ -92,7 +92,7 @@ void read_step_input(Reader& reader, const Entry& input,
     if (!node.IsScalar() || scalar.kind != Scalar::Kind::kString) {
       reader.error(reader.where(node), at,
                    "expected the name of a case input or of an earlier step "
-                   "(`logp`, `logp.1`); got " +
+                   "(a step's name, or `<step>.<index>`); got " +
                        describe(node));
       return;
     }

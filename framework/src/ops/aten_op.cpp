@@ -6,6 +6,7 @@
 // else the default overload first, then the others, the first that accepts
 // every input and argument the case gives, by name and by type.
 #include <ATen/ATen.h>
+#include <ATen/core/enum_tag.h>
 
 #include "casebook/loader.h"
 #include "casebook/ops.h"
@@ -105,6 +106,7 @@ std::shared_ptr<OpDef> make_dispatcher_op(const Case& kase,
   for (const auto& [name, value] : kase.args) def->args.push_back(name);
   def->input_arguments = binding.input_arguments;
   def->schema = aten::schema_text(binding.op.schema());
+  def->random = binding.op.hasTag(at::Tag::nondeterministic_seeded);
   def->placement = OpDef::Placement::kBackendDevice;
   def->file = __FILE__;
   def->line = __LINE__;
@@ -150,8 +152,31 @@ SourceLocation location_of(const Case& kase, const std::string& culprit) {
 
 }  // namespace
 
-ResolvedOp resolve_op(const Case& kase, const OpRegistry& registry) {
-  if (!kase.steps.empty()) return resolve_steps(kase, registry);
+namespace {
+
+// Why a random op's case cannot be judged as written: its values compared
+// with a reference from another generator (the CPU's, for a GPU backend;
+// float64's, for cpu64). Empty when it can.
+std::string random_reference_problem(const Case& kase) {
+  bool gpu = false;
+  for (Backend backend : kase.backends) gpu = gpu || is_gpu(backend);
+  const bool cpu64 = kase.reference == Case::Reference::kCpu64;
+  if (!cpu64 && !(kase.reference == Case::Reference::kCpu && gpu)) return "";
+  return format_location(kase.op_where) + ": `" + kase.op +
+         "` is a random op (its schema is tagged nondeterministic_seeded): " +
+         (cpu64 ? "its float64 run draws other numbers than its own dtype's"
+                : "a GPU's generator draws other numbers than the CPU's, "
+                  "even from the same seed") +
+         ", so its values cannot be compared with the `" +
+         (cpu64 ? "cpu64" : "cpu") +
+         "` reference. Write `reference: none` and judge it by what holds "
+         "on every backend (`outputs`: shape, dtype, min, max, finite; "
+         "`repeat` with `deterministic: bitwise` for the same bits from the "
+         "same seed), or by expected values per backend "
+         "(`expect.<backend>.outputs`)";
+}
+
+ResolvedOp resolve_one_op(const Case& kase, const OpRegistry& registry) {
   ResolvedOp resolved;
   if (const OpDef* def = registry.find(kase.op)) {
     resolved.problems = check_registered_op(kase, def);
@@ -223,6 +248,22 @@ ResolvedOp resolve_op(const Case& kase, const OpRegistry& registry) {
     for (const std::string& reason : reasons) message += "\n" + reason;
   }
   resolved.problems.push_back(message);
+  return resolved;
+}
+
+}  // namespace
+
+ResolvedOp resolve_op(const Case& kase, const OpRegistry& registry) {
+  ResolvedOp resolved = kase.steps.empty() ? resolve_one_op(kase, registry)
+                                           : resolve_steps(kase, registry);
+  if (resolved.def != nullptr && resolved.def->random) {
+    const std::string problem = random_reference_problem(kase);
+    if (!problem.empty()) {
+      resolved.problems.push_back(problem);
+      resolved.def = nullptr;
+      resolved.generated.reset();
+    }
+  }
   return resolved;
 }
 

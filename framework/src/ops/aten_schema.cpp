@@ -1,5 +1,7 @@
 #include "ops/aten_schema.h"
 
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Context.h>
 #include <ATen/core/ivalue.h>
 #include <c10/core/Layout.h>
 #include <c10/core/MemoryFormat.h>
@@ -52,6 +54,8 @@ std::string describe(const ArgValue& value) {
       }
       return text + "]";
     }
+    case ArgValue::Kind::kGenerator:
+      return "a generator {seed: " + std::to_string(value.int_value) + "}";
   }
   return "?";
 }
@@ -266,6 +270,16 @@ std::string schema_text(const c10::FunctionSchema& schema) {
   return out.str();
 }
 
+// `{seed: N}`: a generator of `device` (LibTorch's CPU or CUDA one) seeded
+// with N, as torch.Generator(device).manual_seed(N) is.
+static at::Generator seeded_generator(int64_t seed, c10::Device device) {
+  at::Generator generator =
+      device.is_cpu() ? at::detail::createCPUGenerator()
+                      : at::globalContext().defaultGenerator(device).clone();
+  generator.set_current_seed(static_cast<uint64_t>(seed));
+  return generator;
+}
+
 std::optional<c10::IValue> to_ivalue(const c10::Argument& argument,
                                      const ArgValue& value, std::string* why) {
   const std::string type = argument_type(argument);
@@ -277,6 +291,16 @@ std::optional<c10::IValue> to_ivalue(const c10::Argument& argument,
   if (value.kind == ArgValue::Kind::kNull) {
     if (is_optional(type)) return c10::IValue();
     return fail("a value, not null");
+  }
+  if (base == "Generator") {
+    // Made on the backend's device when called (call()); here: accepted.
+    if (value.kind != ArgValue::Kind::kGenerator) {
+      return fail("`{seed: N}`, a generator seeded with N");
+    }
+    return seeded_generator(value.int_value, c10::Device(c10::kCPU));
+  }
+  if (value.kind == ArgValue::Kind::kGenerator) {
+    return fail("a value; `{seed: N}` is for a Generator argument");
   }
   if (base == "int" && argument.name() == "reduction" &&
       value.kind == ArgValue::Kind::kString) {
@@ -578,6 +602,13 @@ std::vector<c10::IValue> call(const Binding& binding,
         break;
       case ArgumentSource::Kind::kArg: {
         const ArgValue& value = args.at(source.arg);
+        if (value.kind == ArgValue::Kind::kGenerator &&
+            base_type(argument_type(argument)) == "Generator") {
+          // A generator of the backend's own device: a GPU's draws other
+          // numbers than the CPU's from the same seed.
+          stack.emplace_back(seeded_generator(value.int_value, device));
+          break;
+        }
         std::string why;
         std::optional<c10::IValue> converted = to_ivalue(argument, value, &why);
         if (!converted) {

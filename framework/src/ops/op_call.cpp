@@ -26,6 +26,8 @@ std::string describe(const ArgValue& value) {
       return "the string `" + value.string_value + "`";
     case ArgValue::Kind::kList:
       return "a list of " + std::to_string(value.list.size());
+    case ArgValue::Kind::kGenerator:
+      return "the generator {seed: " + std::to_string(value.int_value) + "}";
   }
   return "an unknown value";
 }

@@ -148,6 +148,7 @@ ResolvedOp resolve_steps(const Case& kase, const OpRegistry& registry) {
   bool host = false;
   bool device = false;
   bool plugin = false;
+  bool random = false;
   for (const Step& step : kase.steps) {
     ResolvedOp each = resolve_op(step_as_case(kase, step), registry);
     for (std::string& problem : each.problems) {
@@ -167,6 +168,7 @@ ResolvedOp resolve_steps(const Case& kase, const OpRegistry& registry) {
     host = host || on_host;
     device = device || !on_host;
     plugin = plugin || each.def->needs_kernel_plugin;
+    random = random || each.def->random;
     plan->steps.push_back(std::move(planned));
   }
   if (host && device) {
@@ -186,6 +188,7 @@ ResolvedOp resolve_steps(const Case& kase, const OpRegistry& registry) {
   def->placement =
       host ? OpDef::Placement::kHost : OpDef::Placement::kBackendDevice;
   def->needs_kernel_plugin = plugin;
+  def->random = random;
   def->file = __FILE__;
   def->line = __LINE__;
   def->run_named = [plan](const OpCall& call) {
