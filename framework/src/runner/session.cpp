@@ -60,6 +60,24 @@ const Job* find_job(const std::vector<Job>& jobs, const PlannedCase& planned,
   return nullptr;
 }
 
+// The folder of the run's `paths` that `file` was found in (a file named
+// itself: its folder). A case's id is its path under that folder, or under
+// its nearest `cases/` folder, never under the current directory: `casebook
+// run /abs/suite` from elsewhere gives `a/b/x`, not `x` for every file.
+fs::path named_folder_of(const fs::path& file,
+                         const std::vector<fs::path>& paths) {
+  std::error_code error;
+  const fs::path normal = fs::absolute(file, error).lexically_normal();
+  for (const fs::path& path : paths) {
+    const fs::path named = fs::absolute(path, error).lexically_normal();
+    const fs::path folder =
+        fs::is_directory(named, error) ? named : named.parent_path();
+    const fs::path under = normal.lexically_relative(folder);
+    if (!under.empty() && *under.begin() != "..") return folder;
+  }
+  return normal.parent_path();
+}
+
 bool runs_on_host_only(const OpDef& op) {
   return op.placement == OpDef::Placement::kHost && !op.needs_kernel_plugin;
 }
@@ -122,13 +140,14 @@ Plan load_plan(const std::vector<fs::path>& paths, const RunOptions& options) {
   for (CaseError& error : refused) {
     PlannedCase planned;
     planned.loaded.file = error.where.file;
-    planned.loaded.id = derive_case_id(error.where.file, {});
+    planned.loaded.id = derive_case_id(
+        error.where.file, named_folder_of(error.where.file, paths));
     planned.loaded.errors.push_back(std::move(error));
     add_case(std::move(planned));
   }
   for (const fs::path& file : files) {
     PlannedCase planned;
-    planned.loaded = load_case_file(file);
+    planned.loaded = load_case_file(file, named_folder_of(file, paths));
     std::vector<Neighbor> neighbors;
     if (planned.loaded.ok()) {
       neighbors = declared_neighbors(planned.value()).neighbors;
