@@ -50,6 +50,19 @@ std::string describe(const std::vector<CaseVerdict>& verdicts) {
   return text;
 }
 
+// `file` with `from` replaced by `to`, run on the CPU as case.yaml.
+std::vector<CaseVerdict> run_edited(const fs::path& file,
+                                    const std::string& from,
+                                    const std::string& to) {
+  std::string text = read_text(file);
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  TempFolder folder;
+  std::ofstream(folder.path() / "case.yaml") << text;
+  return run_folder(folder.path(), {Backend::kCpu});
+}
+
 // The suite's step cases and advanced indexing ones (a None in a Tensor?[],
 // index_put_), each run on the CPU.
 TEST(StepsRun, ChainedOpsPassOnTheirOutputs) {
@@ -65,14 +78,9 @@ TEST(StepsRun, ChainedOpsPassOnTheirOutputs) {
 // A wrong expected value of an earlier step's output fails the case: the
 // outputs named `logp.0` are judged, not only the last step's.
 TEST(StepsRun, AnEarlierStepsOutputIsJudged) {
-  TempFolder folder;
-  std::string text = read_text(kCases / "log_softmax_nll_loss.yaml");
-  const std::string from = "logp.0: {shape: [2, 3], max: 0}";
-  ASSERT_NE(text.find(from), std::string::npos);
-  text.replace(text.find(from), from.size(), "logp.0: {shape: [2, 3], min: 0}");
-  std::ofstream(folder.path() / "case.yaml") << text;
-  const std::vector<CaseVerdict> verdicts =
-      run_folder(folder.path(), {Backend::kCpu});
+  const std::vector<CaseVerdict> verdicts = run_edited(
+      kCases / "log_softmax_nll_loss.yaml", "logp.0: {shape: [2, 3], max: 0}",
+      "logp.0: {shape: [2, 3], min: 0}");
   ASSERT_EQ(verdicts.size(), 1u);
   EXPECT_EQ(verdicts[0].verdict, Verdict::kFail) << describe(verdicts);
   EXPECT_NE(verdicts[0].message.find("logp.0"), std::string::npos)
@@ -82,16 +90,11 @@ TEST(StepsRun, AnEarlierStepsOutputIsJudged) {
 // The last step's label out of range: the error is the op's, placed at its
 // step; on the CPU nothing is late, so there is no rerun.
 TEST(StepsRun, AFailingStepIsNamed) {
-  TempFolder folder;
-  std::string text = read_text(kCases / "log_softmax_nll_loss.yaml");
-  const std::string from = "values: [1, 0]";
-  text.replace(text.find(from), from.size(), "values: [1, 3]");
-  const std::string outputs = text.substr(text.find("outputs:"));
-  text.replace(text.find("outputs:"), outputs.size(),
-               "expect:\n  cpu: {error: index_out_of_range}\n");
-  std::ofstream(folder.path() / "case.yaml") << text;
   const std::vector<CaseVerdict> verdicts =
-      run_folder(folder.path(), {Backend::kCpu});
+      run_edited(kCases / "log_softmax_nll_loss.yaml",
+                 "labels: {dtype: int64, values: [1, 0]}",
+                 "labels: {dtype: int64, values: [1, 3]}\n"
+                 "expect:\n  cpu: {error: index_out_of_range}");
   ASSERT_EQ(verdicts.size(), 1u);
   EXPECT_EQ(verdicts[0].verdict, Verdict::kPass) << describe(verdicts);
   EXPECT_EQ(verdicts[0].step_location,
@@ -103,13 +106,9 @@ TEST(StepsRun, AFailingStepIsNamed) {
 // A step that names an output its op does not have: invalid_case, at the
 // line of the source.
 TEST(StepsRun, AnOutputAStepDoesNotHaveIsTheCasesFault) {
-  TempFolder folder;
-  std::string text = read_text(kCases / "normalize.yaml");
-  const std::string from = "inputs: {self: norm}";
-  text.replace(text.find(from), from.size(), "inputs: {self: norm.4}");
-  std::ofstream(folder.path() / "case.yaml") << text;
   const std::vector<CaseVerdict> verdicts =
-      run_folder(folder.path(), {Backend::kCpu});
+      run_edited(kCases / "normalize.yaml", "inputs: {self: norm}",
+                 "inputs: {self: norm.4}");
   ASSERT_EQ(verdicts.size(), 1u);
   EXPECT_EQ(verdicts[0].verdict, Verdict::kError) << describe(verdicts);
   EXPECT_EQ(verdicts[0].family, Family::kInvalidCase);
@@ -122,13 +121,8 @@ TEST(StepsRun, AnOutputAStepDoesNotHaveIsTheCasesFault) {
 
 // A step whose op or arguments do not resolve is a plan error at its line.
 TEST(StepsRun, AStepThatDoesNotResolveIsAnErrorAtItsLine) {
-  TempFolder folder;
-  std::string text = read_text(kCases / "normalize.yaml");
-  const std::string from = "op: aten::clamp_min";
-  text.replace(text.find(from), from.size(), "op: aten::clamp_mni");
-  std::ofstream(folder.path() / "case.yaml") << text;
-  const std::vector<CaseVerdict> verdicts =
-      run_folder(folder.path(), {Backend::kCpu});
+  const std::vector<CaseVerdict> verdicts = run_edited(
+      kCases / "normalize.yaml", "op: aten::clamp_min", "op: aten::clamp_mni");
   ASSERT_EQ(verdicts.size(), 1u);
   EXPECT_EQ(verdicts[0].verdict, Verdict::kError);
   EXPECT_NE(verdicts[0].message.find("case.yaml:11:9: unknown op "
