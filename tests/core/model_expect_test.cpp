@@ -237,7 +237,7 @@ std::vector<Malformed> malformed() {
        with_extra("outputs: {0: {}}\n"),
        {f + "6:14: `outputs.0`: expected what the output must be: values, "
             "fill or file, or a property (finite, nan, shape, dtype, min, "
-            "max)"}},
+            "max, mean, std)"}},
       {"output_negative_index",
        with_extra("outputs: {-1: {finite: true}}\n"),
        {f + "6:11: `outputs.-1`: expected an output index >= 0 or an output "

@@ -142,6 +142,13 @@ struct ToleranceRule {
 
 struct OutputExpectation;
 
+// A closed interval [min, max] a statistic of an output must lie in; either
+// end may be absent (unbounded).
+struct ValueBounds {
+  std::optional<double> min;
+  std::optional<double> max;
+};
+
 // Which tolerance holds for one output: the one answer that the loader, the
 // judge, the comparison, the evidence and a report all ask. rtol and atol:
 // the output entry's `tolerance`, else the case's, else
@@ -171,6 +178,11 @@ struct OutputExpectation {
   std::optional<DType> dtype;
   std::optional<double> min;  // every element >= min (NaN fails)
   std::optional<double> max;  // every element <= max (NaN fails)
+  // `mean` / `std: {min, max}`: the mean / the standard deviation (with
+  // Bessel's correction, as torch.std) of all elements lies in the bounds
+  // (NaN fails): what a random op's values can be checked by. Real outputs.
+  std::optional<ValueBounds> mean_bounds;
+  std::optional<ValueBounds> std_bounds;
   SourceLocation where;
 };
 

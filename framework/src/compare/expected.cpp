@@ -51,6 +51,36 @@ std::string output_label(const OutputExpectation& truth,
          (index ? " (" + std::to_string(*index) + ")" : "");
 }
 
+struct Statistics {
+  double mean = 0.0;
+  double std = 0.0;  // with Bessel's correction (n - 1), as torch.std
+};
+
+// The mean and standard deviation of a real tensor's elements, in float64
+// and in chunks (two passes: the deviations from the mean, not the raw
+// squares, so that a large mean does not cancel the spread). NaN for an
+// empty tensor (the mean), or one of fewer than two elements (the std).
+Statistics statistics_of(const at::Tensor& flat) {
+  const int64_t total = flat.numel();
+  double sum = 0.0;
+  for (int64_t start = 0; start < total; start += kChunk) {
+    const int64_t length = std::min(kChunk, total - start);
+    sum += flat.narrow(0, start, length).to(at::kDouble).sum().item<double>();
+  }
+  Statistics result;
+  result.mean = sum / static_cast<double>(total);
+  double squares = 0.0;
+  for (int64_t start = 0; start < total; start += kChunk) {
+    const int64_t length = std::min(kChunk, total - start);
+    const at::Tensor deviation =
+        flat.narrow(0, start, length).to(at::kDouble) - result.mean;
+    squares += deviation.mul(deviation).sum().item<double>();
+  }
+  result.std = total < 2 ? std::nan("")
+                         : std::sqrt(squares / static_cast<double>(total - 1));
+  return result;
+}
+
 class Checker {
  public:
   Checker(const std::vector<at::Tensor>& outputs,
@@ -96,6 +126,7 @@ class Checker {
                    : std::string(c10::toString(output.scalar_type()))));
     }
     const at::Tensor flat = output.contiguous().reshape({-1});
+    flat_count_ = flat.numel();
     if (!check_properties(truth, output, flat)) return false;
     if (truth.values) return check_values(truth, *index, output);
     return true;
@@ -202,7 +233,42 @@ class Checker {
                                 "above `max: " + number_text(high) + "`");
       }
     }
+    if (truth.mean_bounds || truth.std_bounds) {
+      if (output.is_complex()) {
+        return fail(Comparison::Difference::kValues, Family::kInvalidCase,
+                    label_ +
+                        ": `mean` and `std` bound a real output's values; "
+                        "this one is " +
+                        std::string(c10::toString(output.scalar_type())));
+      }
+      const Statistics found = statistics_of(flat);
+      if (truth.mean_bounds &&
+          !within("mean", *truth.mean_bounds, found.mean)) {
+        return false;
+      }
+      if (truth.std_bounds && !within("std", *truth.std_bounds, found.std)) {
+        return false;
+      }
+    }
     return true;
+  }
+
+  // `name: {min, max}` holds of `found` (NaN holds no bound).
+  bool within(const std::string& name, const ValueBounds& bounds,
+              double found) {
+    const bool low = bounds.min && !(found >= *bounds.min);
+    const bool high = bounds.max && !(found <= *bounds.max);
+    if (!low && !high && !std::isnan(found)) return true;
+    std::string written;
+    if (bounds.min) written += "min: " + number_text(*bounds.min);
+    if (bounds.max) {
+      written +=
+          (written.empty() ? "" : ", ") + ("max: " + number_text(*bounds.max));
+    }
+    return fail(Comparison::Difference::kValues, Family::kMismatch,
+                label_ + ": " + name + " " + number_text(found) +
+                    " is outside `" + name + ": {" + written + "}` (over " +
+                    std::to_string(flat_count_) + " elements)");
   }
 
   bool check_values(const OutputExpectation& truth, size_t index,
@@ -234,6 +300,7 @@ class Checker {
   const std::vector<std::string>& names_;
   const ToleranceRule& rule_;
   std::string label_;
+  int64_t flat_count_ = 0;
   ExpectedCheck result_;
 };
 

@@ -166,6 +166,14 @@ std::string tolerance(const Tolerance& t) {
          "}";
 }
 
+// `{min: A, max: B}`, the ends written.
+std::string bounds(const ValueBounds& b) {
+  std::string out;
+  if (b.min) out += "min: " + yaml_number(*b.min);
+  if (b.max) out += (out.empty() ? "max: " : ", max: ") + yaml_number(*b.max);
+  return "{" + out + "}";
+}
+
 std::string output(const OutputExpectation& o) {
   std::vector<std::string> fields;
   if (o.values) {
@@ -191,6 +199,8 @@ std::string output(const OutputExpectation& o) {
   }
   if (o.min) fields.push_back("min: " + yaml_number(*o.min));
   if (o.max) fields.push_back("max: " + yaml_number(*o.max));
+  if (o.mean_bounds) fields.push_back("mean: " + bounds(*o.mean_bounds));
+  if (o.std_bounds) fields.push_back("std: " + bounds(*o.std_bounds));
   std::string out = "{";
   for (size_t i = 0; i < fields.size(); ++i) out += (i ? ", " : "") + fields[i];
   return out + "}";

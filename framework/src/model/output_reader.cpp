@@ -1,18 +1,18 @@
 // `outputs`: what each output must be, by index or by name: values (inline,
 // generated or from a fixture) and properties (finite, nan, shape, dtype,
-// min, max, equal_nan, tolerance).
+// min, max, mean, std, equal_nan, tolerance).
 #include <cmath>
 #include <string>
 #include <vector>
 
-#include "model/sections.h"
 #include "casebook/suggestions.h"
+#include "model/sections.h"
 
 namespace casebook::model {
 namespace {
 
-const std::vector<std::string> kPropertyKeys{"tolerance", "equal_nan", "finite",
-                                             "nan",       "min",       "max"};
+const std::vector<std::string> kPropertyKeys{
+    "tolerance", "equal_nan", "finite", "nan", "min", "max", "mean", "std"};
 
 // `nan: true`, or a list of positions: integers (row-major flat indices) or
 // lists of integers (multi-indices).
@@ -68,6 +68,33 @@ std::optional<double> read_bound(Reader& reader, const Entry& item,
     return std::nullopt;
   }
   return value;
+}
+
+// `mean: {min: A, max: B}` (or `std`): one end or both, min <= max.
+std::optional<ValueBounds> read_value_bounds(Reader& reader, const Entry& item,
+                                             const std::string& path) {
+  const size_t errors_before = reader.error_count();
+  const auto map = reader.read_map(item.value, reader.where(item), path,
+                                   {"min", "max"}, "a map {min: A, max: B}");
+  if (!map) return std::nullopt;
+  ValueBounds bounds;
+  for (const Entry& end : *map) {
+    const std::string end_path = join_path(path, end.key);
+    (end.key == "min" ? bounds.min : bounds.max) =
+        read_bound(reader, end, end_path);
+  }
+  if (!bounds.min && !bounds.max && reader.error_count() == errors_before) {
+    reader.error(reader.where(item), path,
+                 "expected a map {min: A, max: B} with min, max or both; got "
+                 "an empty map");
+  }
+  if (bounds.min && bounds.max && *bounds.min > *bounds.max &&
+      reader.error_count() == errors_before) {
+    reader.error(reader.where(item), join_path(path, "max"),
+                 "expected max >= min");
+  }
+  if (reader.error_count() != errors_before) return std::nullopt;
+  return bounds;
 }
 
 std::optional<OutputExpectation> read_output(
@@ -132,12 +159,17 @@ std::optional<OutputExpectation> read_output(
       out.min = read_bound(reader, item, item_path);
     } else if (item.key == "max") {
       out.max = read_bound(reader, item, item_path);
+    } else if (item.key == "mean") {
+      out.mean_bounds = read_value_bounds(reader, item, item_path);
+    } else if (item.key == "std") {
+      out.std_bounds = read_value_bounds(reader, item, item_path);
     }
   }
   if (!any && reader.error_count() == errors_before) {
     reader.error(out.where, path,
                  "expected what the output must be: values, fill or file, "
-                 "or a property (finite, nan, shape, dtype, min, max)");
+                 "or a property (finite, nan, shape, dtype, min, max, mean, "
+                 "std)");
   }
   if ((out.finite && (out.all_nan || out.nan_positions)) &&
       reader.error_count() == errors_before) {
