@@ -27,7 +27,7 @@ inline std::string with_extra(const std::string& extra) {
 
 inline const std::string kDtypes =
     "bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, "
-    "float64";
+    "float64, complex64, complex128";
 inline const std::string kFamilies =
     "index_out_of_range, device_assert, illegal_address, out_of_memory, "
     "op_unavailable, device_mismatch, contract, label_mapping, mismatch, "

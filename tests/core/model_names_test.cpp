@@ -32,7 +32,7 @@ TEST(Names, BackendsRoundTrip) {
 }
 
 TEST(Names, DtypesRoundTrip) {
-  ASSERT_EQ(all_dtypes().size(), 10u);
+  ASSERT_EQ(all_dtypes().size(), 12u);
   for (DType dtype : all_dtypes()) {
     EXPECT_EQ(parse_dtype(dtype_name(dtype)), dtype);
   }

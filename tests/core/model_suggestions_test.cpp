@@ -20,7 +20,7 @@ TEST(Suggestions, DtypesAsPythonSpellsThem) {
   EXPECT_EQ(suggest_dtype("float"), "float32");
   EXPECT_EQ(suggest_dtype("torch.double"), "float64");
   EXPECT_EQ(suggest_dtype("flaot16"), "float16");
-  EXPECT_EQ(suggest_dtype("complex64"), "");
+  EXPECT_EQ(suggest_dtype("quaternion"), "");
   EXPECT_EQ(messages_of(with_input("{dtype: torch.long, values: [1]}")),
             std::vector<std::string>{
                 "cases/bad.yaml:5:14: `inputs.x.dtype`: expected one of " +

@@ -38,12 +38,17 @@ enum class DType {
   kBFloat16,
   kFloat32,
   kFloat64,
+  kComplex64,   // re and im float32
+  kComplex128,  // re and im float64
 };
 
 std::string_view dtype_name(DType dtype);  // "float32"
 std::optional<DType> parse_dtype(std::string_view name);
 const std::vector<DType>& all_dtypes();
-bool is_floating(DType dtype);
+bool is_floating(DType dtype);  // false for complex dtypes
+bool is_complex(DType dtype);
+// The dtype of each part of a complex dtype (float32, float64); else itself.
+DType part_dtype(DType dtype);
 
 // A non-tensor argument of an op: a scalar, a string, null or a list of
 // them; or `{seed: N}` (kGenerator, the seed in int_value): a generator of
@@ -66,8 +71,9 @@ struct ArgValue {
 struct Fill {
   enum class Kind { kNormal, kUniform, kRandint, kArange, kFull, kTorch };
   Kind kind = Kind::kFull;
-  double first = 0.0;      // mean, low, start, p, or the full value
-  double second = 0.0;     // std, high (excluded for randint), step
+  double first = 0.0;      // mean, low, start, p, or the full value (its re)
+  double second = 0.0;     // std, high (excluded for randint), step, or the
+                           // full value's im (complex dtypes; else 0)
   std::string torch_call;  // kTorch
 };
 
@@ -94,6 +100,8 @@ struct TensorSpec {
   // `values`, row-major: float_values for floating dtypes, int_values for
   // integer dtypes and bool (0 or 1). Integers are kept exactly (int64
   // beyond 2^53 too); floating values may be NaN or infinite (.nan, .inf).
+  // Complex dtypes: float_values holds each element's re and im in turn
+  // (re0, im0, re1, im1, ...), twice as many numbers as elements.
   std::vector<double> float_values;
   std::vector<int64_t> int_values;
   Fill fill;
@@ -152,9 +160,10 @@ struct ValueBounds {
 // Which tolerance holds for one output: the one answer that the loader, the
 // judge, the comparison, the evidence and a report all ask. rtol and atol:
 // the output entry's `tolerance`, else the case's, else
-// default_tolerance(output) (nullopt dtype, e.g. complex: exact). equal_nan:
-// the entry's `equal_nan` when written; else the case's, or'ed with the
-// `equal_nan` inside whichever `tolerance` is used. `entry` may be null.
+// default_tolerance(output) (nullopt dtype, one casebook has no name for:
+// exact). equal_nan: the entry's `equal_nan` when written; else the case's,
+// or'ed with the `equal_nan` inside whichever `tolerance` is used. `entry` may
+// be null.
 Tolerance tolerance_in_force(const ToleranceRule& rule,
                              const OutputExpectation* entry,
                              std::optional<DType> output);

@@ -6,7 +6,7 @@
 namespace casebook {
 namespace {
 
-constexpr std::array<std::pair<DType, std::string_view>, 10> kDTypeNames{{
+constexpr std::array<std::pair<DType, std::string_view>, 12> kDTypeNames{{
     {DType::kBool, "bool"},
     {DType::kUInt8, "uint8"},
     {DType::kInt8, "int8"},
@@ -17,6 +17,8 @@ constexpr std::array<std::pair<DType, std::string_view>, 10> kDTypeNames{{
     {DType::kBFloat16, "bfloat16"},
     {DType::kFloat32, "float32"},
     {DType::kFloat64, "float64"},
+    {DType::kComplex64, "complex64"},
+    {DType::kComplex128, "complex128"},
 }};
 
 }  // namespace
@@ -50,6 +52,16 @@ bool is_floating(DType dtype) {
          dtype == DType::kFloat32 || dtype == DType::kFloat64;
 }
 
+bool is_complex(DType dtype) {
+  return dtype == DType::kComplex64 || dtype == DType::kComplex128;
+}
+
+DType part_dtype(DType dtype) {
+  if (dtype == DType::kComplex64) return DType::kFloat32;
+  if (dtype == DType::kComplex128) return DType::kFloat64;
+  return dtype;
+}
+
 // torch.testing.assert_close's defaults (case-format.md, "Default
 // tolerances").
 Tolerance default_tolerance(DType dtype) {
@@ -59,8 +71,10 @@ Tolerance default_tolerance(DType dtype) {
     case DType::kBFloat16:
       return {1.6e-2, 1e-5, false};
     case DType::kFloat32:
+    case DType::kComplex64:  // those of its parts, as torch.testing
       return {1.3e-6, 1e-5, false};
     case DType::kFloat64:
+    case DType::kComplex128:
       return {1e-7, 1e-7, false};
     default:
       return {0.0, 0.0, false};

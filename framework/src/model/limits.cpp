@@ -107,6 +107,8 @@ size_t element_size(DType dtype) {
     case DType::kInt32:
     case DType::kFloat32:
       return 4;
+    case DType::kComplex128:
+      return 16;
     default:
       return 8;
   }

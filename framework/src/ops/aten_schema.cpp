@@ -126,6 +126,10 @@ c10::ScalarType scalar_type_of(DType dtype) {
       return c10::kFloat;
     case DType::kFloat64:
       return c10::kDouble;
+    case DType::kComplex64:
+      return c10::kComplexFloat;
+    case DType::kComplex128:
+      return c10::kComplexDouble;
   }
   return c10::kFloat;
 }

@@ -99,6 +99,10 @@ at::ScalarType to_scalar_type(DType dtype) {
       return at::kFloat;
     case DType::kFloat64:
       return at::kDouble;
+    case DType::kComplex64:
+      return at::kComplexFloat;
+    case DType::kComplex128:
+      return at::kComplexDouble;
   }
   throw std::logic_error("internal error: unknown DType");
 }
@@ -114,6 +118,10 @@ at::Scalar skipped_storage_value(at::ScalarType type) {
   if (type == at::kBool) return at::Scalar(true);
   if (at::isFloatingType(type)) {
     return at::Scalar(std::numeric_limits<double>::quiet_NaN());
+  }
+  if (at::isComplexType(type)) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    return at::Scalar(c10::complex<double>(nan, nan));
   }
   switch (type) {
     case at::kByte:
