@@ -73,7 +73,13 @@ bool inline_values(TensorSpec& spec) {
   const at::Tensor flat = values.contiguous().reshape({-1});
   spec.float_values.clear();
   spec.int_values.clear();
-  if (is_floating(*dtype)) {
+  if (is_complex(*dtype)) {
+    // re and im in turn, as TensorSpec keeps a complex tensor's values.
+    const at::Tensor wide =
+        at::view_as_real(flat.to(at::kComplexDouble)).contiguous();
+    spec.float_values.assign(wide.data_ptr<double>(),
+                             wide.data_ptr<double>() + wide.numel());
+  } else if (is_floating(*dtype)) {
     const at::Tensor wide = flat.to(at::kDouble).contiguous();
     spec.float_values.assign(wide.data_ptr<double>(),
                              wide.data_ptr<double>() + wide.numel());

@@ -67,8 +67,20 @@ struct Count {
 // output compared whole took 5.2 GiB of temporaries.
 constexpr int64_t kChunk = int64_t{1} << 22;
 
+// A value as the report shows it: 0.5, or 1.5+2j / 1.5-2j for a complex one.
 std::string element_text(const at::Tensor& flat, int64_t index) {
+  if (flat.is_complex()) {
+    const auto value = flat[index].item<c10::complex<double>>();
+    const std::string im = format_number(value.imag());
+    return format_number(value.real()) +
+           (im[0] == '-' || im[0] == 'n' ? "" : "+") + im + "j";
+  }
   return format_number(flat[index].item<double>());
+}
+
+// What the values are compared in: float64, complex128 for complex ones.
+at::ScalarType wide_type(const at::Tensor& tensor) {
+  return tensor.is_complex() ? at::kComplexDouble : at::kDouble;
 }
 
 // Compares two tensors of equal shape and dtype element by element.
@@ -76,8 +88,10 @@ void compare_values(const at::Tensor& expected, const at::Tensor& actual,
                     const Tolerance& tolerance, Comparison* result,
                     std::ostringstream* notes) {
   // float64 holds every value of every supported dtype but int64 beyond 2^53;
-  // integers are compared exactly on their own type first.
-  const bool integral = !at::isFloatingType(expected.scalar_type());
+  // integers are compared exactly on their own type first. Complex values
+  // are compared in complex128: |a - e| and |e| are complex magnitudes.
+  const bool integral =
+      !at::isFloatingType(expected.scalar_type()) && !expected.is_complex();
   const at::Tensor all_expected = expected.contiguous().reshape({-1});
   const at::Tensor all_actual = actual.contiguous().reshape({-1});
   const int64_t total = all_expected.numel();
@@ -92,8 +106,8 @@ void compare_values(const at::Tensor& expected, const at::Tensor& actual,
     const int64_t length = std::min(kChunk, total - start);
     at::Tensor exp = all_expected.narrow(0, start, length);
     at::Tensor act = all_actual.narrow(0, start, length);
-    at::Tensor e = exp.to(at::kDouble);
-    at::Tensor a = act.to(at::kDouble);
+    at::Tensor e = exp.to(wide_type(exp));
+    at::Tensor a = act.to(wide_type(act));
     at::Tensor abs_diff = (a - e).abs();
     at::Tensor rel_diff = abs_diff / e.abs();
     at::Tensor mismatch;
@@ -193,9 +207,13 @@ Tolerance tolerance_for(const at::Tensor& output, const ToleranceRule& rule) {
 at::Tensor outside_tolerance(const at::Tensor& expected,
                              const at::Tensor& actual,
                              const Tolerance& tolerance) {
-  if (!at::isFloatingType(expected.scalar_type())) return expected.ne(actual);
-  const at::Tensor e = expected.to(at::kDouble);
-  const at::Tensor a = actual.to(at::kDouble);
+  if (!at::isFloatingType(expected.scalar_type()) && !expected.is_complex()) {
+    return expected.ne(actual);
+  }
+  // Complex: |a - e| <= atol + rtol |e| on the complex values (torch.isclose);
+  // NaN in either part makes the element NaN.
+  const at::Tensor e = expected.to(wide_type(expected));
+  const at::Tensor a = actual.to(wide_type(actual));
   at::Tensor close =
       (a - e).abs().le(tolerance.atol + tolerance.rtol * e.abs());
   // Equal infinities are close (inf - inf is NaN); NaN only with equal_nan.

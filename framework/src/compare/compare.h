@@ -41,7 +41,9 @@ Tolerance tolerance_for(const at::Tensor& output, const ToleranceRule& rule);
 
 // Where `actual` is outside `tolerance` of `expected` (same shape; any
 // dtypes): integers exactly; floating values when |a - e| > atol + rtol |e|,
-// equal infinities being equal and NaN against NaN only with equal_nan. The
+// equal infinities being equal and NaN against NaN only with equal_nan;
+// complex values by the same rule on their magnitudes (torch.isclose), an
+// element with NaN in either part being NaN. The
 // one closeness test: the comparison and the evidence both ask it.
 at::Tensor outside_tolerance(const at::Tensor& expected,
                              const at::Tensor& actual,

@@ -28,13 +28,25 @@ std::string shape_text(at::IntArrayRef sizes) {
   return format_index(std::vector<int64_t>(sizes.begin(), sizes.end()));
 }
 
-// The first flat index where `predicate` (on a float64 chunk) holds, or -1.
+// A value as a failure shows it: 0.5, or 1.5+2j / 1.5-2j for a complex one.
+std::string element_text(const at::Tensor& flat, int64_t index) {
+  if (!flat.is_complex()) return number_text(flat[index].item<double>());
+  const auto value = flat[index].item<c10::complex<double>>();
+  const std::string im = number_text(value.imag());
+  return number_text(value.real()) + (im[0] == '-' || im[0] == 'n' ? "" : "+") +
+         im + "j";
+}
+
+// The first flat index where `predicate` (on a float64 chunk, complex128
+// for a complex tensor) holds, or -1.
 template <typename Predicate>
 int64_t first_where(const at::Tensor& flat, Predicate predicate) {
   const int64_t total = flat.numel();
+  const at::ScalarType wide =
+      flat.is_complex() ? at::kComplexDouble : at::kDouble;
   for (int64_t start = 0; start < total; start += kChunk) {
     const int64_t length = std::min(kChunk, total - start);
-    const at::Tensor chunk = flat.narrow(0, start, length).to(at::kDouble);
+    const at::Tensor chunk = flat.narrow(0, start, length).to(wide);
     const at::Tensor hits = predicate(chunk);
     if (hits.any().item<bool>()) {
       return start + hits.nonzero()[0][0].item<int64_t>();
@@ -143,17 +155,24 @@ class Checker {
     return false;
   }
 
+  // The case's own fault, found only against the output (an ERROR).
+  bool invalid_case(const std::string& message) {
+    result_.invalid = message;
+    return fail(Comparison::Difference::kValues, Family::kInvalidCase, message);
+  }
+
   bool property_failure(const at::Tensor& output, const at::Tensor& flat,
                         int64_t at, Family family, const std::string& what) {
     return fail(Comparison::Difference::kValues, family,
                 label_ + ": " + what + " at index " +
                     format_index(unravel(at, output.sizes())) + " (value " +
-                    number_text(flat[at].item<double>()) + ")");
+                    element_text(flat, at) + ")");
   }
 
   bool check_properties(const OutputExpectation& truth,
                         const at::Tensor& output, const at::Tensor& flat) {
-    const bool floating = at::isFloatingType(output.scalar_type());
+    const bool floating =
+        at::isFloatingType(output.scalar_type()) || output.is_complex();
     if (truth.finite && floating) {
       const int64_t at = first_where(
           flat, [](const at::Tensor& c) { return c.isfinite().logical_not(); });
@@ -214,6 +233,13 @@ class Checker {
                                 "none");
       }
     }
+    if ((truth.min || truth.max) && output.is_complex()) {
+      return invalid_case(
+          label_ +
+          ": `min` and `max` bound a real output's values; this "
+          "one is " +
+          std::string(dtype_name(*to_dtype(output.scalar_type()))));
+    }
     if (truth.min) {
       const double low = *truth.min;
       const int64_t at = first_where(
@@ -235,11 +261,11 @@ class Checker {
     }
     if (truth.mean_bounds || truth.std_bounds) {
       if (output.is_complex()) {
-        return fail(Comparison::Difference::kValues, Family::kInvalidCase,
-                    label_ +
-                        ": `mean` and `std` bound a real output's values; "
-                        "this one is " +
-                        std::string(c10::toString(output.scalar_type())));
+        return invalid_case(
+            label_ +
+            ": `mean` and `std` bound a real output's values; "
+            "this one is " +
+            std::string(dtype_name(*to_dtype(output.scalar_type()))));
       }
       const Statistics found = statistics_of(flat);
       if (truth.mean_bounds &&

@@ -77,7 +77,7 @@ std::string arg(const ArgValue& value) {
 
 std::string fill(const TensorSpec& spec) {
   const Fill& f = spec.fill;
-  const bool integral = !is_floating(spec.dtype);
+  const bool integral = !is_floating(spec.dtype) && !is_complex(spec.dtype);
   auto scalar = [&](double v) {
     if (spec.dtype == DType::kBool)
       return std::string(v != 0 ? "true" : "false");
@@ -100,6 +100,9 @@ std::string fill(const TensorSpec& spec) {
     case Fill::Kind::kArange:
       return "{arange: " + pair("start", "step") + "}";
     case Fill::Kind::kFull:
+      if (is_complex(spec.dtype)) {
+        return "{full: [" + scalar(f.first) + ", " + scalar(f.second) + "]}";
+      }
       return "{full: " + scalar(f.first) + "}";
     case Fill::Kind::kTorch:
       if (f.torch_call == "randint" || f.torch_call == "uniform") {
@@ -114,6 +117,17 @@ std::string fill(const TensorSpec& spec) {
       return "{torch: " + f.torch_call + "}";
   }
   return "{}";
+}
+
+// A complex tensor's values (re and im in turn) as a flat list of pairs,
+// `[[1.0, 2.0], [3.0, -0.5]]`: the shape is always written beside them.
+std::string complex_pairs(const std::vector<double>& parts) {
+  std::string out = "[";
+  for (size_t i = 0; i + 1 < parts.size(); i += 2) {
+    out += (i ? ", [" : "[") + yaml_number(parts[i]) + ", " +
+           yaml_number(parts[i + 1]) + "]";
+  }
+  return out + "]";
 }
 
 std::string layout(const Layout& l) {
@@ -138,7 +152,9 @@ std::string tensor_fields(const TensorSpec& spec) {
   if (spec.shape_given) out += ", shape: " + ints(spec.shape);
   switch (spec.source) {
     case TensorSpec::Source::kValues:
-      if (is_floating(spec.dtype)) {
+      if (is_complex(spec.dtype)) {
+        out += ", values: " + complex_pairs(spec.float_values);
+      } else if (is_floating(spec.dtype)) {
         out += ", values: " + list(spec.float_values, yaml_number);
       } else {
         out += ", values: " + ints(spec.int_values);

@@ -42,6 +42,11 @@ std::optional<TensorSpec> read_tensor(Reader& reader, const Entry& entry,
 // the shortest spelling of a value of the dtype (0.1 for float32) is held.
 std::optional<double> inexact_in(DType dtype, double value);
 
+// The shortest decimal that rounds to `value` in floating `dtype` (0.3333
+// for the float16 nearest 1/3): how a person writes a value of that dtype
+// (model/float_formats.cpp, with inexact_in).
+std::string dtype_number_text(DType dtype, double value);
+
 // `values` of a tensor of `dtype`; sets shape (inferred, or `given` checked)
 // and the values. Returns false after reporting.
 bool read_values(Reader& reader, const Entry& entry, const std::string& path,

@@ -35,7 +35,7 @@ class FillReader {
   std::optional<Fill> read(const Entry& generator, const std::string& path) {
     Fill fill;
     const std::string& name = generator.key;
-    const bool integral = !is_floating(dtype_);
+    const bool integral = !is_floating(dtype_) && !is_complex(dtype_);
     if (name == "torch") return read_torch(generator, path);
     if ((name == "normal" || name == "uniform") && integral) {
       reader_.error(generator.key_node, path,
@@ -43,6 +43,9 @@ class FillReader {
                         std::string(dtype_name(dtype_)) +
                         " (use randint, arange or full)");
       return std::nullopt;
+    }
+    if (name == "full" && is_complex(dtype_)) {
+      return read_complex_full(generator, path);
     }
     if (name == "full") {
       fill.kind = Fill::Kind::kFull;
@@ -90,6 +93,52 @@ class FillReader {
   }
 
  private:
+  // `full` of a complex dtype: a number (im 0), `[re, im]` or `{re, im}`.
+  std::optional<Fill> read_complex_full(const Entry& generator,
+                                        const std::string& path) {
+    Fill fill;
+    fill.kind = Fill::Kind::kFull;
+    const YAML::Node& value = generator.value;
+    const std::string what =
+        "a complex number: a pair [re, im], a map {re: .., im: ..} or a real "
+        "number";
+    std::vector<std::pair<YAML::Node, std::string>> parts;
+    if (value.IsScalar()) {
+      parts.emplace_back(value, path);
+    } else if (value.IsSequence() && value.size() == 2) {
+      parts.emplace_back(value[0], path + "[0]");
+      parts.emplace_back(value[1], path + "[1]");
+    } else if (value.IsMap()) {
+      const size_t errors_before = reader_.error_count();
+      const auto map = reader_.read_map(value, reader_.where(generator), path,
+                                        {"re", "im"}, what);
+      if (!map || reader_.error_count() != errors_before) return std::nullopt;
+      for (const char* key : {"re", "im"}) {
+        const Entry* part = find_entry(*map, key);
+        if (part == nullptr) {
+          reader_.error(reader_.where(generator), path,
+                        "expected " + what + "; the map lacks `" + key + "`");
+          return std::nullopt;
+        }
+        parts.emplace_back(part->value, join_path(path, key));
+      }
+    } else {
+      reader_.error(reader_.where(generator), path,
+                    "expected " + what + "; got " + describe(value));
+      return std::nullopt;
+    }
+    std::vector<double> numbers;
+    for (const auto& [node, part_path] : parts) {
+      const auto number =
+          reader_.read_number(node, reader_.where(node), part_path);
+      if (!number) return std::nullopt;
+      numbers.push_back(*number);
+    }
+    fill.first = numbers[0];
+    fill.second = numbers.size() > 1 ? numbers[1] : 0.0;
+    return fill;
+  }
+
   // `torch: randn`, or `torch: {normal: {mean: 0, std: 2}}`.
   std::optional<Fill> read_torch(const Entry& generator,
                                  const std::string& path) {
@@ -123,7 +172,7 @@ class FillReader {
     }
     fill.torch_call = call->key;
     const std::string call_path = join_path(path, call->key);
-    const bool integral = !is_floating(dtype_);
+    const bool integral = !is_floating(dtype_) && !is_complex(dtype_);
     if (integral && call->key != "randint" && call->key != "randperm") {
       reader_.error(reader_.where(generator), call_path,
                     "`" + call->key + "` makes floating values; got dtype " +

@@ -1,5 +1,7 @@
 // `values`: a nested list (shape inferred, ragged rows rejected) or a flat
 // list with `shape`, each element checked against the dtype and kept exactly.
+// A complex element is a pair `[re, im]`, a map `{re, im}` or a real number
+// (im 0): in a complex tensor a list of numbers is one element, not a row.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -33,51 +35,11 @@ int64_t element_count(const std::vector<int64_t>& shape) {
   return count;
 }
 
-// IEEE binary formats by their significand bits (implicit bit included),
-// smallest normal exponent and largest finite value.
-struct FloatFormat {
-  int precision;
-  int min_exponent;
-  double max_finite;
-};
-
-FloatFormat format_of(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat16:
-      return {11, -14, 65504.0};
-    case DType::kBFloat16:
-      return {8, -126, 3.38953138925153547590470800371487866880e38};
-    default:
-      return {24, -126, static_cast<double>(std::numeric_limits<float>::max())};
-  }
-}
-
-// `value` rounded to the nearest value of `format`, ties to even (the
-// default rounding mode of std::nearbyint), infinite past the largest.
-double round_to(const FloatFormat& format, double value) {
-  if (!std::isfinite(value) || value == 0.0) return value;
-  const int exponent = std::max(std::ilogb(value), format.min_exponent);
-  const double quantum = std::ldexp(1.0, exponent - (format.precision - 1));
-  const double rounded = std::nearbyint(value / quantum) * quantum;
-  if (std::fabs(rounded) > format.max_finite) {
-    return std::copysign(std::numeric_limits<double>::infinity(), value);
-  }
-  return rounded;
-}
-
-// The shortest decimal that rounds to `value` in `dtype` (0.3333 for the
-// float16 nearest 1/3): how a person writes a value of that dtype.
-std::string dtype_number_text(DType dtype, double value) {
-  if (!std::isfinite(value) || dtype == DType::kFloat64) {
-    return number_text(value);
-  }
-  const FloatFormat format = format_of(dtype);
-  char buffer[40];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
-    if (round_to(format, std::strtod(buffer, nullptr)) == value) break;
-  }
-  return buffer;
+// Whether `node` is one complex element written as a pair: a list whose
+// first entry is a number (a row's first entry is a list or a map).
+bool complex_pair(const YAML::Node& node) {
+  return node.IsSequence() && node.size() > 0 &&
+         std::as_const(node)[0].IsScalar();
 }
 
 std::string index_path(const std::string& path,
@@ -103,6 +65,7 @@ class ValuesWalker {
 
   bool walk(const YAML::Node& node, size_t depth) {
     if (depth == shape_.size()) {
+      if (is_complex(dtype_)) return complex_element(node);
       if (node.IsSequence()) {
         return fail(node,
                     "ragged values: expected a number like the first "
@@ -111,6 +74,12 @@ class ValuesWalker {
       return element(node);
     }
     const auto expected = static_cast<size_t>(shape_[depth]);
+    if (is_complex(dtype_) && (complex_pair(node) || node.IsMap())) {
+      return fail(node, "ragged values: expected a row of " +
+                            std::to_string(expected) +
+                            " elements like the first; got one complex "
+                            "element");
+    }
     if (!node.IsSequence()) {
       return fail(node, "ragged values: expected a row of " +
                             std::to_string(expected) +
@@ -132,56 +101,103 @@ class ValuesWalker {
 
  private:
   bool fail(const YAML::Node& node, const std::string& message) {
-    reader_.error(node, index_path(path_, index_), message);
+    return fail_part(node, "", message);
+  }
+  bool fail_part(const YAML::Node& node, const std::string& part_path,
+                 const std::string& message) {
+    reader_.error(node, index_path(path_, index_) + part_path, message);
     return false;
   }
 
   // Not a stop: every element the dtype cannot hold goes into one error
   // of the file (Reader::inexact_value), so the walk goes on.
-  void inexact(const YAML::Node& node, const std::string& written,
-               double becomes) {
-    reader_.inexact_value(reader_.where(node), index_path(path_, index_),
-                          written, dtype_number_text(dtype_, becomes),
-                          std::string(dtype_name(dtype_)));
+  // `dtype`: the dtype the value is rounded to (a complex one's part's).
+  void inexact(const YAML::Node& node, const std::string& part_path,
+               DType dtype, const std::string& written, double becomes) {
+    reader_.inexact_value(
+        reader_.where(node), index_path(path_, index_) + part_path, written,
+        dtype_number_text(dtype, becomes), std::string(dtype_name(dtype_)));
+  }
+
+  // One complex element: `[re, im]`, `{re: .., im: ..}`, or a real number.
+  bool complex_element(const YAML::Node& node) {
+    const std::string what =
+        "a complex number: a pair [re, im], a map {re: .., im: ..} or a "
+        "real number";
+    const DType part = part_dtype(dtype_);
+    if (node.IsScalar()) {
+      if (!floating_value(node, part, "")) return false;
+      spec_.float_values.push_back(0.0);
+      return true;
+    }
+    if (node.IsSequence()) {
+      if (node.size() != 2) {
+        return fail(node, "expected " + what + "; got a list of " +
+                              std::to_string(node.size()) +
+                              (node.size() == 1 ? " entry" : " entries"));
+      }
+      return floating_value(node[0], part, "[0]") &&
+             floating_value(node[1], part, "[1]");
+    }
+    if (!node.IsMap()) return fail(node, "expected " + what);
+    const size_t errors_before = reader_.error_count();
+    const auto parts =
+        reader_.read_map(node, reader_.where(node), index_path(path_, index_),
+                         {"re", "im"}, what);
+    if (!parts || reader_.error_count() != errors_before) return false;
+    const Entry* re = find_entry(*parts, "re");
+    const Entry* im = find_entry(*parts, "im");
+    if (re == nullptr || im == nullptr) {
+      return fail(node, "expected " + what + "; the map lacks `" +
+                            std::string(re == nullptr ? "re" : "im") + "`");
+    }
+    return floating_value(re->value, part, ".re") &&
+           floating_value(im->value, part, ".im");
+  }
+
+  // A floating number of `dtype` (a complex element's part: `part_path` is
+  // "[0]", ".im", ...; "" for a real element), appended to float_values.
+  bool floating_value(const YAML::Node& node, DType dtype,
+                      const std::string& part_path) {
+    const Scalar scalar = resolve_scalar(node);
+    if (scalar.float_out_of_range) {
+      return fail_part(node, part_path, out_of_range_message(scalar));
+    }
+    double value = 0.0;
+    if (scalar.kind == Scalar::Kind::kFloat) {
+      value = scalar.float_value;
+    } else if (scalar.kind == Scalar::Kind::kInt) {
+      value = scalar.int_overflow ? std::strtod(scalar.text.c_str(), nullptr)
+                                  : static_cast<double>(scalar.int_value);
+      if (!spec_.round_to_nearest && !scalar.int_overflow &&
+          static_cast<long double>(scalar.int_value) !=
+              static_cast<long double>(value)) {
+        // Beyond 2^53: already rounded on the way to a double.
+        const double becomes = dtype == DType::kFloat64
+                                   ? value
+                                   : inexact_in(dtype, value).value_or(value);
+        inexact(node, part_path, dtype, scalar.text, becomes);
+        spec_.float_values.push_back(value);
+        return true;
+      }
+    } else {
+      return fail_part(node, part_path,
+                       "expected a number for " +
+                           std::string(dtype_name(dtype_)) + "; got " +
+                           describe(node));
+    }
+    if (!spec_.round_to_nearest) {
+      if (const auto becomes = inexact_in(dtype, value)) {
+        inexact(node, part_path, dtype, scalar.text, *becomes);
+      }
+    }
+    spec_.float_values.push_back(value);
+    return true;
   }
 
   bool element(const YAML::Node& node) {
+    if (is_floating(dtype_)) return floating_value(node, dtype_, "");
     const Scalar scalar = resolve_scalar(node);
-    if (is_floating(dtype_)) {
-      if (scalar.float_out_of_range) {
-        return fail(node, out_of_range_message(scalar));
-      }
-      double value = 0.0;
-      if (scalar.kind == Scalar::Kind::kFloat) {
-        value = scalar.float_value;
-      } else if (scalar.kind == Scalar::Kind::kInt) {
-        value = scalar.int_overflow ? std::strtod(scalar.text.c_str(), nullptr)
-                                    : static_cast<double>(scalar.int_value);
-        if (!spec_.round_to_nearest && !scalar.int_overflow &&
-            static_cast<long double>(scalar.int_value) !=
-                static_cast<long double>(value)) {
-          // Beyond 2^53: already rounded on the way to a double.
-          const double becomes =
-              dtype_ == DType::kFloat64
-                  ? value
-                  : inexact_in(dtype_, value).value_or(value);
-          inexact(node, scalar.text, becomes);
-          spec_.float_values.push_back(value);
-          return true;
-        }
-      } else {
-        return fail(node, "expected a number for " +
-                              std::string(dtype_name(dtype_)) + "; got " +
-                              describe(node));
-      }
-      if (!spec_.round_to_nearest) {
-        if (const auto becomes = inexact_in(dtype_, value)) {
-          inexact(node, scalar.text, *becomes);
-        }
-      }
-      spec_.float_values.push_back(value);
-      return true;
-    }
     if (dtype_ == DType::kBool) {
       if (scalar.kind == Scalar::Kind::kBool) {
         spec_.int_values.push_back(scalar.bool_value ? 1 : 0);
@@ -217,34 +233,11 @@ class ValuesWalker {
 
 }  // namespace
 
-std::optional<double> inexact_in(DType dtype, double value) {
-  if (dtype != DType::kFloat16 && dtype != DType::kBFloat16 &&
-      dtype != DType::kFloat32) {
-    return std::nullopt;
-  }
-  const FloatFormat format = format_of(dtype);
-  const double nearest = round_to(format, value);
-  if (nearest == value || std::isnan(value)) return std::nullopt;
-  if (std::isinf(nearest)) return nearest;
-  // The shortest decimal that rounds to `nearest` in this dtype: an author
-  // who wrote it (0.1 for float32) meant that value of the dtype.
-  char buffer[40];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", digits, nearest);
-    const double shortest = std::strtod(buffer, nullptr);
-    if (round_to(format, shortest) == nearest) {
-      if (shortest == value) return std::nullopt;
-      break;
-    }
-  }
-  return nearest;
-}
-
 bool read_values(Reader& reader, const Entry& entry, const std::string& path,
                  DType dtype, const std::optional<std::vector<int64_t>>& given,
                  TensorSpec& spec) {
   const YAML::Node& node = entry.value;
-  if (node.IsMap() || node.IsNull()) {
+  if ((node.IsMap() && !is_complex(dtype)) || node.IsNull()) {
     reader.error(reader.where(entry), path,
                  "expected a number or a (nested) list of numbers; got " +
                      describe(node));
@@ -254,7 +247,8 @@ bool read_values(Reader& reader, const Entry& entry, const std::string& path,
   // (Node::reset, never operator=: assigning a yaml-cpp node rewrites the
   // document it belongs to.)
   std::vector<int64_t> inferred;
-  for (YAML::Node row = node; row.IsSequence();) {
+  for (YAML::Node row = node;
+       row.IsSequence() && !(is_complex(dtype) && complex_pair(row));) {
     inferred.push_back(static_cast<int64_t>(row.size()));
     if (row.size() == 0) break;
     const YAML::Node first = std::as_const(row)[0];
@@ -283,27 +277,3 @@ bool read_values(Reader& reader, const Entry& entry, const std::string& path,
 }
 
 }  // namespace casebook::model
-
-namespace casebook {
-
-std::string number_text(double value) {
-  if (std::isnan(value)) return ".nan";
-  if (std::isinf(value)) return value > 0 ? ".inf" : "-.inf";
-  char buffer[40];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
-    if (std::strtod(buffer, nullptr) == value) break;
-  }
-  return buffer;
-}
-
-std::string yaml_number(double value) {
-  std::string text = number_text(value);
-  const size_t exponent = text.find('e');
-  if (exponent != std::string::npos && text.find('.') == std::string::npos) {
-    text.insert(exponent, ".0");
-  }
-  return text;
-}
-
-}  // namespace casebook

@@ -28,10 +28,23 @@ struct DescrEntry {
   at::ScalarType type;
 };
 constexpr DescrEntry kDescrs[] = {
-    {"b1", at::kBool},  {"u1", at::kByte},  {"i1", at::kChar},
-    {"i2", at::kShort}, {"i4", at::kInt},   {"i8", at::kLong},
-    {"f2", at::kHalf},  {"f4", at::kFloat}, {"f8", at::kDouble},
+    {"b1", at::kBool},
+    {"u1", at::kByte},
+    {"i1", at::kChar},
+    {"i2", at::kShort},
+    {"i4", at::kInt},
+    {"i8", at::kLong},
+    {"f2", at::kHalf},
+    {"f4", at::kFloat},
+    {"f8", at::kDouble},
+    {"c8", at::kComplexFloat},
+    {"c16", at::kComplexDouble},
 };
+
+// A one-byte code (b1, u1, i1) has no byte order: '|' (or '>').
+bool one_byte(const std::string& code) {
+  return code.size() == 2 && code[1] == '1';
+}
 
 struct Header {
   std::string descr;
@@ -170,14 +183,13 @@ at::ScalarType descr_type(const std::string& descr,
         (recorded.empty() ? std::string()
                           : "; the sidecar says `" + recorded + "`"));
   }
-  if (descr.size() == 3) {
+  if (descr.size() == 3 || descr.size() == 4) {
     const char order = descr[0];
     const std::string code = descr.substr(1);
     for (const DescrEntry& entry : kDescrs) {
       if (code != entry.code) continue;
-      const bool one_byte = code[1] == '1';
       if (order == '<' || order == '|' || order == '=' ||
-          (order == '>' && one_byte)) {
+          (order == '>' && one_byte(code))) {
         return entry.type;
       }
       throw FixtureError(file.string() + ": .npy descr '" + descr +
@@ -186,15 +198,15 @@ at::ScalarType descr_type(const std::string& descr,
   }
   throw FixtureError(file.string() + ": .npy descr '" + descr +
                      "' is not supported; expected one of |b1, |u1, |i1, "
-                     "<i2, <i4, <i8, <f2, <f4, <f8, and for bfloat16 <V2 or "
-                     "bfloat16");
+                     "<i2, <i4, <i8, <f2, <f4, <f8, <c8, <c16, and for "
+                     "bfloat16 <V2 or bfloat16");
 }
 
 std::string descr_of(at::ScalarType type) {
   if (type == at::kBFloat16) return "<V2";
   for (const DescrEntry& entry : kDescrs) {
     if (entry.type == type) {
-      return std::string(entry.code[1] == '1' ? "|" : "<") + entry.code;
+      return std::string(one_byte(entry.code) ? "|" : "<") + entry.code;
     }
   }
   throw FixtureError(std::string(".npy: cannot write dtype ") +

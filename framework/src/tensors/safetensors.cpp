@@ -19,16 +19,24 @@ namespace {
 at::ScalarType safetensors_type(const std::string& name,
                                 const std::filesystem::path& file) {
   static const std::pair<const char*, at::ScalarType> kTypes[] = {
-      {"BOOL", at::kBool}, {"U8", at::kByte},       {"I8", at::kChar},
-      {"I16", at::kShort}, {"I32", at::kInt},       {"I64", at::kLong},
-      {"F16", at::kHalf},  {"BF16", at::kBFloat16}, {"F32", at::kFloat},
-      {"F64", at::kDouble}};
+      {"BOOL", at::kBool},
+      {"U8", at::kByte},
+      {"I8", at::kChar},
+      {"I16", at::kShort},
+      {"I32", at::kInt},
+      {"I64", at::kLong},
+      {"F16", at::kHalf},
+      {"BF16", at::kBFloat16},
+      {"F32", at::kFloat},
+      {"F64", at::kDouble},
+      // safetensors >= 0.7 writes complex64 as C64; it has no complex128.
+      {"C64", at::kComplexFloat}};
   for (const auto& [spelling, type] : kTypes) {
     if (name == spelling) return type;
   }
   throw FixtureError(file.string() + ": safetensors dtype '" + name +
                      "' is not supported; expected one of BOOL, U8, I8, I16, "
-                     "I32, I64, F16, BF16, F32, F64");
+                     "I32, I64, F16, BF16, F32, F64, C64");
 }
 
 // One header entry, read and checked.

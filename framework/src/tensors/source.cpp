@@ -85,11 +85,31 @@ double half_open_unit(uint64_t bits) {
   return static_cast<double>(bits >> 11) * 0x1.0p-53;
 }
 
+// A complex tensor of `shape` from its parts, re and im in turn (float64).
+at::Tensor complex_from_parts(const std::vector<double>& parts,
+                              const std::vector<int64_t>& shape,
+                              at::ScalarType type) {
+  std::vector<int64_t> with_pair = shape;
+  with_pair.push_back(2);
+  at::Tensor tensor = at::empty(with_pair, at::kDouble);
+  std::copy(parts.begin(), parts.end(), tensor.data_ptr<double>());
+  return at::view_as_complex(tensor).to(type);
+}
+
 }  // namespace
 
 at::Tensor values_tensor(const TensorSpec& spec) {
   const at::ScalarType type = to_scalar_type(spec.dtype);
   const int64_t numel = numel_of(spec.shape);
+  if (at::isComplexType(type)) {
+    // float_values holds re and im of each element (casebook/case.h).
+    if (static_cast<int64_t>(spec.float_values.size()) != 2 * numel) {
+      throw std::invalid_argument(
+          "`values` holds " + std::to_string(spec.float_values.size() / 2) +
+          " complex numbers, the shape needs " + std::to_string(numel));
+    }
+    return complex_from_parts(spec.float_values, spec.shape, type);
+  }
   const bool ints = spec.float_values.empty() && !spec.int_values.empty();
   const auto count = static_cast<int64_t>(ints ? spec.int_values.size()
                                                : spec.float_values.size());
@@ -119,7 +139,8 @@ at::Tensor fill_tensor(const Fill& fill, uint64_t seed,
     return torch_fill_tensor(fill, seed, shape, type);
   }
   const int64_t numel = numel_of(shape);
-  const bool integral = !at::isFloatingType(type);
+  const bool complex = at::isComplexType(type);
+  const bool integral = !at::isFloatingType(type) && !complex;
   at::Generator generator = at::detail::createCPUGenerator(seed);
   auto* engine = generator.get<at::CPUGeneratorImpl>();
   switch (fill.kind) {
@@ -136,9 +157,13 @@ at::Tensor fill_tensor(const Fill& fill, uint64_t seed,
       if (fill.kind == Fill::Kind::kUniform && !(fill.first <= fill.second)) {
         throw std::invalid_argument("fill.uniform: low must be <= high");
       }
-      at::Tensor tensor = at::empty(shape, at::kDouble);
+      // A complex element draws its re, then its im, each as a real one.
+      const int64_t draws = complex ? 2 * numel : numel;
+      std::vector<int64_t> drawn_shape = shape;
+      if (complex) drawn_shape.push_back(2);
+      at::Tensor tensor = at::empty(drawn_shape, at::kDouble);
       double* out = tensor.data_ptr<double>();
-      for (int64_t i = 0; i < numel; ++i) {
+      for (int64_t i = 0; i < draws; ++i) {
         if (fill.kind == Fill::Kind::kUniform) {
           const double u = half_open_unit(engine->random64());
           out[i] = fill.first + (fill.second - fill.first) * u;
@@ -149,7 +174,7 @@ at::Tensor fill_tensor(const Fill& fill, uint64_t seed,
           out[i] = fill.first + fill.second * radius * std::cos(angle);
         }
       }
-      return tensor.to(type);
+      return complex ? at::view_as_complex(tensor).to(type) : tensor.to(type);
     }
     case Fill::Kind::kRandint: {
       const int64_t low = exact_int(fill.first, "fill.randint.low");
@@ -187,6 +212,17 @@ at::Tensor fill_tensor(const Fill& fill, uint64_t seed,
         std::vector<int64_t> ints(numel);
         for (int64_t i = 0; i < numel; ++i) ints[i] = first + i * step;
         return from_ints(std::move(ints), shape, type);
+      }
+      if (complex) {
+        // arange: real values; full: re `first`, im `second`.
+        std::vector<double> parts(2 * numel, 0.0);
+        for (int64_t i = 0; i < numel; ++i) {
+          parts[2 * i] = arange
+                             ? fill.first + static_cast<double>(i) * fill.second
+                             : fill.first;
+          if (!arange) parts[2 * i + 1] = fill.second;
+        }
+        return complex_from_parts(parts, shape, type);
       }
       at::Tensor tensor = at::empty(shape, at::kDouble);
       double* out = tensor.data_ptr<double>();

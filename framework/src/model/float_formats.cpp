@@ -1,0 +1,110 @@
+// The floating formats of the dtypes: rounding a value to a dtype, and the
+// shortest decimal that names a value of it.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <string>
+
+#include "casebook/number_text.h"
+#include "model/sections.h"
+
+namespace casebook::model {
+namespace {
+
+// IEEE binary formats by their significand bits (implicit bit included),
+// smallest normal exponent and largest finite value.
+struct FloatFormat {
+  int precision;
+  int min_exponent;
+  double max_finite;
+};
+
+FloatFormat format_of(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat16:
+      return {11, -14, 65504.0};
+    case DType::kBFloat16:
+      return {8, -126, 3.38953138925153547590470800371487866880e38};
+    default:
+      return {24, -126, static_cast<double>(std::numeric_limits<float>::max())};
+  }
+}
+
+// `value` rounded to the nearest value of `format`, ties to even (the
+// default rounding mode of std::nearbyint), infinite past the largest.
+double round_to(const FloatFormat& format, double value) {
+  if (!std::isfinite(value) || value == 0.0) return value;
+  const int exponent = std::max(std::ilogb(value), format.min_exponent);
+  const double quantum = std::ldexp(1.0, exponent - (format.precision - 1));
+  const double rounded = std::nearbyint(value / quantum) * quantum;
+  if (std::fabs(rounded) > format.max_finite) {
+    return std::copysign(std::numeric_limits<double>::infinity(), value);
+  }
+  return rounded;
+}
+
+}  // namespace
+
+std::string dtype_number_text(DType dtype, double value) {
+  if (!std::isfinite(value) || dtype == DType::kFloat64) {
+    return number_text(value);
+  }
+  const FloatFormat format = format_of(dtype);
+  char buffer[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+    if (round_to(format, std::strtod(buffer, nullptr)) == value) break;
+  }
+  return buffer;
+}
+
+std::optional<double> inexact_in(DType dtype, double value) {
+  if (dtype != DType::kFloat16 && dtype != DType::kBFloat16 &&
+      dtype != DType::kFloat32) {
+    return std::nullopt;
+  }
+  const FloatFormat format = format_of(dtype);
+  const double nearest = round_to(format, value);
+  if (nearest == value || std::isnan(value)) return std::nullopt;
+  if (std::isinf(nearest)) return nearest;
+  // The shortest decimal that rounds to `nearest` in this dtype: an author
+  // who wrote it (0.1 for float32) meant that value of the dtype.
+  char buffer[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, nearest);
+    const double shortest = std::strtod(buffer, nullptr);
+    if (round_to(format, shortest) == nearest) {
+      if (shortest == value) return std::nullopt;
+      break;
+    }
+  }
+  return nearest;
+}
+
+}  // namespace casebook::model
+
+namespace casebook {
+
+std::string number_text(double value) {
+  if (std::isnan(value)) return ".nan";
+  if (std::isinf(value)) return value > 0 ? ".inf" : "-.inf";
+  char buffer[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
+  return buffer;
+}
+
+std::string yaml_number(double value) {
+  std::string text = number_text(value);
+  const size_t exponent = text.find('e');
+  if (exponent != std::string::npos && text.find('.') == std::string::npos) {
+    text.insert(exponent, ".0");
+  }
+  return text;
+}
+
+}  // namespace casebook
