@@ -116,7 +116,10 @@ ChildReport decode_report(const std::string& line) {
 
 TensorFile write_tensor_file(const at::Tensor& tensor,
                              const std::string& path) {
-  at::Tensor host = tensor.to(at::kCPU).contiguous();
+  // A conjugate or negative view (aten::conj) holds its bits unresolved:
+  // the file gets the values, not the view's storage.
+  at::Tensor host =
+      tensor.to(at::kCPU).resolve_conj().resolve_neg().contiguous();
   auto dtype = to_dtype(host.scalar_type());
   if (!dtype) {
     throw std::runtime_error(std::string("output dtype ") +
