@@ -1,13 +1,39 @@
 #!/usr/bin/env bash
-# The one command: configures and builds casebook_bench (and the casebook
-# executable it runs for the process-per-case figures) if needed, then runs
-# it. Arguments go to casebook_bench (--sizes 100,1000 --sample 100 -j N
-# --skip-large --skip-usual). BUILD_DIR picks the build folder.
+# The one command: configures and builds casebook_bench and the casebook
+# executable if needed, installs the peer's pytest packages if missing, then
+# runs casebook_bench (arguments go to it: --sizes 100,1000 --sample 100 -j N
+# --skip-large --skip-usual) and the peer section (bench/peer.py: casebook
+# against `pytest --forked`). `--only-peer` runs the peer section alone.
+# BUILD_DIR picks the build folder.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${BUILD_DIR:-$repo/build/bench}"
+only_peer=false
+if [[ "${1:-}" == "--only-peer" ]]; then
+  only_peer=true
+  shift
+fi
+missing=()
+for package in python3-torch python3-pytest python3-pytest-forked; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed" ||
+    missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "installing: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+    --no-install-recommends "${missing[@]}" >/dev/null
+fi
 if [[ ! -f "$build/build.ninja" ]]; then
   cmake -S "$repo" -B "$build" -G Ninja
 fi
-cmake --build "$build" --target casebook_bench -j"$(nproc)"
-exec "$build/bin/casebook_bench" "$@"
+cmake --build "$build" --target casebook_bench casebook -j"$(nproc)"
+status=0
+if ! $only_peer; then
+  "$build/bin/casebook_bench" "$@" || status=$?
+fi
+/usr/bin/python3 "$repo/bench/peer.py" --casebook "now=$build/bin/casebook" ||
+  status=$?
+exit "$status"
