@@ -67,7 +67,7 @@ std::vector<Malformed> malformed_files() {
        with_extra(
            "args: {weight: {a: 1}, pad: [[1]], big: 9223372036854775808}\n"),
        {f + "6:16: `args.weight`: expected a number, true, false, a string or "
-            "null; got a map",
+            "null, or `{seed: N}` for a Generator; got a map",
         f + "6:30: `args.pad[0]`: expected a number, true, false, a string or "
             "null; got a list",
         f + "6:41: `args.big`: expected an integer within the int64 range; "

@@ -108,7 +108,7 @@ TEST(RandomOps, ASeedIsANonNegativeInteger) {
        std::vector<std::pair<std::string, std::string>>{
            {"{seed: -1}", "expected a seed >= 0; got -1"},
            {"{seed: x}", "expected an integer"},
-           {"{sed: 1}", "unknown key `sed`"},
+           {"{sed: 1}", "or `{seed: N}` for a Generator; got a map"},
        }) {
     const std::vector<CaseVerdict> verdicts = run_text(
         with(read_text(kCase), "generator: {seed: 7}", "generator: " + seed));

@@ -84,15 +84,18 @@ void flatten(const std::string& key, const YAML::Node& node, Origin& out) {
 // `{seed: N}`: a random op's generator, seeded with N (0 <= N < 2^63).
 std::optional<ArgValue> read_generator(Reader& reader, const Entry& arg,
                                        const std::string& path) {
+  // A map without `seed` is no generator: an argument of the wrong shape.
+  if (!arg.value["seed"]) {
+    reader.error(reader.where(arg), path,
+                 "expected a number, true, false, a string or null, or "
+                 "`{seed: N}` for a Generator; got " +
+                     describe(arg.value));
+    return std::nullopt;
+  }
   const auto map = reader.read_map(arg.value, reader.where(arg), path, {"seed"},
                                    "`{seed: N}`, a generator seeded with N");
   if (!map) return std::nullopt;
   const Entry* seed = find_entry(*map, "seed");
-  if (seed == nullptr) {
-    reader.error(reader.where(arg), join_path(path, "seed"),
-                 "required key missing: the generator's seed");
-    return std::nullopt;
-  }
   const auto value = reader.read_int(seed->value, reader.where(*seed),
                                      join_path(path, "seed"));
   if (!value) return std::nullopt;
