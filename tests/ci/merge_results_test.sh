@@ -47,7 +47,7 @@ fi
 for index in 0 1; do
   mkdir -p "${work}/passing/shard-${index}"
   "${casebook}" run tests/data/e2e --backend cpu --quiet --evidence '' \
-    --id tests/data/e2e/valid_labels --junit "${work}/passing/shard-${index}/cases.xml" \
+    --id valid_labels --junit "${work}/passing/shard-${index}/cases.xml" \
     --summary "${work}/passing/shard-${index}/cases.md" >/dev/null 2>&1 ||
     fail "tests/data/e2e/valid_labels does not pass"
 done

@@ -38,7 +38,8 @@ TEST(EndToEnd, EveryVerdictOfAFolderOfGoodAndBadCases) {
                             " --evidence " + evidence.string());
   EXPECT_EQ(run.status, 1) << run.output;
   const std::string& out = run.output;
-  const std::string id = "tests/data/e2e/";
+  // Ids are the paths under the folder the run names (tests/data/e2e).
+  const std::string id = "";
   EXPECT_TRUE(has_line(out, "^PASS +" + id + "valid_labels +cpu$")) << out;
   EXPECT_TRUE(has_line(out, "^PASS +" + id + "label_out_of_range +cpu$"))
       << out;
@@ -58,7 +59,7 @@ TEST(EndToEnd, EveryVerdictOfAFolderOfGoodAndBadCases) {
       << out;
   EXPECT_TRUE(has_line(out, "greatest absolute difference: .* at index \\["))
       << out;
-  EXPECT_TRUE(fs::exists(evidence / "tests_data_e2e_mismatch_vs_cpu64.cpu" /
+  EXPECT_TRUE(fs::exists(evidence / "mismatch_vs_cpu64.cpu" /
                          "worst_elements.txt"))
       << out;
   fs::remove_all(evidence);
@@ -100,7 +101,7 @@ TEST(EndToEnd, EveryVerdictOfAFolderOfGoodAndBadCases) {
                      "errors=\"2\" skipped=\"1\" time="),
             std::string::npos)
       << xml;
-  EXPECT_NE(xml.find("classname=\"tests/data/e2e/wrong_family\" name=\"cpu\""),
+  EXPECT_NE(xml.find("classname=\"wrong_family\" name=\"cpu\""),
             std::string::npos);
   EXPECT_NE(xml.find("<failure type=\"FAIL index_out_of_range\""),
             std::string::npos);
@@ -129,7 +130,7 @@ TEST(EndToEnd, ListShowsCasesAndBackendsWithoutRunning) {
       run_casebook("list " + std::string(kE2e) + "/valid_labels.yaml");
   EXPECT_EQ(list.status, 0) << list.output;
   EXPECT_EQ(list.output,
-            "tests/data/e2e/valid_labels  cpu,cuda,hip  valid labels match the "
+            "valid_labels  cpu,cuda,hip  valid labels match the "
             "CPU reference (PASS)\n");
 }
 
@@ -138,13 +139,13 @@ TEST(EndToEnd, GtestModeRegistersOneTestPerCaseAndBackend) {
                             " --backend cpu --evidence ''");
   EXPECT_EQ(run.status, 1) << run.output;
   EXPECT_TRUE(has_line(run.output,
-                       "^\\[       OK \\] tests_data_e2e_valid_labels\\.cpu"))
+                       "^\\[       OK \\] valid_labels\\.cpu"))
       << run.output;
   EXPECT_TRUE(has_line(run.output,
-                       "^\\[  FAILED  \\] tests_data_e2e_wrong_family\\.cpu"))
+                       "^\\[  FAILED  \\] wrong_family\\.cpu"))
       << run.output;
   EXPECT_TRUE(
-      has_line(run.output, "^\\[  SKIPPED \\] tests_data_e2e_skipped\\.cpu"))
+      has_line(run.output, "^\\[  SKIPPED \\] skipped\\.cpu"))
       << run.output;
   EXPECT_TRUE(has_line(
       run.output, "rerun: \\S*casebook run tests/data/e2e/wrong_family\\.yaml"))

@@ -50,11 +50,11 @@ TEST(Evidence, FailingMismatchWritesInputsReferenceActualAndWorstElements) {
           root.string(),
       &status);
   EXPECT_EQ(status, 1) << out;
-  const fs::path folder = root / "tests_data_diagnose_matmul_vs_cpu64.cpu";
+  const fs::path folder = root / "matmul_vs_cpu64.cpu";
   std::smatch counted;
   ASSERT_TRUE(std::regex_search(
       out, counted,
-      std::regex("FAIL +tests/data/diagnose/matmul_vs_cpu64 +cpu +mismatch: "
+      std::regex("FAIL +matmul_vs_cpu64 +cpu +mismatch: "
                  "mismatched elements: ([0-9]+) / 256.*; evidence: " +
                  folder.string() + "\n")))
       << out;

@@ -110,7 +110,7 @@ TEST(FirstUseCli, WrittenNeighboursSayWhatTheyExpectWithTheModeline) {
   EXPECT_NE(past.find("\nsummary: \"target[0] = 4 (one past the 4 classes): "
                       "expects cpu: error index_out_of_range; cuda: error "
                       "device_assert; hip: error device_assert (neighbour "
-                      "label_limits[C] of tests/data/neighbors/labels)\"\n"),
+                      "label_limits[C] of labels)\"\n"),
             std::string::npos)
       << past;
   const std::string first = read_text(cases / "labels_label_limits_0.yaml");

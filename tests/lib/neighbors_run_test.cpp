@@ -24,7 +24,9 @@ using casebook::testing_support::run_casebook;
 using Result = casebook::testing_support::CommandResult;
 
 const std::string kFolder = "tests/data/neighbors";
-const std::string kId = "tests/data/neighbors/";
+// Ids are the paths under the folder the run names.
+const std::string kId = "";
+const std::string kPath = "tests/data/neighbors/";  // files, as the run names
 
 fs::path scratch(const std::string& name) {
   return fs::temp_directory_path() /
@@ -64,7 +66,7 @@ TEST(NeighborsRun, EachDeclaredNeighbourIsARunWithItsOwnVerdict) {
       << out;
   // A rule that does not apply: the file's error at its line, alone.
   EXPECT_TRUE(has_line(
-      out, "^ERROR +" + kId + "not_applicable +cpu +invalid_case: " + kId +
+      out, "^ERROR +" + kId + "not_applicable +cpu +invalid_case: " + kPath +
                "not_applicable\\.yaml:8:3: `neighbors\\.block_boundaries`: "
                "`block_boundaries` does not apply: op `torch\\.add` declares "
                "no block size"))
@@ -72,7 +74,7 @@ TEST(NeighborsRun, EachDeclaredNeighbourIsARunWithItsOwnVerdict) {
   EXPECT_TRUE(has_line(out, "^PASS +" + kId + "plain +cpu$")) << out;
   EXPECT_TRUE(has_line(out, "^13 PASS, 3 ERROR \\(16 runs\\)$")) << out;
   // Its rerun line selects the neighbour alone, by exact id.
-  EXPECT_TRUE(has_line(out, "rerun: \\S*casebook run " + kId +
+  EXPECT_TRUE(has_line(out, "rerun: \\S*casebook run " + kPath +
                                 "valid_labels\\.yaml --backend cpu --isolation "
                                 "pooled --id '" +
                                 kId + "valid_labels~label_limits\\[C\\]'$"))
@@ -116,7 +118,7 @@ TEST(NeighborsRun, GtestModeRegistersEachNeighbour) {
   EXPECT_EQ(run.status, 0) << run.output;
   EXPECT_TRUE(has_line(
       run.output,
-      "^\\[       OK \\] tests_data_neighbors_labels_label_limits_C_\\.cpu"))
+      "^\\[       OK \\] labels_label_limits_C_\\.cpu"))
       << run.output;
   EXPECT_TRUE(has_line(run.output, "^\\[  PASSED  \\] 7 tests\\.$"))
       << run.output;

@@ -30,7 +30,9 @@ struct LoadedCase {
 
 // The id derived from a path: the part under the nearest ancestor folder named
 // `cases`, without the extension ("cross_entropy/label_out_of_range"); a file
-// outside any `cases` folder gets its path relative to `relative_to`. Made
+// outside any `cases` folder gets its path relative to `relative_to` (the
+// folder a run names; empty: the file's own folder, so its name alone; never
+// the current directory). Made
 // printable (casebook/printable.h): a control character shows as `\x1b`.
 std::string derive_case_id(const std::filesystem::path& file,
                            const std::filesystem::path& relative_to);

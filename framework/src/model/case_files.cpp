@@ -47,8 +47,10 @@ std::string derive_case_id(const fs::path& file, const fs::path& relative_to) {
     id = under / normal.stem();
   } else {
     std::error_code error;
+    // Never the current directory: a file on its own is its name.
     const fs::path base =
-        relative_to.empty() ? fs::current_path(error) : relative_to;
+        relative_to.empty() ? fs::absolute(normal, error).parent_path()
+                            : relative_to;
     const fs::path absolute_file = fs::absolute(normal, error);
     const fs::path absolute_base = fs::absolute(base, error);
     id = absolute_file.lexically_relative(absolute_base);
