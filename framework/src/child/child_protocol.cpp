@@ -43,6 +43,10 @@ std::string encode_request(const RunRequest& request) {
             {"kind", static_cast<int>(request.kind)},
             {"output_dir", request.output_dir}};
   if (request.synchronise_steps) j["synchronise_steps"] = true;
+  if (request.then_kind) {
+    j["then"] = {{"kind", static_cast<int>(*request.then_kind)},
+                 {"output_dir", request.then_output_dir}};
+  }
   return j.dump() + "\n";
 }
 
@@ -54,6 +58,10 @@ RunRequest decode_request(const std::string& line) {
   request.kind = static_cast<JobKind>(j.at("kind").get<int>());
   request.output_dir = j.at("output_dir").get<std::string>();
   request.synchronise_steps = j.value("synchronise_steps", false);
+  if (j.contains("then")) {
+    request.then_kind = static_cast<JobKind>(j["then"].at("kind").get<int>());
+    request.then_output_dir = j["then"].at("output_dir").get<std::string>();
+  }
   return request;
 }
 

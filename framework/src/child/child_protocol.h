@@ -1,8 +1,10 @@
 // What the runner asks of a child, and what the child reports back.
 //
-// Requests and reports are single JSON lines on pipes. Output tensors do not
-// travel through the pipe: the child writes each to a file in a run folder on
-// a memory file system (/dev/shm where there is one), and the runner maps it
+// Requests and reports are single JSON lines on pipes; a request with a
+// `then` part (a case's CPU reference and its CPU run, which share one child)
+// is answered by two report lines, the first part's first. Output tensors do
+// not travel through the pipe: the child writes each to a file in a run folder
+// on a memory file system (/dev/shm where there is one), and the runner maps it
 // (one copy in all, made by the child; the runner reads the mapped pages).
 #pragma once
 
@@ -31,6 +33,11 @@ struct RunRequest {
   // A case of `steps` rerun to locate its failing launch: the backend
   // synchronises after every step (child/execute.cpp).
   bool synchronise_steps = false;
+  // A second part run after this one in the same process (a one-shot CPU
+  // child only): the case's CPU run after its cpu64 or torch reference, so
+  // that the pair costs one fork. Its own kind, folder and report line.
+  std::optional<JobKind> then_kind;
+  std::string then_output_dir;
 };
 
 struct TensorFile {

@@ -360,6 +360,15 @@ int run_one_shot_child(const CaseTable& table, const RunRequest& request,
   if (request.backend == Backend::kCpu) limit_child_memory();
   BackendRuntime runtime = open_backend_runtime(request.backend);
   ChildReport report = execute_request(table, request, runtime);
+  if (!write_all(report_fd, encode_report(report))) return 1;
+  if (!request.then_kind) return 0;
+  // The second part: reported on its own line, whatever the first gave (an
+  // error of the reference does not stop the run the case judges).
+  RunRequest then = request;
+  then.kind = *request.then_kind;
+  then.output_dir = request.then_output_dir;
+  then.then_kind.reset();
+  report = execute_request(table, then, runtime);
   return write_all(report_fd, encode_report(report)) ? 0 : 1;
 }
 

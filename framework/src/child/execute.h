@@ -29,7 +29,8 @@ void apply_child_environment(const ChildEnvironment& environment);
 ChildReport execute_request(const CaseTable& table, const RunRequest& request,
                             const BackendRuntime& runtime);
 
-// A one-shot child: opens the backend, runs `request`, reports, returns 0.
+// A one-shot child: opens the backend, runs `request` (then its `then` part,
+// if any), reports each, returns 0.
 int run_one_shot_child(const CaseTable& table, const RunRequest& request,
                        int report_fd);
 

@@ -43,6 +43,12 @@ struct Job {
   Backend backend = Backend::kCpu;
   JobKind kind = JobKind::kRun;
   JobResult result;
+  // A case's CPU reference (cpu64, torch) and its CPU run share one child:
+  // the reference's job names the run in `then_job`; the run is `second`, never
+  // started alone. Each keeps its own report, outputs and seconds; a child
+  // lost in the reference loses the run too (its report says so).
+  long then_job = -1;
+  bool second = false;
 };
 
 struct PlannedCase {

@@ -61,7 +61,8 @@ int last_interrupting_signal() { return g_last_signal; }
 struct Scheduler::Slot {
   ChildProcess process;
   Backend backend = Backend::kCpu;
-  long job = -1;  // the job in flight, -1 once it reported
+  long job = -1;   // the job in flight, -1 once it reported
+  long then = -1;  // the job this child runs next (Job::then_job), or -1
   Clock::time_point started;
   Clock::time_point deadline;
   std::string buffer;
@@ -93,7 +94,7 @@ struct Scheduler::Impl {
     for (size_t i = 0; i < jobs.size(); ++i) {
       if (is_gpu(jobs[i].backend)) {
         gpu_pool.enqueue(i);
-      } else {
+      } else if (!jobs[i].second) {  // a second part starts with its first
         cpu_queue.push_back(i);
       }
     }
@@ -124,6 +125,11 @@ struct Scheduler::Impl {
     request.kind = job.kind;
     request.output_dir = output_dir(job_index);
     request.synchronise_steps = job.result.locating;
+    if (job.then_job >= 0) {
+      const size_t then = static_cast<size_t>(job.then_job);
+      request.then_kind = jobs[then].kind;
+      request.then_output_dir = output_dir(then);
+    }
     return request;
   }
 
@@ -150,6 +156,7 @@ struct Scheduler::Impl {
     slot.started = Clock::now();
     slot.process = launcher.launch(request_for(job), cpu_queue.size());
     slot.job = static_cast<long>(job);
+    slot.then = jobs[job].then_job;
     slot.deadline =
         slot.started + std::chrono::duration_cast<Clock::duration>(
                            std::chrono::duration<double>(timeout_of(job)));
@@ -255,16 +262,39 @@ struct Scheduler::Impl {
     Slot& slot = slots[index];
     if (slot.job < 0) return;
     const size_t job = static_cast<size_t>(slot.job);
-    slot.job = -1;
+    const auto now = Clock::now();
     const double wall =
-        std::chrono::duration<double>(Clock::now() - slot.started).count();
+        std::chrono::duration<double>(now - slot.started).count();
+    // The second part's time and deadline are its own, from now on.
+    slot.job = slot.then;
+    slot.then = -1;
+    if (slot.job >= 0) {
+      slot.started = now;
+      slot.deadline = now + std::chrono::duration_cast<Clock::duration>(
+                                std::chrono::duration<double>(timeout_of(job)));
+    }
     finish(job, decode_report(line), wall);
+  }
+
+  // The second part of a child lost in its first: failed with the same
+  // family, saying where the child was lost (the CPU verdict says it once;
+  // GPU verdicts see the reference's own failure).
+  void fail_second(long then, size_t first, Family family,
+                   const std::string& what, double wall, bool timed_out) {
+    if (then < 0) return;
+    const char* part =
+        jobs[first].kind == JobKind::kReferenceTorch ? "torch" : "cpu64";
+    fail(static_cast<size_t>(then), family,
+         what + ", while running the reference (" + part +
+             ") that shares it: the run itself never started",
+         wall, timed_out);
   }
 
   // The slot's pipe reached EOF: the process ended.
   void handle_exit(size_t index) {
     Slot& slot = slots[index];
     const long job = slot.job;
+    const long then = slot.then;
     const double wall =
         std::chrono::duration<double>(Clock::now() - slot.started).count();
     const int status = end_slot(index, false);
@@ -272,8 +302,10 @@ struct Scheduler::Impl {
     std::string how = describe_wait_status(status);
     Family family = WIFSIGNALED(status) ? classify_signal(WTERMSIG(status))
                                         : Family::kCrash;
-    fail(static_cast<size_t>(job), family,
-         "the run's process " + how + " before reporting", wall, false);
+    const std::string message =
+        "the run's process " + how + " before reporting";
+    fail(static_cast<size_t>(job), family, message, wall, false);
+    fail_second(then, static_cast<size_t>(job), family, message, wall, false);
   }
 
   void handle_timeouts() {
@@ -282,13 +314,15 @@ struct Scheduler::Impl {
       Slot& slot = slots[i];
       if (slot.job >= 0 && now >= slot.deadline) {
         const size_t job = static_cast<size_t>(slot.job);
+        const long then = slot.then;
         const double wall =
             std::chrono::duration<double>(now - slot.started).count();
         end_slot(i, /*kill=*/true);
-        fail(job, Family::kTimeout,
-             "no result after " + std::to_string(timeout_of(job)).substr(0, 6) +
-                 " s: killed the run's process group",
-             wall, true);
+        const std::string message =
+            "no result after " + std::to_string(timeout_of(job)).substr(0, 6) +
+            " s: killed the run's process group";
+        fail(job, Family::kTimeout, message, wall, true);
+        fail_second(then, job, Family::kTimeout, message, wall, true);
         continue;
       }
       ++i;

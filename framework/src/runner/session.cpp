@@ -368,9 +368,16 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
     } else if (any_run && kase.reference == Case::Reference::kTorch) {
       add_job(Backend::kCpu, JobKind::kReferenceTorch);
     }
+    const long cpu_reference =
+        planned.jobs.empty() ? -1 : static_cast<long>(planned.jobs.back());
     if (cpu_judged ||
         (!gpu_runs.empty() && kase.reference == Case::Reference::kCpu)) {
       add_job(Backend::kCpu, JobKind::kRun);
+      // One fork, not two: the reference and the run are both the CPU's.
+      if (cpu_reference >= 0) {
+        jobs[cpu_reference].then_job = static_cast<long>(jobs.size() - 1);
+        jobs.back().second = true;
+      }
     }
     for (Backend backend : gpu_runs) add_job(backend, JobKind::kRun);
     planned.jobs_left = planned.jobs.size();
