@@ -1,5 +1,8 @@
-// Shared by the tables of malformed case files (model_errors*_test.cpp).
+// Shared by the tables of malformed case files: model_errors*_test.cpp and
+// the model_*_test.cpp file of each feature.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
@@ -42,6 +45,23 @@ inline std::vector<std::string> messages_of(const std::string& text) {
   }
   if (loaded.value.has_value()) messages.push_back("(a value was returned)");
   return messages;
+}
+
+// As many messages as expected, each starting with its expected text (what
+// follows may be another library's wording: a regular expression's error).
+inline void expect_messages_start_with(const Malformed& malformed) {
+  const std::vector<std::string> got = messages_of(malformed.text);
+  ASSERT_EQ(got.size(), malformed.expected.size())
+      << ::testing::PrintToString(got);
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].substr(0, malformed.expected[i].size()),
+              malformed.expected[i]);
+  }
+}
+
+// The test's name: the table entry's.
+inline std::string name_of(const ::testing::TestParamInfo<Malformed>& info) {
+  return info.param.name;
 }
 
 }  // namespace casebook::testing_malformed

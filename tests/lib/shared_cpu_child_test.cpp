@@ -122,6 +122,16 @@ size_t count_of(const std::string& text, const std::string& part) {
   return count;
 }
 
+// The words a run lost in its shared reference's child says, once.
+void expect_lost_in_the_reference(const CaseVerdict& verdict,
+                                  const std::string& how) {
+  EXPECT_EQ(count_of(verdict.message, how), 1u) << verdict.message;
+  EXPECT_NE(verdict.message.find(
+                "while running the reference (cpu64) that shares it"),
+            std::string::npos)
+      << verdict.message;
+}
+
 TEST_F(SharedCpuChild, ACpu64CaseCostsOneForkReferenceFirst) {
   for (bool fork_server : {true, false}) {
     SCOPED_TRACE(fork_server ? "fork server" : "runner forks");
@@ -150,11 +160,7 @@ TEST_F(SharedCpuChild, ACrashInTheReferenceFailsTheRunAndIsReportedOnce) {
   const CaseVerdict& lost = find(summary, "lost");
   EXPECT_EQ(lost.verdict, Verdict::kFail);
   EXPECT_EQ(lost.family, Family::kCrash);
-  EXPECT_EQ(count_of(lost.message, "signal 11"), 1u) << lost.message;
-  EXPECT_NE(
-      lost.message.find("while running the reference (cpu64) that shares it"),
-      std::string::npos)
-      << lost.message;
+  expect_lost_in_the_reference(lost, "signal 11");
   EXPECT_NE(lost.message.find("the run itself never started"),
             std::string::npos)
       << lost.message;
@@ -195,11 +201,7 @@ TEST_F(SharedCpuChild, AHangInTheReferenceTimesOutTheRunOnce) {
   const CaseVerdict& hang = summary.verdicts[0];
   EXPECT_EQ(hang.verdict, Verdict::kTimeout);
   EXPECT_EQ(hang.family, Family::kTimeout);
-  EXPECT_EQ(count_of(hang.message, "no result after"), 1u) << hang.message;
-  EXPECT_NE(
-      hang.message.find("while running the reference (cpu64) that shares it"),
-      std::string::npos)
-      << hang.message;
+  expect_lost_in_the_reference(hang, "no result after");
   EXPECT_GE(hang.seconds, 0.5);
   EXPECT_LT(hang.seconds, 5.0);
 }
