@@ -25,7 +25,6 @@ using Result = casebook::testing_support::CommandResult;
 
 const std::string kFolder = "tests/data/neighbors";
 // Ids are the paths under the folder the run names.
-const std::string kId = "";
 const std::string kPath = "tests/data/neighbors/";  // files, as the run names
 
 fs::path scratch(const std::string& name) {
@@ -44,46 +43,44 @@ TEST(NeighborsRun, EachDeclaredNeighbourIsARunWithItsOwnVerdict) {
   // the base case's family, every label ignored gives NaN.
   for (const char* param :
        {"0", "C-1", "C", "-1", "ignore_index", "all_ignored"}) {
-    EXPECT_TRUE(has_line(
-        out, "^PASS +" + kId + "labels~label_limits\\[" + param + "\\] +cpu$"))
+    EXPECT_TRUE(has_line(out, std::string("^PASS +labels~label_limits\\[") +
+                                  param + "\\] +cpu$"))
         << param << "\n"
         << out;
   }
-  EXPECT_TRUE(has_line(out, "^PASS +" + kId + "labels +cpu$")) << out;
+  EXPECT_TRUE(has_line(out, "^PASS +labels +cpu$")) << out;
   // Not derivable: said, not guessed; the other neighbours still pass.
   EXPECT_TRUE(has_line(
-      out, "^ERROR +" + kId +
-               "valid_labels~label_limits\\[C\\] +cpu +invalid_case: the "
-               "expected outcome of " +
-               kId +
-               "valid_labels~label_limits\\[C\\] on cpu cannot be derived: "
-               "the base case expects a match on cpu, so the family of a "
-               "label outside \\[0, C\\) there is not known: declare it in "
-               "`neighbors\\.label_limits\\.errors\\.cpu`$"))
+      out,
+      "^ERROR +valid_labels~label_limits\\[C\\] +cpu +invalid_case: the "
+      "expected outcome of valid_labels~label_limits\\[C\\] on cpu cannot be "
+      "derived: "
+      "the base case expects a match on cpu, so the family of a "
+      "label outside \\[0, C\\) there is not known: declare it in "
+      "`neighbors\\.label_limits\\.errors\\.cpu`$"))
       << out;
-  EXPECT_TRUE(has_line(
-      out, "^PASS +" + kId + "valid_labels~label_limits\\[C-1\\] +cpu$"))
+  EXPECT_TRUE(has_line(out, "^PASS +valid_labels~label_limits\\[C-1\\] +cpu$"))
       << out;
   // A rule that does not apply: the file's error at its line, alone.
   EXPECT_TRUE(has_line(
-      out, "^ERROR +" + kId + "not_applicable +cpu +invalid_case: " + kPath +
+      out, "^ERROR +not_applicable +cpu +invalid_case: " + kPath +
                "not_applicable\\.yaml:8:3: `neighbors\\.block_boundaries`: "
                "`block_boundaries` does not apply: op `torch\\.add` declares "
                "no block size"))
       << out;
-  EXPECT_TRUE(has_line(out, "^PASS +" + kId + "plain +cpu$")) << out;
+  EXPECT_TRUE(has_line(out, "^PASS +plain +cpu$")) << out;
   EXPECT_TRUE(has_line(out, "^13 PASS, 3 ERROR \\(16 runs\\)$")) << out;
   // Its rerun line selects the neighbour alone, by exact id.
-  EXPECT_TRUE(has_line(out, "rerun: \\S*casebook run " + kPath +
-                                "valid_labels\\.yaml --backend cpu --isolation "
-                                "pooled --id '" +
-                                kId + "valid_labels~label_limits\\[C\\]'$"))
+  EXPECT_TRUE(
+      has_line(out, "rerun: \\S*casebook run " + kPath +
+                        "valid_labels\\.yaml --backend cpu --isolation "
+                        "pooled --id 'valid_labels~label_limits\\[C\\]'$"))
       << out;
   // A JUnit entry of its own.
   const std::string xml = read_text(junit);
   fs::remove(junit);
-  EXPECT_NE(xml.find("<testcase classname=\"" + kId +
-                     "labels~label_limits[all_ignored]\" name=\"cpu\""),
+  EXPECT_NE(xml.find("<testcase classname=\"labels~label_limits[all_ignored]\" "
+                     "name=\"cpu\""),
             std::string::npos)
       << xml;
 }
@@ -94,8 +91,7 @@ TEST(NeighborsRun, EachDeclaredNeighbourIsARunWithItsOwnVerdict) {
 TEST(NeighborsRun, TheRerunLineRunsThatNeighbourAlone) {
   Result one = run_casebook("run --verbose " + kFolder +
                             "/valid_labels.yaml --backend cpu --evidence '' "
-                            "--id '" +
-                            kId + "valid_labels~label_limits[C-1]'");
+                            "--id 'valid_labels~label_limits[C-1]'");
   EXPECT_EQ(one.status, 0) << one.output;
   EXPECT_TRUE(has_line(one.output, "^1 PASS \\(1 runs\\)$")) << one.output;
 }
@@ -104,11 +100,10 @@ TEST(NeighborsRun, TheBaseCasesRerunLineRunsItWithoutItsNeighbours) {
   Result all = run_casebook("run " + kFolder +
                             "/labels.yaml --backend cpu --evidence ''");
   EXPECT_FALSE(has_line(all.output, "^1 PASS \\(1 runs\\)$")) << all.output;
-  Result base = run_casebook("run --verbose " + kFolder +
-                             "/labels.yaml --backend cpu --evidence '' --id " +
-                             kId + "labels");
-  EXPECT_TRUE(has_line(base.output, "^\\S+ +" + kId + "labels +cpu"))
-      << base.output;
+  Result base =
+      run_casebook("run --verbose " + kFolder +
+                   "/labels.yaml --backend cpu --evidence '' --id labels");
+  EXPECT_TRUE(has_line(base.output, "^\\S+ +labels +cpu")) << base.output;
   EXPECT_TRUE(has_line(base.output, "\\(1 runs\\)$")) << base.output;
 }
 
@@ -116,9 +111,8 @@ TEST(NeighborsRun, GtestModeRegistersEachNeighbour) {
   Result run = run_casebook("test " + kFolder +
                             "/labels.yaml --backend cpu --evidence ''");
   EXPECT_EQ(run.status, 0) << run.output;
-  EXPECT_TRUE(has_line(
-      run.output,
-      "^\\[       OK \\] labels_label_limits_C_\\.cpu"))
+  EXPECT_TRUE(
+      has_line(run.output, "^\\[       OK \\] labels_label_limits_C_\\.cpu"))
       << run.output;
   EXPECT_TRUE(has_line(run.output, "^\\[  PASSED  \\] 7 tests\\.$"))
       << run.output;
@@ -128,20 +122,18 @@ TEST(NeighborsCommand, ListsEveryApplicableNeighbourWithItsOutcome) {
   Result list = run_casebook("neighbors " + kFolder + "/labels.yaml");
   EXPECT_EQ(list.status, 0) << list.output;
   EXPECT_TRUE(has_line(list.output,
-                       "^" + kId +
-                           "labels~label_limits\\[C\\]  expect: cpu: error "
-                           "index_out_of_range; cuda: error device_assert; "
-                           "hip: error device_assert  \\[target\\[0\\] = 4 "
-                           "\\(one past the 4 classes\\)\\]$"))
+                       "^labels~label_limits\\[C\\]  expect: cpu: error "
+                       "index_out_of_range; cuda: error device_assert; "
+                       "hip: error device_assert  \\[target\\[0\\] = 4 "
+                       "\\(one past the 4 classes\\)\\]$"))
       << list.output;
-  EXPECT_TRUE(has_line(list.output, "^" + kId +
-                                        "labels~label_limits\\[all_ignored\\]"
-                                        "  expect: match; outputs 0: nan  "))
+  EXPECT_TRUE(has_line(list.output,
+                       "^labels~label_limits\\[all_ignored\\]"
+                       "  expect: match; outputs 0: nan  "))
       << list.output;
-  EXPECT_TRUE(
-      has_line(list.output, "^" + kId +
-                                "labels~dtypes\\[float64\\]  expect: cpu: "
-                                "error index_out_of_range;"))
+  EXPECT_TRUE(has_line(list.output,
+                       "^labels~dtypes\\[float64\\]  expect: cpu: "
+                       "error index_out_of_range;"))
       << list.output;
   EXPECT_TRUE(has_line(list.output,
                        "^  `last_batch` does not apply: needs `dataset_size` "
@@ -181,11 +173,11 @@ TEST(NeighborsCommand, WritesChosenNeighboursAsOrdinaryCases) {
       run_casebook("neighbors " + kFolder + "/valid_labels.yaml --write " +
                    folder.string() + " --select 'label_limits[-1]'");
   EXPECT_EQ(underivable.status, 1) << underivable.output;
-  EXPECT_TRUE(has_line(underivable.output,
-                       "^not written: " + kId +
-                           "valid_labels~label_limits\\[-1\\]: its expected "
-                           "outcome cannot be derived \\(cpu: the base case "
-                           "expects a match on cpu"))
+  EXPECT_TRUE(
+      has_line(underivable.output,
+               "^not written: valid_labels~label_limits\\[-1\\]: its expected "
+               "outcome cannot be derived \\(cpu: the base case "
+               "expects a match on cpu"))
       << underivable.output;
   fs::remove_all(folder);
 }
