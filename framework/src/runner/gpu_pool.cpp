@@ -208,7 +208,7 @@ bool GpuWorkerPool::wants_locating(size_t job,
       jobs_[job].result.located) {
     return false;
   }
-  const Case& kase = *table_.cases.at(hooks_.request_for(job).case_index);
+  const Case& kase = *table_.cases.at(hooks_.case_index(job));
   return kase.steps.size() > 1;
 }
 

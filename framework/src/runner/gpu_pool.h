@@ -54,7 +54,10 @@ class GpuWorkerPool {
   struct Hooks {
     // Whether the job may start now (the scheduler's window of open cases).
     std::function<bool(size_t job)> may_start;
+    // The job's request; its output folder is made on the way.
     std::function<RunRequest(size_t job)> request_for;
+    // The job's case, as an index into the CaseTable; no side effect.
+    std::function<size_t(size_t job)> case_index;
     std::function<double(size_t job)> timeout_seconds;
     // The job's final report (after any confirming rerun).
     std::function<void(size_t job, ChildReport report, double wall)> finish;

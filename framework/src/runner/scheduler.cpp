@@ -104,6 +104,7 @@ struct Scheduler::Impl {
     GpuWorkerPool::Hooks hooks;
     hooks.may_start = [this](size_t job) { return may_start(job); };
     hooks.request_for = [this](size_t job) { return request_for(job); };
+    hooks.case_index = [this](size_t job) { return case_index_of(job); };
     hooks.timeout_seconds = [this](size_t job) { return timeout_of(job); };
     hooks.finish = [this](size_t job, ChildReport report, double wall) {
       finish(job, std::move(report), wall);
@@ -117,10 +118,14 @@ struct Scheduler::Impl {
     return dir;
   }
 
+  size_t case_index_of(size_t job) const {
+    return cases[jobs[job].case_position].table_index;
+  }
+
   RunRequest request_for(size_t job_index) const {
     const Job& job = jobs[job_index];
     RunRequest request;
-    request.case_index = cases[job.case_position].table_index;
+    request.case_index = case_index_of(job_index);
     request.backend = job.backend;
     request.kind = job.kind;
     request.output_dir = output_dir(job_index);
