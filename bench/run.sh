@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one command: configures and builds casebook_bench and the casebook
-# executable if needed, installs the peer's pytest packages if missing, then
+# executable if needed, installs what it builds against and the peer's
+# pytest packages where missing (ci/install-deps.sh), then
 # runs casebook_bench (arguments go to it: --sizes 100,1000 --sample 100 -j N
 # --skip-large --skip-usual) and the peer section (bench/peer.py: casebook
 # against `pytest --forked`). `--only-peer` runs the peer section alone.
@@ -13,19 +14,7 @@ if [[ "${1:-}" == "--only-peer" ]]; then
   only_peer=true
   shift
 fi
-missing=()
-for package in python3-torch python3-pytest python3-pytest-forked; do
-  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed" ||
-    missing+=("$package")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "installing: ${missing[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
-    --no-install-recommends "${missing[@]}" >/dev/null
-fi
+bash "$repo/ci/install-deps.sh" python3-pytest python3-pytest-forked
 if [[ ! -f "$build/build.ninja" ]]; then
   cmake -S "$repo" -B "$build" -G Ninja
 fi
