@@ -18,6 +18,7 @@
 #include "process/fork_rules.h"
 #include "process/subprocess.h"
 #include "runner/judge.h"
+#include "runner/planner.h"
 #include "runner/rerun.h"
 #include "runner/scheduler.h"
 
@@ -48,16 +49,6 @@ std::string make_run_root() {
 int default_jobs() {
   unsigned cores = std::thread::hardware_concurrency();
   return cores == 0 ? 1 : static_cast<int>(cores);
-}
-
-const Job* find_job(const std::vector<Job>& jobs, const PlannedCase& planned,
-                    Backend backend, JobKind kind) {
-  for (size_t index : planned.jobs) {
-    if (jobs[index].backend == backend && jobs[index].kind == kind) {
-      return &jobs[index];
-    }
-  }
-  return nullptr;
 }
 
 // The folder of the run's `paths` that `file` was found in (a file named
@@ -269,169 +260,93 @@ Execution execute_plan(
   return execute_plan(plan, options, selected, observer);
 }
 
+namespace {
+
+// The devices' facts are known once the probe has answered: conditions on
+// them decide again.
+void resolve_device_conditions(
+    Plan& plan, const std::map<Backend, BackendStatus>& statuses) {
+  std::map<Backend, EnvironmentFacts> devices;
+  for (const auto& [backend, status] : statuses) {
+    if (status.ready() && !status.facts.empty()) {
+      devices[backend] = status.facts;
+    }
+  }
+  if (devices.empty()) return;
+  if (plan.host_facts.empty()) {  // a plan not made by load_plan
+    plan.host_facts = condition_facts(TORCH_VERSION);
+  }
+  for (PlannedCase& planned : plan.cases) {
+    if (planned.loaded.value) {
+      resolve_conditions(*planned.loaded.value, plan.host_facts, devices);
+    }
+  }
+}
+
+SchedulerOptions scheduler_options_for(const RunOptions& options,
+                                       const std::string& run_root) {
+  SchedulerOptions scheduler;
+  scheduler.cpu_slots = options.jobs > 0 ? options.jobs : default_jobs();
+  scheduler.isolation = options.isolation;
+  scheduler.run_root = run_root;
+  scheduler.child_environment = options.child_environment;
+  scheduler.fork_server = options.cpu_fork_server;
+  scheduler.case_window = 2 * static_cast<size_t>(scheduler.cpu_slots) + 8;
+  return scheduler;
+}
+
+}  // namespace
+
 Execution execute_plan(Plan& plan, const RunOptions& options,
                        const Selection& selected, const RunObserver& observer) {
-  const auto& on_verdict = observer.on_verdict;
   Execution execution;
   // Before anything runs: a runner that may not fork runs nothing.
   require_safe_to_fork("the runs of this plan");
-  // Which GPU backends does anything selected want? Probe only those.
-  std::vector<Backend> gpu_wanted;
-  for (const PlannedCase& planned : plan.cases) {
-    for (Backend backend : planned.reported) {
-      // A skip that may not hold once the device's facts are known
-      // (`when: {capability: ...}`) still wants the probe.
-      if (is_gpu(backend) && planned.runnable() && selected(planned, backend) &&
-          std::find(gpu_wanted.begin(), gpu_wanted.end(), backend) ==
-              gpu_wanted.end() &&
-          (planned.value().expectation(backend).kind !=
-               Expectation::Kind::kSkip ||
-           reads_device_facts(planned.value(), backend))) {
-        gpu_wanted.push_back(backend);
-      }
-    }
-  }
-  for (Backend backend : options.required) {
-    if (is_gpu(backend) && std::find(gpu_wanted.begin(), gpu_wanted.end(),
-                                     backend) == gpu_wanted.end()) {
-      gpu_wanted.push_back(backend);
-    }
-  }
-  execution.backends = probe_backends(gpu_wanted);
+  execution.backends =
+      probe_backends(backends_to_probe(plan, selected, options.required));
   if (observer.on_start) observer.on_start(execution.backends);
-  // The devices' facts are known now: conditions on them decide again.
-  std::map<Backend, EnvironmentFacts> devices;
-  for (const auto& [backend, status] : execution.backends) {
-    if (status.ready() && !status.facts.empty())
-      devices[backend] = status.facts;
-  }
-  if (!devices.empty()) {
-    if (plan.host_facts.empty()) {  // a plan not made by load_plan
-      plan.host_facts = condition_facts(TORCH_VERSION);
-    }
-    for (PlannedCase& planned : plan.cases) {
-      if (planned.loaded.value) {
-        resolve_conditions(*planned.loaded.value, plan.host_facts, devices);
-      }
-    }
-  }
-  // A required backend that is absent cannot run: an error, like broken.
-  for (auto& [backend, status] : execution.backends) {
-    if (status.state == Readiness::kAbsent &&
-        std::find(options.required.begin(), options.required.end(), backend) !=
-            options.required.end()) {
-      status.state = Readiness::kBroken;
-      status.reason = "required (--require, $CASEBOOK_REQUIRE) but absent: " +
-                      status.reason;
-    }
-  }
+  resolve_device_conditions(plan, execution.backends);
+  apply_required(options.required, &execution.backends);
+  JobPlan jobs = plan_jobs(plan, execution.backends, selected);
 
-  CaseTable table;
-  std::vector<Job> jobs;
-  std::vector<size_t> order;  // cases with something selected, in file order
-  for (size_t position = 0; position < plan.cases.size(); ++position) {
-    PlannedCase& planned = plan.cases[position];
-    bool any = false;
-    for (Backend backend : planned.reported) any |= selected(planned, backend);
-    if (!any) continue;
-    order.push_back(position);
-    if (!planned.runnable()) continue;
-    const Case& kase = planned.value();
-    planned.table_index = table.cases.size();
-    table.cases.push_back(&kase);
-    table.ops.push_back(planned.op);
-    auto add_job = [&](Backend backend, JobKind kind) {
-      Job job;
-      job.case_position = position;
-      job.backend = backend;
-      job.kind = kind;
-      planned.jobs.push_back(jobs.size());
-      jobs.push_back(std::move(job));
-    };
-    std::vector<Backend> gpu_runs;
-    for (Backend backend : planned.reported) {
-      if (!is_gpu(backend) || !selected(planned, backend)) continue;
-      if (kase.expectation(backend).kind == Expectation::Kind::kSkip) continue;
-      if (!kase.expectation(backend).missing.empty()) continue;  // its ERROR
-      if (!execution.backends[backend].ready()) continue;
-      gpu_runs.push_back(backend);
-    }
-    // The CPU runs when it is judged itself or when it is the reference of a
-    // GPU run; a cuda-only lane on a machine without CUDA runs nothing.
-    const bool cpu_judged =
-        std::find(planned.reported.begin(), planned.reported.end(),
-                  Backend::kCpu) != planned.reported.end() &&
-        selected(planned, Backend::kCpu);
-    const bool any_run = cpu_judged || !gpu_runs.empty();
-    if (any_run && kase.reference == Case::Reference::kCpu64) {
-      add_job(Backend::kCpu, JobKind::kReferenceCpu64);
-    } else if (any_run && kase.reference == Case::Reference::kTorch) {
-      add_job(Backend::kCpu, JobKind::kReferenceTorch);
-    }
-    const long cpu_reference =
-        planned.jobs.empty() ? -1 : static_cast<long>(planned.jobs.back());
-    if (cpu_judged ||
-        (!gpu_runs.empty() && kase.reference == Case::Reference::kCpu)) {
-      add_job(Backend::kCpu, JobKind::kRun);
-      // One fork, not two: the reference and the run are both the CPU's.
-      if (cpu_reference >= 0) {
-        jobs[cpu_reference].then_job = static_cast<long>(jobs.size() - 1);
-        jobs.back().second = true;
-      }
-    }
-    for (Backend backend : gpu_runs) add_job(backend, JobKind::kRun);
-    planned.jobs_left = planned.jobs.size();
-  }
-
+  auto deliver = [&](CaseVerdict verdict) {
+    if (observer.on_verdict) observer.on_verdict(verdict);
+    execution.summary.verdicts.push_back(std::move(verdict));
+  };
   auto judge_case = [&](size_t position) {
     PlannedCase& planned = plan.cases[position];
-    const Job* reference = nullptr;
-    if (planned.runnable()) {
-      const Case& kase = planned.value();
-      JobKind kind =
-          kase.reference == Case::Reference::kCpu64   ? JobKind::kReferenceCpu64
-          : kase.reference == Case::Reference::kTorch ? JobKind::kReferenceTorch
-                                                      : JobKind::kRun;
-      reference = find_job(jobs, planned, Backend::kCpu, kind);
-    }
+    const Job* reference = reference_job(jobs.jobs, planned);
     for (Backend backend : planned.reported) {
       if (!selected(planned, backend)) continue;
-      const BackendStatus* status = nullptr;
-      if (is_gpu(backend) && execution.backends.count(backend)) {
-        status = &execution.backends[backend];
-      }
+      const auto status = execution.backends.find(backend);
       JudgeInputs inputs{
-          planned,   backend, find_job(jobs, planned, backend, JobKind::kRun),
-          reference, status,  options.evidence_root,
+          planned,
+          backend,
+          find_job(jobs.jobs, planned, backend, JobKind::kRun),
+          reference,
+          is_gpu(backend) && status != execution.backends.end()
+              ? &status->second
+              : nullptr,
+          options.evidence_root,
           &options};
-      CaseVerdict verdict = judge(inputs);
-      if (on_verdict) on_verdict(verdict);
-      execution.summary.verdicts.push_back(std::move(verdict));
+      deliver(judge(inputs));
     }
     // Outputs are judged: release the mapped files.
-    for (size_t index : planned.jobs) jobs[index].result.outputs.clear();
+    for (size_t index : planned.jobs) jobs.jobs[index].result.outputs.clear();
   };
 
-  std::string run_root = make_run_root();
+  const std::string run_root = make_run_root();
+  SchedulerOptions scheduler_options = scheduler_options_for(options, run_root);
+  if (observer.on_case_started) {
+    scheduler_options.on_case_started = [&plan, &observer](size_t position) {
+      observer.on_case_started(plan.cases[position]);
+    };
+  }
   bool finished = true;
   {
-    SchedulerOptions scheduler_options;
-    scheduler_options.cpu_slots =
-        options.jobs > 0 ? options.jobs : default_jobs();
-    scheduler_options.isolation = options.isolation;
-    scheduler_options.run_root = run_root;
-    scheduler_options.child_environment = options.child_environment;
-    scheduler_options.fork_server = options.cpu_fork_server;
-    scheduler_options.case_window =
-        2 * static_cast<size_t>(scheduler_options.cpu_slots) + 8;
-    if (observer.on_case_started) {
-      scheduler_options.on_case_started = [&plan, &observer](size_t position) {
-        observer.on_case_started(plan.cases[position]);
-      };
-    }
-    Scheduler scheduler(table, plan.cases, jobs, scheduler_options);
+    Scheduler scheduler(jobs.table, plan.cases, jobs.jobs, scheduler_options);
     // Broken cases are judged at once; runnable ones as their jobs finish.
-    for (size_t position : order) {
+    for (size_t position : jobs.order) {
       if (plan.cases[position].jobs.empty()) judge_case(position);
     }
     finished = scheduler.run(judge_case);
@@ -442,42 +357,15 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
     // Interrupted: the cases that finished keep their verdicts; every other
     // selected pair is NOT RUN.
     execution.summary.interrupted = true;
-    for (size_t position : order) {
-      PlannedCase& planned = plan.cases[position];
-      if (!planned.runnable() || planned.jobs_left == 0) continue;
-      for (Backend backend : planned.reported) {
-        if (!selected(planned, backend)) continue;
-        CaseVerdict verdict;
-        verdict.case_id = planned.loaded.id;
-        verdict.backend = backend;
-        verdict.file = planned.loaded.file;
-        verdict.verdict = Verdict::kNotRun;
-        verdict.message = "not run: interrupted by signal " +
-                          std::to_string(last_interrupting_signal());
-        verdict.rerun_command = rerun_line(planned, backend, options);
-        if (on_verdict) on_verdict(verdict);
-        execution.summary.verdicts.push_back(std::move(verdict));
-      }
+    for (CaseVerdict& verdict :
+         not_run_verdicts(plan, jobs.order, selected, options,
+                          last_interrupting_signal())) {
+      deliver(std::move(verdict));
     }
   }
   std::error_code ignored;
   fs::remove_all(run_root, ignored);
-  // Verdicts land as cases finish; report them in file order, then backend.
-  // A case's neighbours share its file: the id tells them apart.
-  std::map<std::string, size_t> rank;
-  auto key = [](const fs::path& file, const std::string& id) {
-    return file.string() + '\n' + id;
-  };
-  for (size_t i = 0; i < plan.cases.size(); ++i) {
-    rank.emplace(key(plan.cases[i].loaded.file, plan.cases[i].loaded.id), i);
-  }
-  std::stable_sort(execution.summary.verdicts.begin(),
-                   execution.summary.verdicts.end(),
-                   [&rank, &key](const CaseVerdict& a, const CaseVerdict& b) {
-                     size_t ra = rank[key(a.file, a.case_id)];
-                     size_t rb = rank[key(b.file, b.case_id)];
-                     return ra != rb ? ra < rb : a.backend < b.backend;
-                   });
+  order_verdicts(plan, &execution.summary.verdicts);
   return execution;
 }
 

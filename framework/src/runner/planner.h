@@ -1,0 +1,67 @@
+// The pure part of a run: which GPU backends the probe must ask, what
+// `--require` makes of its answers, which jobs each selected case needs, and
+// the order verdicts are reported in. No process, no file, no device: each
+// is a function of its arguments (tests/lib/planner_test.cpp), and
+// execute_plan (runner/session.h) composes them with the probe, the scheduler
+// and the judge.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "child/execute.h"
+#include "runner/plan.h"
+#include "runner/session.h"
+
+namespace casebook {
+
+// The GPU backends a selected, runnable case runs on (one whose expectation
+// there is not `skip`, or whose skip may not hold once the device's facts are
+// known), then the required ones, each once, in that order.
+std::vector<Backend> backends_to_probe(const Plan& plan,
+                                       const Selection& selected,
+                                       const std::vector<Backend>& required);
+
+// `--require` (and $CASEBOOK_REQUIRE): a required backend the probe found
+// absent cannot run, and that is an error: it becomes broken, saying why.
+void apply_required(const std::vector<Backend>& required,
+                    std::map<Backend, BackendStatus>* statuses);
+
+struct JobPlan {
+  CaseTable table;            // the runnable cases with a job, and their ops
+  std::vector<Job> jobs;      // what the scheduler runs
+  std::vector<size_t> order;  // cases with a pair selected, in plan order
+};
+
+// The jobs of every selected pair. A GPU run where its backend is ready, its
+// expectation is not `skip` and nothing is missing from it; the CPU run where
+// cpu is judged or is a GPU run's reference; a cpu64 or torch reference where
+// anything runs, sharing one child with the CPU run (Job::then_job). Sets each
+// planned case's table_index, jobs and jobs_left; changes nothing else.
+// `readiness`: the probe's answers; a GPU backend it lacks is not ready.
+JobPlan plan_jobs(Plan& plan, const std::map<Backend, BackendStatus>& readiness,
+                  const Selection& selected);
+
+// The case's job of `kind` on `backend`; null when none was planned.
+const Job* find_job(const std::vector<Job>& jobs, const PlannedCase& planned,
+                    Backend backend, JobKind kind);
+
+// The job a case's runs are compared with: its cpu64 or torch reference, or
+// its CPU run (the `cpu` reference); null when the case is not runnable.
+const Job* reference_job(const std::vector<Job>& jobs,
+                         const PlannedCase& planned);
+
+// NOT RUN for every selected pair of a case in `order` whose jobs did not all
+// finish (the run was interrupted by `signal`).
+std::vector<CaseVerdict> not_run_verdicts(const Plan& plan,
+                                          const std::vector<size_t>& order,
+                                          const Selection& selected,
+                                          const RunOptions& options,
+                                          int signal);
+
+// Verdicts land as cases finish; they are reported in plan order (a case's
+// neighbours share its file: the id tells them apart), then by backend.
+void order_verdicts(const Plan& plan, std::vector<CaseVerdict>* verdicts);
+
+}  // namespace casebook

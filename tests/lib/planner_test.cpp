@@ -1,0 +1,197 @@
+// The planner's functions (runner/planner.h), called as functions: which GPU
+// backends a plan probes, what --require makes of an absent one, the jobs of
+// each selected pair (references sharing the CPU's child), NOT RUN after an
+// interruption, and the order verdicts are reported in. No child process
+// starts here.
+#include "runner/planner.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace casebook {
+namespace {
+
+namespace fs = std::filesystem;
+
+const Selection kAll = [](const PlannedCase&, Backend) { return true; };
+
+BackendStatus status_of(Readiness state) {
+  BackendStatus status;
+  status.state = state;
+  status.reason = state == Readiness::kAbsent ? "no device" : "";
+  return status;
+}
+
+class Planner : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/casebook-planner-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    root_ = pattern;
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  // A case of torch.neg on cpu and cuda; `extra` is appended.
+  void write_case(const std::string& stem, const std::string& extra = "") {
+    std::ofstream(root_ / (stem + ".yaml"))
+        << "casebook: 1\nsummary: " << stem
+        << "\nop: torch.neg\nbackends: [cpu, cuda]\n"
+        << "inputs:\n  input: {dtype: float32, values: [1, 2]}\n"
+        << extra;
+  }
+
+  Plan plan(std::vector<Backend> backends = {Backend::kCpu, Backend::kCuda}) {
+    RunOptions options;
+    options.backends = std::move(backends);
+    return load_plan({root_}, options);
+  }
+
+  fs::path root_;
+};
+
+std::vector<JobKind> kinds_of(const JobPlan& jobs, const PlannedCase& planned,
+                              Backend backend) {
+  std::vector<JobKind> kinds;
+  for (size_t index : planned.jobs) {
+    if (jobs.jobs[index].backend == backend) {
+      kinds.push_back(jobs.jobs[index].kind);
+    }
+  }
+  return kinds;
+}
+
+TEST_F(Planner, ProbesTheGpuBackendsARunnableCaseRunsOnAndTheRequiredOnes) {
+  write_case("skipped", "expect:\n  cuda: skip\n");
+  Plan skipped = plan();
+  EXPECT_TRUE(backends_to_probe(skipped, kAll, {}).empty());
+  // Required: probed all the same, so that its absence can be an error.
+  EXPECT_EQ(backends_to_probe(skipped, kAll, {Backend::kCuda}),
+            (std::vector<Backend>{Backend::kCuda}));
+  // A skip that reads the device's facts may not hold: probed.
+  write_case("capability",
+             "expect:\n  cuda:\n    - when: {capability: '>=9.0'}\n"
+             "      error: index_out_of_range\n    - skip: old devices\n");
+  Plan conditional = plan();
+  EXPECT_EQ(backends_to_probe(conditional, kAll, {}),
+            (std::vector<Backend>{Backend::kCuda}));
+  // Unselected: not probed.
+  const Selection cpu_only = [](const PlannedCase&, Backend backend) {
+    return backend == Backend::kCpu;
+  };
+  EXPECT_TRUE(backends_to_probe(conditional, cpu_only, {}).empty());
+}
+
+TEST_F(Planner, ARequiredBackendThatIsAbsentIsBrokenSayingWhy) {
+  std::map<Backend, BackendStatus> statuses = {
+      {Backend::kCuda, status_of(Readiness::kAbsent)},
+      {Backend::kHip, status_of(Readiness::kAbsent)}};
+  apply_required({Backend::kCuda}, &statuses);
+  EXPECT_EQ(statuses[Backend::kCuda].state, Readiness::kBroken);
+  EXPECT_EQ(statuses[Backend::kCuda].reason,
+            "required (--require, $CASEBOOK_REQUIRE) but absent: no device");
+  EXPECT_EQ(statuses[Backend::kHip].state, Readiness::kAbsent);
+}
+
+TEST_F(Planner, ACpu64CaseSharesTheCpusChildAndRunsOnAReadyGpu) {
+  write_case("wide", "reference: cpu64\n");
+  Plan wide = plan();
+  ASSERT_EQ(wide.cases.size(), 1u);
+  const JobPlan ready =
+      plan_jobs(wide, {{Backend::kCuda, status_of(Readiness::kReady)}}, kAll);
+  const PlannedCase& planned = wide.cases[0];
+  ASSERT_EQ(ready.jobs.size(), 3u);
+  EXPECT_EQ(kinds_of(ready, planned, Backend::kCpu),
+            (std::vector<JobKind>{JobKind::kReferenceCpu64, JobKind::kRun}));
+  EXPECT_EQ(kinds_of(ready, planned, Backend::kCuda),
+            (std::vector<JobKind>{JobKind::kRun}));
+  const Job* reference = reference_job(ready.jobs, planned);
+  ASSERT_NE(reference, nullptr);
+  EXPECT_EQ(reference->kind, JobKind::kReferenceCpu64);
+  ASSERT_GE(reference->then_job, 0);
+  const Job& cpu_run = ready.jobs[static_cast<size_t>(reference->then_job)];
+  EXPECT_EQ(cpu_run.kind, JobKind::kRun);
+  EXPECT_EQ(cpu_run.backend, Backend::kCpu);
+  EXPECT_TRUE(cpu_run.second);
+  EXPECT_EQ(planned.jobs_left, 3u);
+  EXPECT_EQ(ready.table.cases.size(), 1u);
+  EXPECT_EQ(ready.order, (std::vector<size_t>{0}));
+}
+
+TEST_F(Planner, AGpuThatIsNotReadyGetsNoJobAndACudaOnlyRunNeedsNoCpu) {
+  write_case("plain");
+  Plan absent = plan();
+  const JobPlan without = plan_jobs(
+      absent, {{Backend::kCuda, status_of(Readiness::kAbsent)}}, kAll);
+  EXPECT_EQ(kinds_of(without, absent.cases[0], Backend::kCuda).size(), 0u);
+  EXPECT_EQ(kinds_of(without, absent.cases[0], Backend::kCpu),
+            (std::vector<JobKind>{JobKind::kRun}));
+  // cuda alone selected, cuda absent: nothing to run, not even the CPU.
+  Plan cuda_lane = plan({Backend::kCuda});
+  const JobPlan lane = plan_jobs(cuda_lane, {}, kAll);
+  EXPECT_TRUE(lane.jobs.empty());
+  EXPECT_EQ(lane.order, (std::vector<size_t>{0}));  // still judged: SKIP
+  // cuda alone selected and ready: the CPU runs as its reference.
+  Plan reference = plan({Backend::kCuda});
+  const JobPlan with = plan_jobs(
+      reference, {{Backend::kCuda, status_of(Readiness::kReady)}}, kAll);
+  EXPECT_EQ(kinds_of(with, reference.cases[0], Backend::kCpu),
+            (std::vector<JobKind>{JobKind::kRun}));
+}
+
+TEST_F(Planner, ABrokenFileIsOrderedAndJudgedButHasNoJob) {
+  write_case("a_fine");
+  std::ofstream(root_ / "b_broken.yaml") << "casebook: 1\nsummary: s\n";
+  Plan mixed = plan({Backend::kCpu});
+  ASSERT_EQ(mixed.cases.size(), 2u);
+  const JobPlan jobs = plan_jobs(mixed, {}, kAll);
+  EXPECT_EQ(jobs.order, (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(jobs.jobs.size(), 1u);
+  EXPECT_TRUE(mixed.cases[1].jobs.empty());
+  EXPECT_EQ(reference_job(jobs.jobs, mixed.cases[1]), nullptr);
+}
+
+TEST_F(Planner, InterruptedCasesAreNotRunAndVerdictsComeInPlanOrder) {
+  write_case("a");
+  write_case("b");
+  Plan two = plan();
+  JobPlan jobs =
+      plan_jobs(two, {{Backend::kCuda, status_of(Readiness::kReady)}}, kAll);
+  two.cases[0].jobs_left = 0;  // finished
+  const std::vector<CaseVerdict> unrun =
+      not_run_verdicts(two, jobs.order, kAll, RunOptions{}, 2);
+  ASSERT_EQ(unrun.size(), 2u);
+  EXPECT_EQ(unrun[0].case_id, "b");
+  EXPECT_EQ(unrun[0].backend, Backend::kCpu);
+  EXPECT_EQ(unrun[1].backend, Backend::kCuda);
+  EXPECT_EQ(unrun[0].verdict, Verdict::kNotRun);
+  EXPECT_EQ(unrun[0].message, "not run: interrupted by signal 2");
+
+  std::vector<CaseVerdict> landed;
+  for (const auto& [id, backend] :
+       std::vector<std::pair<std::string, Backend>>{{"b", Backend::kCuda},
+                                                    {"a", Backend::kCuda},
+                                                    {"b", Backend::kCpu},
+                                                    {"a", Backend::kCpu}}) {
+    CaseVerdict verdict;
+    verdict.case_id = id;
+    verdict.backend = backend;
+    verdict.file = two.cases[id == "a" ? 0 : 1].loaded.file;
+    landed.push_back(verdict);
+  }
+  order_verdicts(two, &landed);
+  std::vector<std::string> got;
+  for (const CaseVerdict& verdict : landed) {
+    got.push_back(verdict.case_id + "/" +
+                  std::string(backend_name(verdict.backend)));
+  }
+  EXPECT_EQ(got,
+            (std::vector<std::string>{"a/cpu", "a/cuda", "b/cpu", "b/cuda"}));
+}
+
+}  // namespace
+}  // namespace casebook
