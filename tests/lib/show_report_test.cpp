@@ -65,6 +65,17 @@ TEST_F(ShowAndReport, ShowPrintsTheCountAndTheRejectedPositions) {
       << counted.output;
 }
 
+// A run past the case's timeout is killed and said to be one, as in a run
+// (the case: a 3000x3000 float64 matmul, seconds, with a 0.3 s timeout).
+TEST_F(ShowAndReport, ShowStopsARunPastTheCasesTimeout) {
+  const auto run = run_casebook("show tests/data/e2e/too_slow.yaml");
+  EXPECT_EQ(run.status, 1) << run.output;
+  EXPECT_TRUE(has_line(run.output,
+                       "^error \\(timeout\\): no result after 0\\.3 s: "
+                       "killed the run's process group$"))
+      << run.output;
+}
+
 TEST_F(ShowAndReport, LargeOutputsAreElidedUnlessFull) {
   const fs::path file = write(
       "big.yaml",

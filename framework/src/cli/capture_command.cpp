@@ -8,11 +8,12 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <system_error>
 
 #include "capture/capture.h"
 #include "cli/capture_check.h"
 #include "cli/commands.h"
-#include "process/subprocess.h"
+#include "process/run_to_end.h"
 
 namespace casebook {
 namespace {
@@ -82,6 +83,12 @@ std::vector<std::string> invalid_case_messages(const std::string& junit) {
   return messages;
 }
 
+// How long the `casebook run` of a captured case may take. The run keeps its
+// own deadlines (the backend probe's 120 s, the case's timeout per run, 60 s
+// unless the case says), far below this: it only stops a run that is stuck
+// past them, so that a capture in a script cannot hang it.
+constexpr double kCaptureRunTimeoutSeconds = 600;
+
 // `casebook run` on the new case, in a fresh process of this executable
 // (the capture process may hold threads; the runner must not fork from it,
 // so it is exec'd). Its JUnit file, in a folder of its own, says which runs
@@ -105,18 +112,23 @@ CaptureRun run_case(const std::filesystem::path& case_file,
       "",         "--junit", junit.string(), case_file.string()};
   std::cout.flush();
   // Killed with this process, however it dies (its own children follow it).
-  const pid_t child = spawn_program("/proc/self/exe", arguments);
-  if (child < 0) {
-    std::cerr << "casebook capture: cannot start casebook run\n";
-  } else {
-    int status = 0;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  try {
+    const ChildEnd end = run_program_to_end("/proc/self/exe", arguments,
+                                            ProgramOutput::kInherited,
+                                            kCaptureRunTimeoutSeconds);
+    if (end.timed_out) {
+      std::cerr << "casebook capture: casebook run gave no result in "
+                << static_cast<int>(kCaptureRunTimeoutSeconds)
+                << " s: killed it\n";
     }
-    run.status = WIFEXITED(status) ? WEXITSTATUS(status) : kExitUsage;
+    run.status =
+        WIFEXITED(end.wait_status) ? WEXITSTATUS(end.wait_status) : kExitUsage;
     std::ifstream in(junit);
     std::ostringstream text;
     text << in.rdbuf();
     run.invalid = invalid_case_messages(text.str());
+  } catch (const std::system_error&) {
+    std::cerr << "casebook capture: cannot start casebook run\n";
   }
   std::error_code ignored;
   std::filesystem::remove_all(folder, ignored);

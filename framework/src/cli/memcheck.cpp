@@ -1,17 +1,14 @@
 #include "cli/memcheck.h"
 
-#include <poll.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <regex>
 #include <sstream>
 #include <vector>
 
 #include "casebook/diagnosis.h"
-#include "process/subprocess.h"
+#include "process/run_to_end.h"
 
 namespace casebook {
 namespace fs = std::filesystem;
@@ -54,10 +51,10 @@ MemcheckResult run_memcheck(const std::string& sanitizer,
       "1",          self,     "run",         case_file.string(),
       "--backend",  "cuda",   "--isolation", "strict",
       "--evidence", ""};
-  ChildProcess child = spawn_child(
-      [&](int report_fd, int) {
-        dup2(report_fd, STDOUT_FILENO);
-        dup2(report_fd, STDERR_FILENO);
+  const ChildEnd run = run_child_to_end(
+      [&](int output_fd) {
+        dup2(output_fd, STDOUT_FILENO);
+        dup2(output_fd, STDERR_FILENO);
         setenv("PYTORCH_NO_CUDA_MEMORY_CACHING", "1", 1);
         std::vector<char*> argv;
         for (std::string& argument : arguments) argv.push_back(argument.data());
@@ -65,39 +62,18 @@ MemcheckResult run_memcheck(const std::string& sanitizer,
         execv(sanitizer.c_str(), argv.data());
         return 127;
       },
-      false);
-  std::string output;
-  const auto deadline =
-      std::chrono::steady_clock::now() +
-      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-          std::chrono::duration<double>(timeout_seconds));
-  bool timed_out = false;
-  while (true) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          deadline - std::chrono::steady_clock::now())
-                          .count();
-    if (left <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd fd{child.from_child, POLLIN, 0};
-    poll(&fd, 1, static_cast<int>(std::min<long long>(left, 1000)));
-    if (fd.revents != 0 && !read_available(child.from_child, &output)) break;
-  }
-  kill_process_group(child.pid);
-  close_fd(&child.from_child);
-  int status = 0;
-  waitpid(child.pid, &status, 0);
+      timeout_seconds);
+  const std::string& output = run.output;
 
   MemcheckResult result;
   result.ran = true;
   result.errors = memcheck_error_count(output);
-  if (timed_out) {
+  if (run.timed_out) {
     result.summary = "no result: compute-sanitizer ran past " +
                      std::to_string(static_cast<int>(timeout_seconds)) + " s";
   } else if (result.errors < 0) {
-    result.summary =
-        "no ERROR SUMMARY: compute-sanitizer " + describe_wait_status(status);
+    result.summary = "no ERROR SUMMARY: compute-sanitizer " +
+                     describe_wait_status(run.wait_status);
   } else if (result.errors == 0) {
     result.summary = "ERROR SUMMARY: 0 errors (no invalid memory access seen)";
   } else {

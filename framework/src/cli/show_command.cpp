@@ -4,7 +4,6 @@
 // author can turn a correct run into the case's expected `outputs`.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -12,12 +11,13 @@
 #include <sstream>
 
 #include "casebook/diagnosis.h"
+#include "casebook/family.h"
 #include "casebook/loader.h"
 #include "casebook/number_text.h"
 #include "casebook/ops.h"
-#include "cli/commands.h"
 #include "child/execute.h"
-#include "process/subprocess.h"
+#include "cli/commands.h"
+#include "process/run_to_end.h"
 #include "tensors/fixtures.h"
 #include "tensors/materialise.h"
 
@@ -125,7 +125,9 @@ void print_output(std::ostream& out, size_t index, const TensorFile& file,
   out << "\n";
 }
 
-// Runs `kase` on `backend` in a child; the outputs' report and tensors.
+// Runs `kase` on `backend` in a child; the outputs' report and tensors. The
+// child has the case's timeout, as in a run, and a child past it is killed
+// and reported as the runner reports it (family timeout).
 bool run_in_child(const Case& kase, const OpDef& op, Backend backend,
                   ChildReport* report, std::string* run_root) {
   CaseTable table;
@@ -138,23 +140,26 @@ bool run_in_child(const Case& kase, const OpDef& op, Backend backend,
   RunRequest request;
   request.backend = backend;
   request.output_dir = pattern;
-  ChildProcess child = spawn_child(
-      [&](int report_fd, int) {
+  const ChildEnd run = run_child_to_end(
+      [&](int report_fd) {
         return run_one_shot_child(table, request, report_fd);
       },
-      false);
-  std::string text;
-  while (read_available(child.from_child, &text)) {
-  }
-  close_fd(&child.from_child);
-  int status = 0;
-  waitpid(child.pid, &status, 0);
-  if (text.empty()) {
+      kase.timeout_seconds);
+  // A report that came before the deadline stands, as in a run.
+  const size_t line_end = run.output.find('\n');
+  if (run.timed_out && line_end == std::string::npos) {
     report->status = ChildReport::Status::kError;
-    report->message = "the run " + describe_wait_status(status);
+    report->family = Family::kTimeout;
+    report->message = "no result after " + yaml_number(kase.timeout_seconds) +
+                      " s: killed the run's process group";
     return true;
   }
-  *report = decode_report(text.substr(0, text.find('\n')));
+  if (run.output.empty()) {
+    report->status = ChildReport::Status::kError;
+    report->message = "the run " + describe_wait_status(run.wait_status);
+    return true;
+  }
+  *report = decode_report(run.output.substr(0, line_end));
   return true;
 }
 

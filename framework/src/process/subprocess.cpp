@@ -79,7 +79,7 @@ void close_fd(int* fd) {
 }
 
 pid_t spawn_program(const std::string& path,
-                    const std::vector<std::string>& argv) {
+                    const std::vector<std::string>& argv, int output_fd) {
   // Everything the child needs is made before the fork: after it, in a
   // process that may have threads, only async-signal-safe calls.
   std::vector<std::string> words = argv;
@@ -88,9 +88,19 @@ pid_t spawn_program(const std::string& path,
   pointers.push_back(nullptr);
   const pid_t parent = getpid();
   const pid_t pid = fork();
-  if (pid != 0) return pid;
+  if (pid != 0) {
+    // Both sides set the group, so that a kill right after the fork finds it.
+    if (pid > 0) setpgid(pid, pid);
+    return pid;
+  }
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(70);  // the parent died before prctl
+  setpgid(0, 0);
+  if (output_fd >= 0) {
+    // dup2 clears close-on-exec on the copies; the original closes at exec.
+    dup2(output_fd, STDOUT_FILENO);
+    dup2(output_fd, STDERR_FILENO);
+  }
   execv(path.c_str(), pointers.data());
   _exit(127);
 }

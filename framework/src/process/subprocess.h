@@ -31,14 +31,15 @@ ChildProcess spawn_child(const std::function<int(int, int)>& body,
                          bool with_requests);
 
 // Runs the program `path` with `argv` (argv[0] first) and this process's
-// environment in a child that, like spawn_child's, is killed (SIGKILL) when
-// this process dies, however it dies: `casebook capture` runs `casebook run`
-// so. Unlike spawn_child it may be called from a process with threads: the
-// child only calls prctl and execv between fork and exec. Returns the pid,
-// or -1 with errno set when it could not be started (a failed exec is the
-// child's exit status 127).
+// environment in a child that, like spawn_child's, leads a process group of
+// its own and is killed (SIGKILL) when this process dies, however it dies:
+// `casebook capture` runs `casebook run` so. Where `output_fd` >= 0, it is the
+// program's stdout and stderr. Unlike spawn_child it may be called from a
+// process with threads: the child only calls prctl, setpgid, dup2 and execv
+// between fork and exec. Returns the pid, or -1 with errno set when it could
+// not be started (a failed exec is the child's exit status 127).
 pid_t spawn_program(const std::string& path,
-                    const std::vector<std::string>& argv);
+                    const std::vector<std::string>& argv, int output_fd = -1);
 
 // Asks the kernel to back this process's anonymous memory with 2 MB pages
 // where it can (MADV_COLLAPSE, Linux 6.1), so that a fork copies one entry per

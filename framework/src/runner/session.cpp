@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <torch/version.h>
@@ -16,6 +15,7 @@
 #include "casebook/neighbors.h"
 #include "device/backend_runtime.h"
 #include "process/fork_rules.h"
+#include "process/run_to_end.h"
 #include "process/subprocess.h"
 #include "runner/judge.h"
 #include "runner/planner.h"
@@ -193,35 +193,21 @@ std::map<Backend, BackendStatus> probe_backends(
     const std::vector<Backend>& backends) {
   std::map<Backend, BackendStatus> result;
   if (backends.empty()) return result;
-  ChildProcess child = spawn_child(
-      [&backends](int report_fd, int) {
+  // The probe only counts devices (about 0.3 s with a CUDA context); a driver
+  // that hangs must not hang the run, so it gets a deadline.
+  constexpr double kProbeTimeoutSeconds = 120;
+  ChildEnd probe = run_child_to_end(
+      [&backends](int output_fd) {
         std::string lines;
         for (Backend backend : backends) {
           lines += std::string(backend_name(backend)) + " " +
                    readiness_to_json(open_backend_runtime(backend).readiness) +
                    "\n";
         }
-        return write_all(report_fd, lines) ? 0 : 1;
+        return write_all(output_fd, lines) ? 0 : 1;
       },
-      false);
-  // The probe only counts devices (about 0.3 s with a CUDA context); a driver
-  // that hangs must not hang the run, so it gets a deadline.
-  constexpr int kProbeTimeoutMs = 120'000;
-  std::string text;
-  bool timed_out = false;
-  for (bool open = true; open;) {
-    pollfd fd{child.from_child, POLLIN, 0};
-    if (poll(&fd, 1, kProbeTimeoutMs) == 0) {
-      timed_out = true;
-      kill_process_group(child.pid);
-      break;
-    }
-    open = read_available(child.from_child, &text);
-  }
-  close_fd(&child.from_child);
-  int status = 0;
-  while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
-  }
+      kProbeTimeoutSeconds);
+  std::string& text = probe.output;
   std::map<std::string, std::string> answers;
   for (std::string line; take_line(&text, &line);) {
     const size_t space = line.find(' ');
@@ -232,9 +218,10 @@ std::map<Backend, BackendStatus> probe_backends(
   // A probe that died, hung or said nothing is broken, never absent: it must
   // not turn a GPU lane into a row of skips.
   const std::string failure =
-      timed_out ? "the backend probe gave no answer in 120 s"
-                : "the backend probe " + describe_wait_status(status) +
-                      " before answering";
+      probe.timed_out
+          ? "the backend probe gave no answer in 120 s"
+          : "the backend probe " + describe_wait_status(probe.wait_status) +
+                " before answering";
   for (Backend backend : backends) {
     auto answer = answers.find(std::string(backend_name(backend)));
     if (answer == answers.end()) {
