@@ -77,7 +77,19 @@ struct CaseVerdict {
   Backend backend = Backend::kCpu;
   Verdict verdict = Verdict::kNotRun;
   Family family = Family::kNone;
-  std::string message;                    // the first error, or why
+  // One line, what the table, JUnit and gtest print: verdict_message() of
+  // the fields below, made printable and bounded (casebook/printable.h).
+  std::string message;
+  // The judge's own sentence: the first error, or why ("expected
+  // device_assert, got outputs"); XFAIL and XPASS say it from the fields.
+  std::string explanation;
+  // The case author's reason for the expected outcome (`xfail`, `skip`);
+  // empty where the expectation gives none.
+  std::string expectation_reason;
+  // What the run showed, first line only: its first error (an expected one
+  // too), or a failing mismatch's first line; empty where it showed neither
+  // (outputs that passed, or outputs where an error was expected).
+  std::string first_error;
   std::vector<std::string> consequences;  // later errors: possible consequences
   std::string details;                    // mismatch report, advice, evidence
   // A case of `steps` whose run failed: where, "raised at step 3
@@ -85,6 +97,14 @@ struct CaseVerdict {
   // launching step from a rerun that synchronised after every step; GPU
   // backends only). Empty otherwise. The message ends with it too.
   std::string step_location;
+  // A failing mismatch's evidence folder (runner/evidence.h), or
+  // "not written (<folder>): <why>"; empty: none written.
+  std::string evidence_dir;
+  // A GPU run whose first attempt poisoned its worker, rerun alone in a
+  // fresh process; confirmed when that rerun poisoned its process too
+  // (not a verdict: a case that expects device_assert PASSes by poisoning).
+  bool poisoned_worker = false;
+  bool poison_confirmed = false;
   std::string rerun_command;
   // SKIP because the backend is absent (no device, no runtime): the reason is
   // the backend's, shown once for the run rather than on every line.
@@ -96,6 +116,12 @@ struct CaseVerdict {
   int line = 0;
   double seconds = 0.0;
 };
+
+// CaseVerdict::message from its fields: the explanation, or for XFAIL
+// "<reason> (<first error>)" and for XPASS "expected to fail (<reason>) but
+// passed: ..."; then "; evidence: <folder>" and " (<step location>)" where
+// there are such. Not yet printable or bounded.
+std::string verdict_message(const CaseVerdict& verdict);
 
 struct RunSummary {
   std::vector<CaseVerdict> verdicts;  // case order, then cpu, cuda, hip

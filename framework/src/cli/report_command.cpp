@@ -58,8 +58,7 @@ std::string failure_line(const CaseVerdict& verdict) {
 }
 
 // The message and expectation of the chosen run, as the report shows them.
-void describe_outcome(const CaseVerdict& chosen, const PlannedCase& planned,
-                      ReportInput* input) {
+void describe_outcome(const CaseVerdict& chosen, ReportInput* input) {
   input->verdict = std::string(verdict_name(chosen.verdict));
   input->family = chosen.family;
   input->first_message = chosen.message;
@@ -67,17 +66,10 @@ void describe_outcome(const CaseVerdict& chosen, const PlannedCase& planned,
   if (chosen.verdict == Verdict::kSkip) {
     input->expectation_reason = chosen.message;
     input->first_message.clear();
-  } else if (chosen.verdict == Verdict::kXfail && planned.loaded.value) {
-    // judge() writes "<reason> (<first error>)": the reason is the author's
-    // expectation, the part in brackets what the run said.
-    const std::string reason =
-        planned.value().expectation(chosen.backend).reason;
-    input->expectation_reason = reason;
-    const std::string& message = chosen.message;
-    if (message.rfind(reason + " (", 0) == 0 && message.back() == ')') {
-      input->first_message =
-          message.substr(reason.size() + 2, message.size() - reason.size() - 3);
-    }
+  } else if (chosen.verdict == Verdict::kXfail) {
+    // The author's expectation, and what the run said.
+    input->expectation_reason = chosen.expectation_reason;
+    input->first_message = chosen.first_error;
   }
 }
 
@@ -177,7 +169,7 @@ int report_command(const std::string& argument, const std::string& backend,
     input.inputs = report_inputs(kase);
     input.args = report_args(kase);
     input.origin = kase.origin.entries;
-    describe_outcome(chosen, *planned, &input);
+    describe_outcome(chosen, &input);
     input.expected_error = candidates(plan, {chosen}).front().expected_error;
     carried = carry_case(*planned, file);
     input.case_file_note = carried.note;

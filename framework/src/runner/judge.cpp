@@ -65,10 +65,10 @@ void add_advice(CaseVerdict* verdict) {
 }
 
 void set_failure(CaseVerdict* verdict, Verdict kind, Family family,
-                 std::string message) {
+                 std::string explanation) {
   verdict->verdict = kind;
   verdict->family = family;
-  verdict->message = std::move(message);
+  verdict->explanation = std::move(explanation);
 }
 
 // "the reference (cpu64)": which truth a comparison missed.
@@ -86,7 +86,7 @@ std::string reference_label(const Case& kase) {
 }
 
 // The verdict of a run expected to match the reference (also the first step
-// of an xfail). Leaves PASS or a failure with family and message; a value
+// of an xfail). Leaves PASS or a failure with family and explanation; a value
 // mismatch leaves what was compared in `mismatch` for the evidence.
 void judge_match(const JudgeInputs& in, const Observed& seen,
                  CaseVerdict* verdict, MismatchEvidence* mismatch) {
@@ -119,6 +119,7 @@ void judge_match(const JudgeInputs& in, const Observed& seen,
     if (!check.comparison.equal()) {
       set_failure(verdict, Verdict::kFail, check.comparison.family,
                   first_line(check.comparison.report));
+      verdict->first_error = verdict->explanation;
       verdict->details = check.comparison.report;
       if (check.index) {
         mismatch->expected = actual;
@@ -161,6 +162,7 @@ void judge_match(const JudgeInputs& in, const Observed& seen,
   }
   set_failure(verdict, Verdict::kFail, comparison.family,
               first_line(comparison.report));
+  verdict->first_error = verdict->explanation;
   verdict->details = comparison.report;
   mismatch->expected = std::move(expected);
   mismatch->actual = actual;
@@ -213,7 +215,7 @@ void judge_error(const Expectation& expect, const Observed& seen,
   }
   verdict->verdict = Verdict::kPass;
   verdict->family = seen.family;
-  verdict->message = seen.message;
+  verdict->explanation = seen.message;
 }
 
 // `processed`: after a run judged PASS so far, the count the op reported
@@ -257,7 +259,12 @@ void judge_count(const Expectation& expect, const Observed& seen,
 // printable (casebook/printable.h). Applied once, to every verdict judged.
 CaseVerdict fit_to_show(CaseVerdict verdict) {
   verdict.message =
-      printable_line(bounded_text(verdict.message, kMessageBytes));
+      printable_line(bounded_text(verdict_message(verdict), kMessageBytes));
+  for (std::string* line :
+       {&verdict.explanation, &verdict.expectation_reason, &verdict.first_error,
+        &verdict.step_location, &verdict.evidence_dir}) {
+    *line = printable_line(bounded_text(*line, kMessageBytes));
+  }
   verdict.details =
       printable_text(bounded_text(verdict.details, kDetailsBytes));
   constexpr size_t kConsequencesShown = 8;
@@ -287,6 +294,9 @@ std::string step_text(const Case& kase, int step) {
          each.op + "`)";
 }
 
+// The most of a locating rerun's unplaced error that step_location quotes.
+constexpr size_t kLocatedMessageBytes = 200;
+
 // CaseVerdict::step_location's text, from the run and its locating rerun.
 std::string step_location(const Case& kase, const JobResult& result) {
   const ChildReport& report = result.report;
@@ -304,7 +314,7 @@ std::string step_location(const Case& kase, const JobResult& result) {
     return text +
            "; the rerun synchronising after every step placed "
            "nothing: " +
-           located.message.substr(0, 200);
+           bounded_text(located.message, kLocatedMessageBytes);
   }
   if (*located.step == *report.step) {
     return text +
@@ -337,9 +347,10 @@ CaseVerdict judge_run(const JudgeInputs& in) {
     return verdict;
   }
   const Expectation expect = in.planned.value().expectation(in.backend);
+  verdict.expectation_reason = expect.reason;
   if (expect.kind == Expectation::Kind::kSkip) {
     verdict.verdict = Verdict::kSkip;
-    verdict.message = expect.reason;
+    verdict.explanation = expect.reason;
     return verdict;
   }
   if (in.status != nullptr && in.status->state == Readiness::kBroken) {
@@ -353,7 +364,7 @@ CaseVerdict judge_run(const JudgeInputs& in) {
   if (in.status != nullptr && in.status->state == Readiness::kAbsent) {
     verdict.verdict = Verdict::kSkip;
     verdict.backend_absent = true;
-    verdict.message = in.status->reason;
+    verdict.explanation = in.status->reason;
     return verdict;
   }
   if (!expect.missing.empty()) {
@@ -363,7 +374,7 @@ CaseVerdict judge_run(const JudgeInputs& in) {
   }
   if (in.run == nullptr || !in.run->result.finished) {
     verdict.verdict = Verdict::kNotRun;
-    verdict.message = "not run: the run was interrupted";
+    verdict.explanation = "not run: the run was interrupted";
     return verdict;
   }
   verdict.seconds = in.run->result.wall_seconds;
@@ -371,8 +382,11 @@ CaseVerdict judge_run(const JudgeInputs& in) {
   verdict.consequences = seen.consequences;
   if (seen.kind == Observed::Kind::kSkipped) {
     verdict.verdict = Verdict::kSkip;
-    verdict.message = seen.message;
+    verdict.explanation = seen.message;
     return verdict;
+  }
+  if (seen.kind != Observed::Kind::kOutputs) {
+    verdict.first_error = first_line(seen.message);
   }
   if (seen.kind == Observed::Kind::kInvalid) {
     set_failure(&verdict, Verdict::kError, Family::kInvalidCase, seen.message);
@@ -392,19 +406,18 @@ CaseVerdict judge_run(const JudgeInputs& in) {
       judge_match(in, seen, &verdict, &mismatch);
       judge_count(expect, seen, &verdict);
       if (verdict.verdict == Verdict::kPass) {
-        set_failure(&verdict, Verdict::kXpass, Family::kNone,
-                    "expected to fail (" + expect.reason +
-                        ") but passed: the bug is fixed, update the case");
+        // verdict_message() says it from the expectation's reason.
+        set_failure(&verdict, Verdict::kXpass, Family::kNone, "");
       } else if (expect.family != Family::kNone &&
                  verdict.family != expect.family) {
-        verdict.message = "xfail expects " + family_text(expect.family) +
-                          ", got " + family_text(verdict.family) + ": " +
-                          verdict.message;
+        verdict.explanation = "xfail expects " + family_text(expect.family) +
+                              ", got " + family_text(verdict.family) + ": " +
+                              verdict.explanation;
         verdict.verdict = Verdict::kFail;
       } else {
+        // What the author expected, and (in brackets) what the judge saw.
         verdict.verdict = Verdict::kXfail;
-        verdict.message =
-            expect.reason + " (" + first_line(verdict.message) + ")";
+        verdict.first_error = first_line(verdict.explanation);
       }
       break;
     }
@@ -414,25 +427,20 @@ CaseVerdict judge_run(const JudgeInputs& in) {
   if (!verdict_is_success(verdict.verdict) && !in.evidence_root.empty() &&
       !mismatch.comparison.equal()) {
     // Only failing runs write anything; an XFAIL's mismatch is expected.
-    verdict.message +=
-        "; evidence: " + write_mismatch_evidence(in.evidence_root, in.planned,
-                                                 in.backend, mismatch);
+    verdict.evidence_dir = write_mismatch_evidence(in.evidence_root, in.planned,
+                                                   in.backend, mismatch);
   }
   if (!verdict_is_success(verdict.verdict)) add_advice(&verdict);
   verdict.step_location = step_location(in.planned.value(), in.run->result);
-  if (!verdict.step_location.empty()) {
-    verdict.message += " (" + verdict.step_location + ")";
-  }
   if (in.run->result.first_attempt && !in.run->result.timed_out &&
       is_gpu(in.backend)) {
+    verdict.poisoned_worker = true;
+    verdict.poison_confirmed = in.run->result.report.poisoned;
     verdict.details += (verdict.details.empty() ? "" : "\n");
     verdict.details +=
         "this run poisoned its worker; rerun alone in a fresh process: " +
-        // Whether the rerun poisoned its fresh worker too, not the verdict:
-        // a case that expects device_assert PASSes by poisoning.
-        std::string(in.run->result.report.poisoned
-                        ? "confirmed"
-                        : "clean (blame not confirmed)");
+        std::string(verdict.poison_confirmed ? "confirmed"
+                                             : "clean (blame not confirmed)");
   }
   return verdict;
 }
