@@ -17,6 +17,7 @@
 #include "casebook/printable.h"
 #include "cli/commands.h"
 #include "cli/filter_check.h"
+#include "runner/judge.h"
 #include "runner/output.h"
 #include "runner/session.h"
 
@@ -185,12 +186,15 @@ int test_command(const CommonArguments& arguments,
     const std::string suite = gtest_name(planned.loaded.id);
     for (Backend backend : planned.reported) {
       if (!selected_by(batch.options, planned, backend)) continue;
-      testing::RegisterTest(suite.c_str(),
-                            std::string(backend_name(backend)).c_str(), nullptr,
-                            nullptr, planned.loaded.file.string().c_str(), 1,
-                            [suite, backend]() -> testing::Test* {
-                              return new CaseTest(&batch, suite, backend);
-                            });
+      // At the line that decides it, as its failure is: gtest's XML
+      // (`--gtest_output=xml`) gives each test's file and line.
+      const int line = deciding_line(planned, backend);
+      testing::RegisterTest(
+          suite.c_str(), std::string(backend_name(backend)).c_str(), nullptr,
+          nullptr, planned.loaded.file.string().c_str(), line > 0 ? line : 1,
+          [suite, backend]() -> testing::Test* {
+            return new CaseTest(&batch, suite, backend);
+          });
     }
   }
   std::vector<char*> argv;

@@ -346,7 +346,9 @@ CaseVerdict judge_run(const JudgeInputs& in) {
     verdict.details = text;
     return verdict;
   }
-  const Expectation expect = in.planned.value().expectation(in.backend);
+  const Expectation expect = in.expectation != nullptr
+                                 ? *in.expectation
+                                 : in.planned.value().expectation(in.backend);
   verdict.expectation_reason = expect.reason;
   if (expect.kind == Expectation::Kind::kSkip) {
     verdict.verdict = Verdict::kSkip;
@@ -445,7 +447,8 @@ CaseVerdict judge_run(const JudgeInputs& in) {
   return verdict;
 }
 
-// CaseVerdict::line's rule.
+}  // namespace
+
 int deciding_line(const PlannedCase& planned, Backend backend) {
   if (!planned.runnable()) {
     // A load error has its line; a plan error (an op the build lacks) is
@@ -465,8 +468,6 @@ int deciding_line(const PlannedCase& planned, Backend backend) {
   return kase.op_where.line;
 }
 
-}  // namespace
-
 std::string rerun_command(const PlannedCase& planned, Backend backend) {
   return rerun_line(planned, backend, RunOptions{});
 }
@@ -474,6 +475,10 @@ std::string rerun_command(const PlannedCase& planned, Backend backend) {
 CaseVerdict judge(const JudgeInputs& in) {
   CaseVerdict verdict = fit_to_show(judge_run(in));
   verdict.line = deciding_line(in.planned, in.backend);
+  // The entry the probed device's facts chose, where it is another.
+  if (in.expectation != nullptr && in.expectation->where.line > 0) {
+    verdict.line = in.expectation->where.line;
+  }
   return verdict;
 }
 

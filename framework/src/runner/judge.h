@@ -16,6 +16,10 @@ struct JudgeInputs {
   const Job* run = nullptr;               // this backend's run; null if none
   const Job* reference = nullptr;         // the reference run (may be `run`)
   const BackendStatus* status = nullptr;  // GPU backends: the probe's view
+  // What the case must do on the backend in this run (expectation_in_run,
+  // runner/planner.h: the probed device's facts decide its conditions);
+  // null: the expectation as loaded.
+  const Expectation* expectation = nullptr;
   // A failing mismatch writes its evidence folder under this root (empty:
   // none) and names it in the verdict's message.
   std::filesystem::path evidence_root = {};
@@ -25,6 +29,12 @@ struct JudgeInputs {
 };
 
 CaseVerdict judge(const JudgeInputs& inputs);
+
+// CaseVerdict::line, known before the run: the line of the case file that
+// decides the verdict of `planned` on `backend` (the backend's `expect`
+// entry, else the first `outputs` entry, else `op`; a file that does not
+// load: its first error's); 0 when none is known.
+int deciding_line(const PlannedCase& planned, Backend backend);
 
 // "casebook run <file> --backend <b> --isolation pooled" with the device
 // and plugin variables set here (runner/rerun.h), for default options.
