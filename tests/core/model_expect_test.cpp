@@ -160,21 +160,44 @@ TEST(Conditions, DeviceFactsAreThoseOfTheEntrysBackend) {
   resolve_conditions(kase, {{"torch", "2.11.0"}});
   EXPECT_EQ(kase.expectation(Backend::kCuda).kind, Expectation::Kind::kMatch);
   EXPECT_EQ(kase.expectation(Backend::kHip).kind, Expectation::Kind::kMatch);
+  // Once it is known, the backend's device facts join the host's.
   const EnvironmentFacts host{{"torch", "2.11.0"}};
-  resolve_conditions(kase, host, {{Backend::kCuda, {{"capability", "9.0"}}}});
-  EXPECT_EQ(kase.expectation(Backend::kCuda).reason, "hopper");
-  resolve_conditions(kase, host, {{Backend::kCuda, {{"capability", "8.6"}}}});
-  EXPECT_EQ(kase.expectation(Backend::kCuda).reason, "ampere");
-  resolve_conditions(kase, host, {{Backend::kCuda, {{"capability", "7.5"}}}});
+  auto on = [&](Backend backend, EnvironmentFacts device) {
+    device.insert(host.begin(), host.end());
+    return expectation_for(kase, backend, device).value_or(Expectation{});
+  };
+  EXPECT_EQ(on(Backend::kCuda, {{"capability", "9.0"}}).reason, "hopper");
+  EXPECT_EQ(on(Backend::kCuda, {{"capability", "8.6"}}).reason, "ampere");
+  EXPECT_EQ(on(Backend::kCuda, {{"capability", "7.5"}}).kind,
+            Expectation::Kind::kMatch);
+  EXPECT_EQ(on(Backend::kHip, {{"gfx", "gfx942"}}).reason, "cdna");
+  EXPECT_EQ(on(Backend::kHip, {{"gfx", "gfx1100"}}).kind,
+            Expectation::Kind::kMatch);
+  // Asking changes nothing: the case is as it was loaded.
   EXPECT_EQ(kase.expectation(Backend::kCuda).kind, Expectation::Kind::kMatch);
-  // One backend's device facts are not another's.
-  resolve_conditions(kase, host,
-                     {{Backend::kHip, {{"gfx", "gfx942"}}},
-                      {Backend::kCpu, {{"capability", "9.0"}}}});
-  EXPECT_EQ(kase.expectation(Backend::kHip).reason, "cdna");
-  EXPECT_EQ(kase.expectation(Backend::kCuda).kind, Expectation::Kind::kMatch);
-  resolve_conditions(kase, host, {{Backend::kHip, {{"gfx", "gfx1100"}}}});
-  EXPECT_EQ(kase.expectation(Backend::kHip).kind, Expectation::Kind::kMatch);
+}
+
+TEST(Conditions, AGpuWithoutAnEntryThatHoldsWhereTheCpuMustFailIsMissing) {
+  const Case kase = load_ok(with_extra(
+      "expect:\n"
+      "  cpu: {error: index_out_of_range}\n"
+      "  cuda: [{when: {capability: '>=9.0'}, error: device_assert}]\n"
+      "  hip: {error: device_assert}\n"));
+  const EnvironmentFacts hopper{{"capability", "9.0"}};
+  EXPECT_EQ(expectation_for(kase, Backend::kCuda, hopper)->kind,
+            Expectation::Kind::kError);
+  const std::optional<Expectation> older =
+      expectation_for(kase, Backend::kCuda, {{"capability", "8.0"}});
+  ASSERT_TRUE(older.has_value());
+  EXPECT_EQ(older->missing,
+            "the CPU run must fail (expect.cpu is an error), so cuda has no "
+            "reference to match: add `expect.cuda` ({error: FAMILY}, {xfail: "
+            "REASON} or {skip: REASON}) that holds here (no `when` of "
+            "expect.cuda holds)");
+  EXPECT_EQ(expectation_for(kase, Backend::kCpu, hopper)->kind,
+            Expectation::Kind::kError);
+  // As loaded, before any probe: missing too.
+  EXPECT_FALSE(kase.expectation(Backend::kCuda).missing.empty());
 }
 
 TEST(Origin, SourceIsAccepted) {

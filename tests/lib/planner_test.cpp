@@ -36,11 +36,12 @@ class Planner : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(root_); }
 
-  // A case of torch.neg on cpu and cuda; `extra` is appended.
-  void write_case(const std::string& stem, const std::string& extra = "") {
+  // A case of torch.neg on `backends`; `extra` is appended.
+  void write_case(const std::string& stem, const std::string& extra = "",
+                  const std::string& backends = "[cpu, cuda]") {
     std::ofstream(root_ / (stem + ".yaml"))
         << "casebook: 1\nsummary: " << stem
-        << "\nop: torch.neg\nbackends: [cpu, cuda]\n"
+        << "\nop: torch.neg\nbackends: " << backends << "\n"
         << "inputs:\n  input: {dtype: float32, values: [1, 2]}\n"
         << extra;
   }
@@ -84,6 +85,37 @@ TEST_F(Planner, ProbesTheGpuBackendsARunnableCaseRunsOnAndTheRequiredOnes) {
     return backend == Backend::kCpu;
   };
   EXPECT_TRUE(backends_to_probe(conditional, cpu_only, {}).empty());
+}
+
+TEST_F(Planner, TheRunsExpectationReadsTheProbedDeviceAndLeavesTheCase) {
+  write_case("capability",
+             "expect:\n  cuda:\n    - when: {capability: '>=9.0'}\n"
+             "      skip: hopper\n"
+             "  hip:\n    - when: {gfx: [gfx942]}\n      skip: cdna\n",
+             "[cpu, cuda, hip]");
+  Plan probed = plan({Backend::kCpu, Backend::kCuda, Backend::kHip});
+  ASSERT_EQ(probed.cases.size(), 1u);
+  const PlannedCase& planned = probed.cases[0];
+  ASSERT_TRUE(planned.runnable());
+  EXPECT_EQ(expectation_in_run(probed, planned, Backend::kCuda).kind,
+            Expectation::Kind::kMatch);  // no device known yet
+  probed.device_facts[Backend::kCuda] = {{"capability", "9.0"}};
+  EXPECT_EQ(expectation_in_run(probed, planned, Backend::kCuda).reason,
+            "hopper");
+  // cuda's facts are not hip's.
+  probed.device_facts[Backend::kHip] = {{"capability", "9.0"}};
+  EXPECT_EQ(expectation_in_run(probed, planned, Backend::kHip).kind,
+            Expectation::Kind::kMatch);
+  // The case is as it was loaded; the plan's jobs follow the run's answer.
+  EXPECT_EQ(planned.value().expectation(Backend::kCuda).kind,
+            Expectation::Kind::kMatch);
+  const JobPlan jobs =
+      plan_jobs(probed,
+                {{Backend::kCuda, status_of(Readiness::kReady)},
+                 {Backend::kHip, status_of(Readiness::kReady)}},
+                kAll);
+  EXPECT_TRUE(kinds_of(jobs, probed.cases[0], Backend::kCuda).empty());
+  EXPECT_EQ(kinds_of(jobs, probed.cases[0], Backend::kHip).size(), 1u);
 }
 
 TEST_F(Planner, ARequiredBackendThatIsAbsentIsBrokenSayingWhy) {

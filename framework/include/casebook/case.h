@@ -363,13 +363,19 @@ struct Case {
 // {"capability", "9.0"}.
 using EnvironmentFacts = std::map<std::string, std::string>;
 
-// Picks, for every backend, the first entry of expect_entries whose
-// conditions all hold in the host's facts plus that backend's device facts
-// (`devices`, from its probe; a fact not known holds no condition). None
-// holds: `match`. Sets `expect`. Called again once the probe has answered.
-void resolve_conditions(
-    Case& kase, const EnvironmentFacts& host,
-    const std::map<Backend, EnvironmentFacts>& devices = {});
+// What `backend` must do where `facts` hold (the host's, plus the backend's
+// device facts once its probe has answered; a fact not known holds no
+// condition): the first entry of expect_entries whose conditions all hold;
+// none holds: nullopt (`match`), except on a GPU backend the case runs on
+// while the CPU must fail, whose missing expectation is then its ERROR
+// (Expectation::missing).
+std::optional<Expectation> expectation_for(const Case& kase, Backend backend,
+                                           const EnvironmentFacts& facts);
+
+// At load: sets `expect` to expectation_for(kase, each backend, host). The
+// case is not changed after load; a run that learns a device's facts asks
+// expectation_for itself (runner/planner.h).
+void resolve_conditions(Case& kase, const EnvironmentFacts& host);
 
 // Whether an entry of expect.<backend> has a condition on a device fact, so
 // that what the backend must do is known only after its probe.

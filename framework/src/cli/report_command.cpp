@@ -13,6 +13,7 @@
 #include "cli/report_carry.h"
 #include "cli/report_request.h"
 #include "runner/output.h"
+#include "runner/planner.h"
 #include "runner/session.h"
 
 extern char** environ;
@@ -39,7 +40,7 @@ std::vector<ReportCandidate> candidates(const Plan& plan,
     candidate.expected_error =
         verdict.verdict == Verdict::kPass && planned != nullptr &&
         planned->loaded.value &&
-        planned->value().expectation(verdict.backend).kind ==
+        expectation_in_run(plan, *planned, verdict.backend).kind ==
             Expectation::Kind::kError;
     out.push_back(candidate);
   }

@@ -170,43 +170,63 @@ bool reads_device_facts(const Case& kase, Backend backend) {
   return false;
 }
 
-void resolve_conditions(Case& kase, const EnvironmentFacts& host,
-                        const std::map<Backend, EnvironmentFacts>& devices) {
-  kase.expect.clear();
-  for (const auto& [backend, entries] : kase.expect_entries) {
-    EnvironmentFacts facts = host;
-    const auto device = devices.find(backend);
-    if (device != devices.end()) {
-      facts.insert(device->second.begin(), device->second.end());
+namespace {
+
+// The first of `backend`'s entries whose conditions all hold; null: none.
+const Expectation* first_holding(const Case& kase, Backend backend,
+                                 const EnvironmentFacts& facts) {
+  const auto entries = kase.expect_entries.find(backend);
+  if (entries == kase.expect_entries.end()) return nullptr;
+  for (const Expectation& entry : entries->second) {
+    bool all = true;
+    for (const Condition& condition : entry.when) {
+      all = all && holds(condition, facts);
     }
-    for (const Expectation& entry : entries) {
-      bool all = true;
-      for (const Condition& condition : entry.when) {
-        all = all && holds(condition, facts);
-      }
-      if (all) {
-        kase.expect[backend] = entry;
-        break;
-      }
-    }
+    if (all) return &entry;
   }
-  // The reference itself must fail here: a GPU backend has nothing to be
-  // compared with, so without an expectation of its own it cannot be judged.
-  // That is its ERROR when it runs, not the file's (the CPU verdict stands).
-  if (kase.expectation(Backend::kCpu).kind != Expectation::Kind::kError) return;
-  for (Backend backend : kase.backends) {
-    if (!is_gpu(backend) || kase.expect.count(backend)) continue;
-    Expectation missing;
-    missing.where = kase.expectation(Backend::kCpu).where;
-    const std::string name(backend_name(backend));
-    missing.missing =
-        "the CPU run must fail (expect.cpu is an error), so " + name +
-        " has no reference to match: add `expect." + name +
-        "` ({error: FAMILY}, {xfail: REASON} or {skip: REASON})" +
-        (kase.expect_entries.count(backend)
-             ? " that holds here (no `when` of expect." + name + " holds)"
-             : "");
-    kase.expect[backend] = missing;
+  return nullptr;
+}
+
+// The reference itself must fail here: a GPU backend has nothing to be
+// compared with, so without an expectation of its own it cannot be judged.
+// That is its ERROR when it runs, not the file's (the CPU verdict stands).
+Expectation missing_expectation(const Case& kase, Backend backend,
+                                const Expectation& cpu) {
+  Expectation missing;
+  missing.where = cpu.where;
+  const std::string name(backend_name(backend));
+  missing.missing =
+      "the CPU run must fail (expect.cpu is an error), so " + name +
+      " has no reference to match: add `expect." + name +
+      "` ({error: FAMILY}, {xfail: REASON} or {skip: REASON})" +
+      (kase.expect_entries.count(backend)
+           ? " that holds here (no `when` of expect." + name + " holds)"
+           : "");
+  return missing;
+}
+
+}  // namespace
+
+std::optional<Expectation> expectation_for(const Case& kase, Backend backend,
+                                           const EnvironmentFacts& facts) {
+  if (const Expectation* entry = first_holding(kase, backend, facts)) {
+    return *entry;
+  }
+  if (!is_gpu(backend) || !kase.runs_on(backend)) return std::nullopt;
+  const Expectation* cpu = first_holding(kase, Backend::kCpu, facts);
+  if (cpu == nullptr || cpu->kind != Expectation::Kind::kError) {
+    return std::nullopt;
+  }
+  return missing_expectation(kase, backend, *cpu);
+}
+
+void resolve_conditions(Case& kase, const EnvironmentFacts& host) {
+  kase.expect.clear();
+  for (Backend backend : all_backends()) {
+    if (std::optional<Expectation> expectation =
+            expectation_for(kase, backend, host)) {
+      kase.expect[backend] = std::move(*expectation);
+    }
   }
 }
 

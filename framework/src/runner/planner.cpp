@@ -48,6 +48,18 @@ std::vector<Backend> backends_to_probe(const Plan& plan,
   return wanted;
 }
 
+Expectation expectation_in_run(const Plan& plan, const PlannedCase& planned,
+                               Backend backend) {
+  const Case& kase = planned.value();
+  const auto device = plan.device_facts.find(backend);
+  if (device == plan.device_facts.end() || !reads_device_facts(kase, backend)) {
+    return kase.expectation(backend);
+  }
+  EnvironmentFacts facts = plan.host_facts;
+  facts.insert(device->second.begin(), device->second.end());
+  return expectation_for(kase, backend, facts).value_or(Expectation{});
+}
+
 void apply_required(const std::vector<Backend>& required,
                     std::map<Backend, BackendStatus>* statuses) {
   for (auto& [backend, status] : *statuses) {
@@ -84,7 +96,8 @@ JobPlan plan_jobs(Plan& plan, const std::map<Backend, BackendStatus>& readiness,
     std::vector<Backend> gpu_runs;
     for (Backend backend : planned.reported) {
       if (!is_gpu(backend) || !selected(planned, backend)) continue;
-      const Expectation expectation = kase.expectation(backend);
+      const Expectation expectation =
+          expectation_in_run(plan, planned, backend);
       if (expectation.kind == Expectation::Kind::kSkip) continue;
       if (!expectation.missing.empty()) continue;  // its ERROR, unrun
       if (!ready_in(readiness, backend)) continue;

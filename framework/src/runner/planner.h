@@ -23,6 +23,13 @@ std::vector<Backend> backends_to_probe(const Plan& plan,
                                        const Selection& selected,
                                        const std::vector<Backend>& required);
 
+// What the case must do on `backend` in this run: as loaded, or, where an
+// entry reads a device fact and the probe gave the backend's, the first
+// entry that holds with the host's facts and that device's (never another
+// backend's). `planned` must hold a loaded case.
+Expectation expectation_in_run(const Plan& plan, const PlannedCase& planned,
+                               Backend backend);
+
 // `--require` (and $CASEBOOK_REQUIRE): a required backend the probe found
 // absent cannot run, and that is an error: it becomes broken, saying why.
 void apply_required(const std::vector<Backend>& required,
@@ -35,11 +42,12 @@ struct JobPlan {
 };
 
 // The jobs of every selected pair. A GPU run where its backend is ready, its
-// expectation is not `skip` and nothing is missing from it; the CPU run where
-// cpu is judged or is a GPU run's reference; a cpu64 or torch reference where
-// anything runs, sharing one child with the CPU run (Job::then_job). Sets each
-// planned case's table_index, jobs and jobs_left; changes nothing else.
-// `readiness`: the probe's answers; a GPU backend it lacks is not ready.
+// expectation in this run is not `skip` and nothing is missing from it; the CPU
+// run where cpu is judged or is a GPU run's reference; a cpu64 or torch
+// reference where anything runs, sharing one child with the CPU run
+// (Job::then_job). Sets each planned case's table_index, jobs and jobs_left;
+// changes nothing else. `readiness`: the probe's answers; a GPU backend it
+// lacks is not ready.
 JobPlan plan_jobs(Plan& plan, const std::map<Backend, BackendStatus>& readiness,
                   const Selection& selected);
 

@@ -249,24 +249,17 @@ Execution execute_plan(
 
 namespace {
 
-// The devices' facts are known once the probe has answered: conditions on
-// them decide again.
-void resolve_device_conditions(
-    Plan& plan, const std::map<Backend, BackendStatus>& statuses) {
-  std::map<Backend, EnvironmentFacts> devices;
+// The devices' facts are known once the probe has answered: the plan keeps
+// them, and conditions on them decide (expectation_in_run).
+void record_device_facts(Plan& plan,
+                         const std::map<Backend, BackendStatus>& statuses) {
   for (const auto& [backend, status] : statuses) {
     if (status.ready() && !status.facts.empty()) {
-      devices[backend] = status.facts;
+      plan.device_facts[backend] = status.facts;
     }
   }
-  if (devices.empty()) return;
-  if (plan.host_facts.empty()) {  // a plan not made by load_plan
-    plan.host_facts = condition_facts(TORCH_VERSION);
-  }
-  for (PlannedCase& planned : plan.cases) {
-    if (planned.loaded.value) {
-      resolve_conditions(*planned.loaded.value, plan.host_facts, devices);
-    }
+  if (!plan.device_facts.empty() && plan.host_facts.empty()) {
+    plan.host_facts = condition_facts(TORCH_VERSION);  // not made by load_plan
   }
 }
 
@@ -292,7 +285,7 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
   execution.backends =
       probe_backends(backends_to_probe(plan, selected, options.required));
   if (observer.on_start) observer.on_start(execution.backends);
-  resolve_device_conditions(plan, execution.backends);
+  record_device_facts(plan, execution.backends);
   apply_required(options.required, &execution.backends);
   JobPlan jobs = plan_jobs(plan, execution.backends, selected);
 
@@ -306,16 +299,21 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
     for (Backend backend : planned.reported) {
       if (!selected(planned, backend)) continue;
       const auto status = execution.backends.find(backend);
-      JudgeInputs inputs{
-          planned,
-          backend,
-          find_job(jobs.jobs, planned, backend, JobKind::kRun),
-          reference,
-          is_gpu(backend) && status != execution.backends.end()
-              ? &status->second
-              : nullptr,
-          options.evidence_root,
-          &options};
+      // A file that did not load has none: the judge says why.
+      const std::optional<Expectation> expectation =
+          planned.loaded.value
+              ? std::optional(expectation_in_run(plan, planned, backend))
+              : std::nullopt;
+      JudgeInputs inputs{planned,
+                         backend,
+                         find_job(jobs.jobs, planned, backend, JobKind::kRun),
+                         reference,
+                         is_gpu(backend) && status != execution.backends.end()
+                             ? &status->second
+                             : nullptr,
+                         expectation ? &*expectation : nullptr,
+                         options.evidence_root,
+                         &options};
       deliver(judge(inputs));
     }
     // Outputs are judged: release the mapped files.
@@ -344,9 +342,8 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
     // Interrupted: the cases that finished keep their verdicts; every other
     // selected pair is NOT RUN.
     execution.summary.interrupted = true;
-    for (CaseVerdict& verdict :
-         not_run_verdicts(plan, jobs.order, selected, options,
-                          last_interrupting_signal())) {
+    for (CaseVerdict& verdict : not_run_verdicts(
+             plan, jobs.order, selected, options, last_interrupting_signal())) {
       deliver(std::move(verdict));
     }
   }

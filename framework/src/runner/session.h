@@ -18,9 +18,12 @@ namespace casebook {
 struct Plan {
   std::vector<PlannedCase> cases;
   std::vector<std::filesystem::path> missing_paths;
-  // What `when` conditions read of the host (LibTorch, OS, CPU); the
-  // devices' facts join them once the probe has answered (execute_plan).
+  // What `when` conditions read of the host (LibTorch, OS, CPU).
   EnvironmentFacts host_facts;
+  // What they read of each ready GPU backend's device, once its probe has
+  // answered (execute_plan); the cases are not changed by it: what a case
+  // must do in this run is expectation_in_run (runner/planner.h).
+  std::map<Backend, EnvironmentFacts> device_facts;
 };
 
 // Loads every case file under `paths` and checks it against its op. Every
