@@ -16,8 +16,8 @@
 #include "casebook/diagnosis.h"
 #include "child/gradients.h"
 #include "compare/compare.h"
+#include "device/backend_hooks.h"
 #include "device/kernel_plugin.h"
-#include "device/torch_gpu.h"
 #include "process/child_limits.h"
 #include "process/subprocess.h"
 #include "tensors/materialise.h"
@@ -256,7 +256,8 @@ std::vector<std::string> synchronize_backend(const BackendRuntime& runtime,
                                              bool* poisoned) {
   std::vector<std::string> late;
   bool torch_poisoned = false;
-  std::string text = synchronize_torch_gpu(&torch_poisoned);
+  std::string text =
+      backend_hooks(runtime.backend).synchronize_torch(&torch_poisoned);
   if (!text.empty()) late.push_back(std::move(text));
   bool plugin_poisoned = false;
   if (runtime.plugin != nullptr) {
@@ -300,7 +301,7 @@ ChildReport execute_request(const CaseTable& table, const RunRequest& request,
       return report;
     }
     if (op.placement == OpDef::Placement::kBackendDevice) {
-      device = at::Device(at::kCUDA, 0);
+      device = at::Device(backend_hooks(request.backend).torch_device, 0);
     }
   }
   StepWatch watch;

@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/diagnose_variants.h"
 #include "cli/memcheck.h"
+#include "device/backend_hooks.h"
 #include "diagnosis/conclusions.h"
 #include "runner/session.h"
 
@@ -110,8 +111,7 @@ void print_gpu_reruns_elsewhere(const Stack& stack,
     std::cout << "  " << backend_name(backend) << ": " << why << "\n";
   }
   for (const auto& [backend, why] : stack.missing_gpus) {
-    std::cout << "  on a machine with "
-              << (backend == Backend::kCuda ? "an NVIDIA GPU" : "an AMD GPU")
+    std::cout << "  on a machine with " << backend_hooks(backend).vendor_device
               << ": casebook diagnose " << file.string() << " --backend "
               << backend_name(backend) << "\n";
   }

@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "device/backend_hooks.h"
+
 namespace casebook {
 namespace fs = std::filesystem;
 
@@ -25,7 +27,7 @@ BackendReadiness combine_readiness(Backend backend, PartReadiness torch,
     result.state = Readiness::kReady;
     return result;
   }
-  const std::string device = backend == Backend::kCuda ? "CUDA" : "HIP";
+  const std::string device(backend_hooks(backend).runtime);
   if (torch.state == Readiness::kBroken ||
       kernels.state == Readiness::kBroken) {
     result.state = Readiness::kBroken;
@@ -62,18 +64,18 @@ BackendReadiness combine_readiness(Backend backend, PartReadiness torch,
 }
 
 bool device_node_present(Backend backend, const fs::path& root) {
+  if (!is_gpu(backend)) return true;
+  const BackendHooks& hooks = backend_hooks(backend);
   std::error_code error;
-  switch (backend) {
-    case Backend::kCpu:
+  for (std::string_view file : hooks.device_files) {
+    if (fs::exists(root / file, error)) return true;
+  }
+  for (std::string_view folder : hooks.device_folders) {
+    if (fs::is_directory(root / folder, error) &&
+        fs::directory_iterator(root / folder, error) !=
+            fs::directory_iterator()) {
       return true;
-    case Backend::kCuda: {
-      if (fs::exists(root / "dev/nvidia0", error)) return true;
-      const fs::path gpus = root / "proc/driver/nvidia/gpus";
-      return fs::is_directory(gpus, error) &&
-             fs::directory_iterator(gpus, error) != fs::directory_iterator();
     }
-    case Backend::kHip:
-      return fs::exists(root / "dev/kfd", error);
   }
   return false;
 }
@@ -81,11 +83,12 @@ bool device_node_present(Backend backend, const fs::path& root) {
 PartReadiness runtime_failure(Backend backend, const std::string& reason,
                               bool device_present) {
   PartReadiness part;
-  const std::string device = backend == Backend::kCuda ? "CUDA" : "HIP";
+  const BackendHooks& hooks = backend_hooks(backend);
+  const std::string device(hooks.runtime);
   if (device_present) {
     part.state = Readiness::kBroken;
-    part.reason = "a " + device + " device is present (" +
-                  (backend == Backend::kCuda ? "/dev/nvidia0" : "/dev/kfd") +
+    part.reason = "a " + device + " device is present (/" +
+                  std::string(hooks.device_files.front()) +
                   ") but the runtime cannot use it: " + reason;
   } else {
     part.state = Readiness::kAbsent;

@@ -3,8 +3,8 @@
 #include <map>
 
 #include "casebook/ops.h"
+#include "device/backend_hooks.h"
 #include "device/kernel_plugin.h"
-#include "device/torch_gpu.h"
 
 namespace casebook {
 namespace {
@@ -53,8 +53,7 @@ const PartReadiness& BackendRuntime::part_for(const OpDef& op) const {
 
 std::vector<std::pair<std::string, std::string>> launch_blocking_environment(
     Backend backend) {
-  if (backend == Backend::kCuda) return {{"CUDA_LAUNCH_BLOCKING", "1"}};
-  return {};
+  return backend_hooks(backend).launch_blocking;
 }
 
 BackendRuntime open_backend_runtime(Backend backend) {
@@ -68,7 +67,7 @@ BackendRuntime open_backend_runtime(Backend backend) {
     runtime.readiness.kernels.state = Readiness::kReady;
     return runtime;
   }
-  PartReadiness torch = probe_torch_gpu(backend);
+  PartReadiness torch = backend_hooks(backend).probe_torch(backend);
   PartReadiness kernels = open_plugin_part(backend, &runtime.plugin);
   if (!kernels.ready()) runtime.plugin = nullptr;
   runtime.readiness =

@@ -33,10 +33,9 @@ struct BackendRuntime {
 BackendRuntime open_backend_runtime(Backend backend);
 
 // What the synchronised rerun of a case of `steps` sets in its child so that
-// every launch on `backend` is waited for, where the backend has such a
-// switch: CUDA_LAUNCH_BLOCKING=1 on cuda. None on hip: ROCm keeps PyTorch's
-// `cuda` names, but CUDA's switches are never applied to it (the
-// synchronisation after each step does the work there), and none on cpu.
+// every launch on `backend` is waited for: its hooks' launch-blocking switch
+// (device/backend_hooks.h; CUDA_LAUNCH_BLOCKING=1 on cuda, none on hip, where
+// the synchronisation after each step does the work, none on cpu).
 std::vector<std::pair<std::string, std::string>> launch_blocking_environment(
     Backend backend);
 

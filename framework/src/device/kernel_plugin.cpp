@@ -9,11 +9,13 @@
 #include <map>
 #include <mutex>
 
+#include "device/backend_hooks.h"
+
 namespace casebook {
 namespace {
 
 std::string backend_title(Backend backend) {
-  return backend == Backend::kHip ? "HIP" : "CUDA";
+  return std::string(backend_hooks(backend).runtime);
 }
 
 // Loads without caching; the caller caches.
@@ -74,15 +76,7 @@ KernelPlugin* open_plugin(Backend backend, std::string* why_not) {
 }  // namespace
 
 std::string kernel_plugin_file_name(Backend backend) {
-  switch (backend) {
-    case Backend::kCuda:
-      return "libcasebook_kernels_cuda.so";
-    case Backend::kHip:
-      return "libcasebook_kernels_hip.so";
-    case Backend::kCpu:
-      break;
-  }
-  return "";
+  return std::string(backend_hooks(backend).kernel_plugin_file);
 }
 
 std::string kernel_plugin_dir() {
@@ -167,9 +161,8 @@ std::map<std::string, std::string> plugin_device_facts(
   CasebookGpuError gpu_error{};
   if (plugin.table->device_facts(&facts, &gpu_error) != 0) return {};
   facts.arch[sizeof(facts.arch) - 1] = '\0';
-  if (plugin.backend == Backend::kHip) return {{"gfx", facts.arch}};
-  return {{"capability",
-           std::to_string(facts.major) + "." + std::to_string(facts.minor)}};
+  return backend_hooks(plugin.backend)
+      .device_facts(facts.major, facts.minor, facts.arch);
 }
 
 }  // namespace casebook

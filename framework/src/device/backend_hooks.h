@@ -1,0 +1,54 @@
+// One entry per backend: what casebook knows of it and asks of it, in one
+// table (after PyTorch's AcceleratorHooksInterface: one hooks object per
+// accelerator). Every place that would say "CUDA or HIP" asks its backend's
+// entry instead: the runtime's name in messages, the device nodes the runner
+// may look at without initialising anything, the kernel plugin's file, the
+// device facts `when` conditions read, the launch-blocking switch, LibTorch's
+// device. Adding a backend: its name in casebook/backend.h and its row in
+// backend_hooks.cpp.
+#pragma once
+
+#include <c10/core/DeviceType.h>
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "casebook/backend.h"
+#include "device/backend_readiness.h"
+
+namespace casebook {
+
+struct BackendHooks {
+  Backend backend = Backend::kCpu;
+  std::string_view runtime;        // "CUDA", "HIP" (messages); cpu: ""
+  std::string_view vendor_device;  // "an NVIDIA GPU", "an AMD GPU"
+  // What shows a device without initialising a runtime (the runner may look):
+  // a file that exists, or a folder with an entry, under the root given.
+  std::vector<std::string_view> device_files;    // "dev/nvidia0"
+  std::vector<std::string_view> device_folders;  // "proc/driver/nvidia/gpus"
+  std::string_view kernel_plugin_file;           // beside the executable
+  // The facts `when` conditions read of the device, from the kernel plugin's
+  // compute capability (major, minor) and architecture name: CUDA's
+  // {"capability": "9.0"}, HIP's {"gfx": "gfx90a"}.
+  DeviceFacts (*device_facts)(int major, int minor,
+                              const std::string& arch) = nullptr;
+  // What makes every launch wait for its end, where the backend has such a
+  // switch: CUDA_LAUNCH_BLOCKING=1 on cuda. None on hip: ROCm keeps
+  // PyTorch's `cuda` names, but CUDA's switches are never applied to it.
+  std::vector<std::pair<std::string, std::string>> launch_blocking;
+  // LibTorch's device for the backend's torch.* ops: kCUDA on hip too (ROCm
+  // keeps PyTorch's `cuda` names).
+  c10::DeviceType torch_device = c10::DeviceType::CPU;
+  // The LibTorch part of the backend in a child (device/torch_gpu.h): probe
+  // and synchronise. Null for cpu.
+  PartReadiness (*probe_torch)(Backend backend) = nullptr;
+  std::string (*synchronize_torch)(bool* poisoned) = nullptr;
+};
+
+// The backend's entry; every backend of casebook/backend.h has one.
+const BackendHooks& backend_hooks(Backend backend);
+
+}  // namespace casebook
