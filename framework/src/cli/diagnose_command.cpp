@@ -11,11 +11,12 @@
 #include <iostream>
 
 #include "casebook/diagnosis.h"
+#include "casebook_build_config.h"
 #include "cli/commands.h"
-#include "cli/diagnose_variants.h"
 #include "cli/memcheck.h"
-#include "device/backend_hooks.h"
 #include "diagnosis/conclusions.h"
+#include "runner/diagnose_plan.h"
+#include "runner/diagnose_rerun.h"
 #include "runner/session.h"
 
 namespace casebook {
@@ -35,48 +36,6 @@ std::string outcome_text(const CaseVerdict& verdict) {
   return text + ": " + verdict.message.substr(0, verdict.message.find('\n'));
 }
 
-RunOutcome outcome_of(const CaseVerdict& verdict) {
-  RunOutcome outcome;
-  outcome.ran =
-      verdict.verdict != Verdict::kNotRun && verdict.verdict != Verdict::kSkip;
-  outcome.matched = verdict.verdict == Verdict::kPass;
-  outcome.family = outcome.matched ? Family::kNone : verdict.family;
-  outcome.message = verdict.message.substr(0, verdict.message.find('\n'));
-  return outcome;
-}
-
-// Runs `kase` on `backend` alone in fresh processes (strict isolation),
-// expecting a match everywhere.
-CaseVerdict run_variant(const LoadedCase& loaded, Case kase, Backend backend,
-                        const ChildEnvironment& environment) {
-  // Every backend: match the reference (the probe's device facts must not
-  // bring an entry back).
-  kase.expect.clear();
-  kase.expect_entries.clear();
-  Plan plan;
-  PlannedCase planned;
-  planned.loaded = loaded;
-  planned.loaded.value = std::move(kase);
-  ResolvedOp resolved = resolve_op(planned.value(), default_registry());
-  planned.op = resolved.def;
-  planned.generated_op = std::move(resolved.generated);
-  planned.reported = {backend};
-  plan.cases.push_back(std::move(planned));
-  RunOptions options;
-  options.backends = {backend};
-  options.isolation = Isolation::kStrict;
-  options.child_environment = environment;
-  Execution execution = execute_plan(
-      plan, options, [](const PlannedCase&, Backend) { return true; }, nullptr);
-  if (execution.summary.verdicts.empty()) {
-    CaseVerdict none;
-    none.verdict = Verdict::kNotRun;
-    none.message = "internal error: no verdict; please report";
-    return none;
-  }
-  return execution.summary.verdicts.front();
-}
-
 std::string reading_word(RerunReading reading) {
   switch (reading) {
     case RerunReading::kSame:
@@ -91,30 +50,6 @@ std::string reading_word(RerunReading reading) {
       break;
   }
   return "not run";
-}
-
-// Said once, on a machine without the GPU the case asks for: which reruns
-// could not run, why, and what to run where.
-void print_gpu_reruns_elsewhere(const Stack& stack,
-                                const std::vector<Variant>& variants,
-                                const fs::path& file) {
-  std::string names;
-  for (const Variant& variant : variants) {
-    if (variant.needs_gpu) names += (names.empty() ? "" : ", ") + variant.name;
-  }
-  if (stack.missing_gpus.empty()) return;
-  std::cout << "\nnot run here: the GPU reruns"
-            << (names.empty() ? "" : " (" + names + ")")
-            << (is_gpu(stack.target) ? "" : "; the reruns above ran on the CPU")
-            << "\n";
-  for (const auto& [backend, why] : stack.missing_gpus) {
-    std::cout << "  " << backend_name(backend) << ": " << why << "\n";
-  }
-  for (const auto& [backend, why] : stack.missing_gpus) {
-    std::cout << "  on a machine with " << backend_hooks(backend).vendor_device
-              << ": casebook diagnose " << file.string() << " --backend "
-              << backend_name(backend) << "\n";
-  }
 }
 
 }  // namespace
@@ -145,28 +80,29 @@ int diagnose_command(const std::string& argument, const std::string& backend) {
   }
   const Case& kase = *loaded.value;
   const auto status = probe_backends({Backend::kCuda, Backend::kHip});
-  const Stack stack = detect_stack(kase, backend, status);
+  const RerunStack stack =
+      rerun_stack(kase, backend, status, CASEBOOK_TORCH_FLAVOUR);
   const std::string target(backend_name(stack.target));
   std::cout << "diagnose " << loaded.id << " (" << file.string() << ")\n"
             << "  " << stack.text << "\n"
             << "  reruns on: " << target
             << ", each in a fresh process, expecting the outputs to match "
                "the reference\n\n";
-  const CaseVerdict baseline = run_variant(loaded, kase, stack.target, {});
+  const CaseVerdict baseline = run_rerun(loaded, kase, stack.target, {});
   const RunOutcome first = outcome_of(baseline);
   std::cout << std::left << std::setw(kNameWidth) << "as written"
             << outcome_text(baseline) << "\n";
 
   const std::string sanitizer = find_compute_sanitizer();
-  const std::vector<Variant> variants =
-      plan_variants(kase, stack, first.family, sanitizer);
+  const std::vector<PlannedRerun> planned_reruns =
+      plan_reruns(kase, stack, first.family, sanitizer);
   std::vector<Rerun> reruns;
-  for (const Variant& variant : variants) {
-    std::cout << std::setw(kNameWidth) << variant.name;
+  for (const PlannedRerun& planned : planned_reruns) {
+    std::cout << std::setw(kNameWidth) << planned.name;
     Rerun rerun;
-    rerun.change = variant.kind;
-    rerun.detail = variant.detail;
-    if (variant.kind == RerunKind::kMemcheck && variant.not_run.empty()) {
+    rerun.change = planned.kind;
+    rerun.detail = planned.detail;
+    if (planned.kind == RerunKind::kMemcheck && planned.not_run.empty()) {
       MemcheckResult memcheck = run_memcheck(
           sanitizer, file, std::min(600.0, 120.0 + 5.0 * kase.timeout_seconds));
       std::cout << memcheck.summary << "\n";
@@ -178,29 +114,32 @@ int diagnose_command(const std::string& argument, const std::string& backend) {
       reruns.push_back(rerun);
       continue;
     }
-    if (!variant.kase) {
-      std::cout << "not run: " << variant.not_run
-                << (variant.needs_gpu ? " (below)" : "") << "\n";
+    if (!planned.kase) {
+      std::cout << "not run: " << planned.not_run
+                << (planned.needs_gpu ? " (below)" : "") << "\n";
       // One that could not run here says nothing; one that does not apply
       // to this case is not a rerun at all.
-      if (variant.needs_gpu) reruns.push_back(rerun);
+      if (planned.needs_gpu) reruns.push_back(rerun);
       continue;
     }
-    const CaseVerdict seen = run_variant(loaded, *variant.kase, variant.backend,
-                                         variant.environment);
+    const CaseVerdict seen =
+        run_rerun(loaded, *planned.kase, planned.backend, planned.environment);
     rerun.outcome = outcome_of(seen);
     const RerunReading reading = read_rerun(first, rerun.outcome);
     std::cout << reading_word(reading) << ": " << outcome_text(seen) << "\n";
     std::cout << std::setw(kNameWidth) << ""
-              << "(" << variant.change
-              << (variant.detail.empty() ? "" : ": " + variant.detail) << ")\n";
+              << "(" << planned.change
+              << (planned.detail.empty() ? "" : ": " + planned.detail) << ")\n";
     reruns.push_back(rerun);
   }
   std::cout << "\nconclusion:\n";
   for (const std::string& line : conclude(first, reruns, target)) {
     std::cout << "  " << line << "\n";
   }
-  print_gpu_reruns_elsewhere(stack, variants, file);
+  const std::vector<std::string> elsewhere =
+      gpu_reruns_elsewhere(stack, planned_reruns, file.string());
+  if (!elsewhere.empty()) std::cout << "\n";
+  for (const std::string& line : elsewhere) std::cout << line << "\n";
   std::cout << "\nnotes:\n"
                "  a CPU success is a hint, not a CUDA validation: the CPU runs "
                "other kernels\n"

@@ -1,24 +1,24 @@
-#include "cli/diagnose_variants.h"
+#include "runner/diagnose_plan.h"
 
 #include <ATen/ATen.h>
 
 #include <algorithm>
 
 #include "casebook/neighbors.h"
-#include "casebook_build_config.h"
+#include "device/backend_hooks.h"
 #include "tensors/materialise.h"
 
 namespace casebook {
 namespace {
 
-Variant make_variant(std::string name, std::string change, Backend backend,
-                     RerunKind kind) {
-  Variant variant;
-  variant.name = std::move(name);
-  variant.change = std::move(change);
-  variant.backend = backend;
-  variant.kind = kind;
-  return variant;
+PlannedRerun make_rerun(std::string name, std::string change, Backend backend,
+                        RerunKind kind) {
+  PlannedRerun rerun;
+  rerun.name = std::move(name);
+  rerun.change = std::move(change);
+  rerun.backend = backend;
+  rerun.kind = kind;
+  return rerun;
 }
 
 // The case with every floating input as `dtype`, holding the case's own
@@ -96,10 +96,11 @@ std::optional<int64_t> first_label(const Neighbor* neighbor,
 
 }  // namespace
 
-Stack detect_stack(const Case& kase, const std::string& asked,
-                   const std::map<Backend, BackendStatus>& status) {
-  Stack stack;
-  const std::string flavour = CASEBOOK_TORCH_FLAVOUR;
+RerunStack rerun_stack(const Case& kase, const std::string& asked,
+                       const std::map<Backend, BackendReadiness>& status,
+                       std::string_view torch_flavour) {
+  RerunStack stack;
+  const std::string flavour(torch_flavour);
   stack.text = "LibTorch build: " + flavour;
   std::string ready;
   for (const auto& [backend, seen] : status) {
@@ -112,7 +113,7 @@ Stack detect_stack(const Case& kase, const std::string& asked,
   stack.text += "; GPU backends ready: " + (ready.empty() ? "none" : ready);
   std::vector<Backend> wanted;
   if (!asked.empty()) {
-    wanted.push_back(*parse_backend(asked));
+    if (const auto backend = parse_backend(asked)) wanted.push_back(*backend);
   } else {
     for (Backend backend : {Backend::kCuda, Backend::kHip}) {
       if (kase.runs_on(backend)) wanted.push_back(backend);
@@ -205,16 +206,16 @@ std::optional<Case> with_valid_indices(const Case& kase, std::string* detail,
   return changed;
 }
 
-std::vector<Variant> plan_variants(const Case& kase, const Stack& stack,
-                                   Family first_family,
-                                   const std::string& sanitizer) {
-  std::vector<Variant> variants;
+std::vector<PlannedRerun> plan_reruns(const Case& kase, const RerunStack& stack,
+                                      Family first_family,
+                                      const std::string& sanitizer) {
+  std::vector<PlannedRerun> reruns;
   const bool gpu = is_gpu(stack.target);
-  Variant blocking =
-      make_variant("launch blocking",
-                   stack.rocm ? "HIP_LAUNCH_BLOCKING=1 AMD_SERIALIZE_KERNEL=3"
-                              : "CUDA_LAUNCH_BLOCKING=1",
-                   stack.target, RerunKind::kLaunchBlocking);
+  PlannedRerun blocking =
+      make_rerun("launch blocking",
+                 stack.rocm ? "HIP_LAUNCH_BLOCKING=1 AMD_SERIALIZE_KERNEL=3"
+                            : "CUDA_LAUNCH_BLOCKING=1",
+                 stack.target, RerunKind::kLaunchBlocking);
   if (!stack.gpu_wanted) {
     blocking.not_run = "the case runs on the CPU only";
   } else if (gpu) {
@@ -227,19 +228,19 @@ std::vector<Variant> plan_variants(const Case& kase, const Stack& stack,
     blocking.not_run = "needs a GPU";
     blocking.needs_gpu = true;
   }
-  variants.push_back(blocking);
+  reruns.push_back(blocking);
 
-  Variant cpu = make_variant("cpu", "the same case on the CPU", Backend::kCpu,
-                             RerunKind::kCpu);
+  PlannedRerun cpu = make_rerun("cpu", "the same case on the CPU",
+                                Backend::kCpu, RerunKind::kCpu);
   if (gpu) {
     cpu.kase = kase;
   } else {
     cpu.not_run = "the reruns already run on the CPU";
   }
-  variants.push_back(cpu);
+  reruns.push_back(cpu);
 
   for (DType dtype : {DType::kFloat32, DType::kFloat64}) {
-    Variant precision = make_variant(
+    PlannedRerun precision = make_rerun(
         std::string(dtype_name(dtype)),
         "floating inputs as " + std::string(dtype_name(dtype)) +
             ", the case's own numbers",
@@ -252,30 +253,30 @@ std::vector<Variant> plan_variants(const Case& kase, const Stack& stack,
       precision.not_run =
           std::string("the inputs could not be made: ") + error.what();
     }
-    variants.push_back(precision);
+    reruns.push_back(precision);
   }
 
-  Variant contiguous =
-      make_variant("contiguous", "every input contiguous, the default layout",
-                   stack.target, RerunKind::kContiguous);
+  PlannedRerun contiguous =
+      make_rerun("contiguous", "every input contiguous, the default layout",
+                 stack.target, RerunKind::kContiguous);
   contiguous.kase = with_contiguous_inputs(kase, &contiguous.not_run);
-  variants.push_back(contiguous);
+  reruns.push_back(contiguous);
 
   if (first_family == Family::kIndexOutOfRange ||
       first_family == Family::kDeviceAssert) {
-    Variant valid = make_variant(
-        "valid indices",
-        "the offending index values replaced by valid ones, as the "
-        "label_limits rule knows them",
-        stack.target, RerunKind::kValidIndices);
+    PlannedRerun valid =
+        make_rerun("valid indices",
+                   "the offending index values replaced by valid ones, as the "
+                   "label_limits rule knows them",
+                   stack.target, RerunKind::kValidIndices);
     valid.kase = with_valid_indices(kase, &valid.detail, &valid.not_run);
-    variants.push_back(valid);
+    reruns.push_back(valid);
   }
 
-  Variant memcheck = make_variant("memcheck",
-                                  "compute-sanitizer --tool memcheck with "
-                                  "PYTORCH_NO_CUDA_MEMORY_CACHING=1",
-                                  Backend::kCuda, RerunKind::kMemcheck);
+  PlannedRerun memcheck = make_rerun("memcheck",
+                                     "compute-sanitizer --tool memcheck with "
+                                     "PYTORCH_NO_CUDA_MEMORY_CACHING=1",
+                                     Backend::kCuda, RerunKind::kMemcheck);
   if (!stack.gpu_wanted) {
     memcheck.not_run = "the case runs on the CPU only";
   } else if (stack.target != Backend::kCuda || stack.rocm) {
@@ -286,8 +287,33 @@ std::vector<Variant> plan_variants(const Case& kase, const Stack& stack,
         "compute-sanitizer is not installed (not on PATH, "
         "nor in $CUDA_HOME/bin or /usr/local/cuda/bin)";
   }
-  variants.push_back(memcheck);
-  return variants;
+  reruns.push_back(memcheck);
+  return reruns;
+}
+
+std::vector<std::string> gpu_reruns_elsewhere(
+    const RerunStack& stack, const std::vector<PlannedRerun>& reruns,
+    const std::string& case_file) {
+  if (stack.missing_gpus.empty()) return {};
+  std::string names;
+  for (const PlannedRerun& rerun : reruns) {
+    if (rerun.needs_gpu) names += (names.empty() ? "" : ", ") + rerun.name;
+  }
+  std::vector<std::string> lines;
+  lines.push_back(
+      "not run here: the GPU reruns" +
+      (names.empty() ? "" : " (" + names + ")") +
+      (is_gpu(stack.target) ? "" : "; the reruns above ran on the CPU"));
+  for (const auto& [backend, why] : stack.missing_gpus) {
+    lines.push_back("  " + std::string(backend_name(backend)) + ": " + why);
+  }
+  for (const auto& [backend, why] : stack.missing_gpus) {
+    lines.push_back("  on a machine with " +
+                    std::string(backend_hooks(backend).vendor_device) +
+                    ": casebook diagnose " + case_file + " --backend " +
+                    std::string(backend_name(backend)));
+  }
+  return lines;
 }
 
 }  // namespace casebook
