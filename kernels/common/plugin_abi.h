@@ -7,18 +7,20 @@
  * initialises CUDA or HIP); every function returns 0 on success and fills
  * `error` otherwise; a caller accepts a table whose abi_version equals
  * CASEBOOK_KERNEL_PLUGIN_ABI_VERSION and whose struct_size is at least the
- * size it was compiled with (new functions are only ever appended). */
+ * size it was compiled with (new functions are only ever appended).
+ *
+ * The launcher fields are generated from the kernel list
+ * (common/kernel_list.h); the layout of ABI 1 is pinned below, so a plugin
+ * built before the list existed still loads: same entry point, same version,
+ * same offsets. */
 #ifndef CASEBOOK_KERNELS_PLUGIN_ABI_H_
 #define CASEBOOK_KERNELS_PLUGIN_ABI_H_
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/kernel_list.h"
 #include "common/kernel_types.h"
-#include "embedding/embedding.h"
-#include "nll_loss/nll_loss.h"
-#include "softmax/softmax.h"
-#include "sum/sum.h"
 
 #define CASEBOOK_KERNEL_PLUGIN_ABI_VERSION 1
 #define CASEBOOK_KERNEL_PLUGIN_ENTRY "casebook_kernel_plugin_v1"
@@ -41,6 +43,11 @@ typedef struct CasebookDeviceFacts {
   int32_t minor;
   char arch[64];
 } CasebookDeviceFacts;
+
+/* A launcher's field: void (*nll_loss)(const CasebookNllLossArgs* args,
+ * CasebookKernelStatus* status); */
+#define CASEBOOK_KERNEL_LAUNCHER_FIELD(name, Args) \
+  void (*name)(const Args* args, CasebookKernelStatus* status);
 
 typedef struct CasebookKernelPluginV1 {
   uint32_t abi_version; /* CASEBOOK_KERNEL_PLUGIN_ABI_VERSION */
@@ -65,20 +72,48 @@ typedef struct CasebookKernelPluginV1 {
    * the process must then end. */
   int (*synchronize)(int* sticky, CasebookGpuError* error);
 
-  /* Launchers: the kernels' own contracts (kernels/<name>/<name>.h); all
-   * pointers in the args are device pointers. */
-  void (*nll_loss)(const CasebookNllLossArgs* args,
-                   CasebookKernelStatus* status);
-  void (*softmax)(const CasebookSoftmaxArgs* args,
-                  CasebookKernelStatus* status);
-  void (*sum)(const CasebookSumArgs* args, CasebookKernelStatus* status);
-  void (*embedding)(const CasebookEmbeddingArgs* args,
-                    CasebookKernelStatus* status);
+  /* Launchers, one per row of CASEBOOK_FOR_EACH_KERNEL_V1: the kernels' own
+   * contracts (kernels/<name>/<name>.h); all pointers in the args are device
+   * pointers. */
+  CASEBOOK_FOR_EACH_KERNEL_V1(CASEBOOK_KERNEL_LAUNCHER_FIELD)
   /* The current device's facts (appended after the launchers: an older
    * table, without it, is refused by its struct_size). */
   int (*device_facts)(CasebookDeviceFacts* facts, CasebookGpuError* error);
+  /* Launchers added since ABI 1 (CASEBOOK_FOR_EACH_KERNEL_APPENDED). */
+  CASEBOOK_FOR_EACH_KERNEL_APPENDED(CASEBOOK_KERNEL_LAUNCHER_FIELD)
 } CasebookKernelPluginV1;
 
 typedef const CasebookKernelPluginV1* (*CasebookKernelPluginEntry)(void);
+
+/* ABI 1 as released: three strings after the two 32-bit words, then eight
+ * runtime calls, four launchers and device_facts. If these fail, the list
+ * changed a released layout: put the new row in
+ * CASEBOOK_FOR_EACH_KERNEL_APPENDED instead. */
+#if defined(__cplusplus)
+#define CASEBOOK_ABI_STATIC_ASSERT(condition, why) static_assert(condition, why)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define CASEBOOK_ABI_STATIC_ASSERT(condition, why) \
+  _Static_assert(condition, why)
+#else
+#define CASEBOOK_ABI_STATIC_ASSERT(condition, why)
+#endif
+#define CASEBOOK_ABI_V1_SLOT(pointers) \
+  (2 * sizeof(uint32_t) + (pointers) * sizeof(void*))
+CASEBOOK_ABI_STATIC_ASSERT(
+    offsetof(CasebookKernelPluginV1, nll_loss) == CASEBOOK_ABI_V1_SLOT(11),
+    "ABI 1: the launchers start after the eight runtime calls");
+CASEBOOK_ABI_STATIC_ASSERT(
+    offsetof(CasebookKernelPluginV1, softmax) == CASEBOOK_ABI_V1_SLOT(12) &&
+        offsetof(CasebookKernelPluginV1, sum) == CASEBOOK_ABI_V1_SLOT(13) &&
+        offsetof(CasebookKernelPluginV1, embedding) == CASEBOOK_ABI_V1_SLOT(14),
+    "ABI 1: nll_loss, softmax, sum, embedding, in that order");
+CASEBOOK_ABI_STATIC_ASSERT(
+    offsetof(CasebookKernelPluginV1, device_facts) == CASEBOOK_ABI_V1_SLOT(15),
+    "ABI 1: device_facts follows the four launchers of ABI 1");
+CASEBOOK_ABI_STATIC_ASSERT(
+    sizeof(CasebookKernelPluginV1) ==
+        CASEBOOK_ABI_V1_SLOT(
+            16 + CASEBOOK_KERNEL_COUNT(CASEBOOK_FOR_EACH_KERNEL_APPENDED)),
+    "every function pointer after device_facts is a row of the kernel list");
 
 #endif /* CASEBOOK_KERNELS_PLUGIN_ABI_H_ */

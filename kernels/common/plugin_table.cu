@@ -67,8 +67,7 @@ int device_facts(CasebookDeviceFacts* facts, CasebookGpuError* error) {
   CASEBOOK_PLUGIN_CALL(CASEBOOK_GPU_PREFIX "GetDeviceProperties",
                        cudaGetDeviceProperties(&properties, device));
 #if defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__)
-  std::snprintf(facts->arch, sizeof(facts->arch), "%s",
-                properties.gcnArchName);
+  std::snprintf(facts->arch, sizeof(facts->arch), "%s", properties.gcnArchName);
   char* features = std::strchr(facts->arch, ':');
   if (features != nullptr) *features = '\0';
 #else
@@ -135,19 +134,14 @@ int synchronize(int* sticky, CasebookGpuError* error) {
   return fail(first, CASEBOOK_GPU_PREFIX "DeviceSynchronize", error);
 }
 
-void nll_loss(const CasebookNllLossArgs* args, CasebookKernelStatus* status) {
-  *status = nll_loss_launch(*args);
-}
-void softmax(const CasebookSoftmaxArgs* args, CasebookKernelStatus* status) {
-  *status = softmax_launch(*args);
-}
-void sum(const CasebookSumArgs* args, CasebookKernelStatus* status) {
-  *status = sum_launch(*args);
-}
-void embedding(const CasebookEmbeddingArgs* args,
-               CasebookKernelStatus* status) {
-  *status = embedding_launch(*args);
-}
+// The launchers, one per row of the kernel list (common/kernel_list.h):
+// void sum(const CasebookSumArgs* args, CasebookKernelStatus* status).
+#define CASEBOOK_PLUGIN_LAUNCHER(name, Args)                  \
+  void name(const Args* args, CasebookKernelStatus* status) { \
+    *status = name##_launch(*args);                           \
+  }
+CASEBOOK_FOR_EACH_KERNEL(CASEBOOK_PLUGIN_LAUNCHER)
+#undef CASEBOOK_PLUGIN_LAUNCHER
 
 }  // namespace
 
@@ -168,10 +162,9 @@ CasebookKernelPluginV1 make_plugin_table() {
   table.copy_to_device = &copy_to_device;
   table.copy_to_host = &copy_to_host;
   table.synchronize = &synchronize;
-  table.nll_loss = &nll_loss;
-  table.softmax = &softmax;
-  table.sum = &sum;
-  table.embedding = &embedding;
+#define CASEBOOK_PLUGIN_FILL(name, Args) table.name = &name;
+  CASEBOOK_FOR_EACH_KERNEL(CASEBOOK_PLUGIN_FILL)
+#undef CASEBOOK_PLUGIN_FILL
   return table;
 }
 

@@ -116,42 +116,45 @@ void launch(const Args* args, CasebookKernelStatus* status,
   *status = cpu(*args);
 }
 
-void nll_loss(const CasebookNllLossArgs* args, CasebookKernelStatus* status) {
-  launch(args, status, &kernels::nll_loss_cpu);
-}
-void softmax(const CasebookSoftmaxArgs* args, CasebookKernelStatus* status) {
-  launch(args, status, &kernels::softmax_cpu);
-}
-void sum(const CasebookSumArgs* args, CasebookKernelStatus* status) {
-  launch(args, status, &kernels::sum_cpu);
-}
-void embedding(const CasebookEmbeddingArgs* args,
-               CasebookKernelStatus* status) {
-  launch(args, status, &kernels::embedding_cpu);
-}
+// The launchers, one per row of the kernel list (common/kernel_list.h): each
+// runs its kernel's CPU reference.
+#define CASEBOOK_SIMULATED_LAUNCHER(name, Args)               \
+  void name(const Args* args, CasebookKernelStatus* status) { \
+    launch(args, status, &kernels::name##_cpu);               \
+  }
+CASEBOOK_FOR_EACH_KERNEL(CASEBOOK_SIMULATED_LAUNCHER)
+#undef CASEBOOK_SIMULATED_LAUNCHER
 
-const CasebookKernelPluginV1 kTable = {CASEBOOK_KERNEL_PLUGIN_ABI_VERSION,
-                                       sizeof(CasebookKernelPluginV1),
-                                       "cuda",
-                                       "simulated device, CPU references",
-                                       "",
-                                       &device_count,
-                                       &describe,
-                                       &set_device,
-                                       &device_malloc,
-                                       &device_free,
-                                       &copy,
-                                       &copy,
-                                       &synchronize,
-                                       &nll_loss,
-                                       &softmax,
-                                       &sum,
-                                       &embedding,
-                                       &device_facts};
+CasebookKernelPluginV1 make_table() {
+  CasebookKernelPluginV1 table{};  // zero: a field left out stays null
+  table.abi_version = CASEBOOK_KERNEL_PLUGIN_ABI_VERSION;
+  table.struct_size = sizeof(CasebookKernelPluginV1);
+  table.backend = "cuda";
+  table.build = "simulated device, CPU references";
+  table.variant = "";
+  table.device_count = &device_count;
+  table.describe = &describe;
+  table.set_device = &set_device;
+  table.device_malloc = &device_malloc;
+  table.device_free = &device_free;
+  table.copy_to_device = &copy;
+  table.copy_to_host = &copy;
+  table.synchronize = &synchronize;
+  table.device_facts = &device_facts;
+#define CASEBOOK_SIMULATED_FILL(name, Args) table.name = &name;
+  CASEBOOK_FOR_EACH_KERNEL(CASEBOOK_SIMULATED_FILL)
+#undef CASEBOOK_SIMULATED_FILL
+  return table;
+}
+// Built on first use, so no other file's static initialiser sees it empty.
+const CasebookKernelPluginV1& table() {
+  static const CasebookKernelPluginV1 built = make_table();
+  return built;
+}
 
 const KernelPlugin& simulated_plugin() {
   static const KernelPlugin plugin{Backend::kCuda, "(simulated device)",
-                                   nullptr, &kTable};
+                                   nullptr, &table()};
   return plugin;
 }
 

@@ -65,6 +65,11 @@ KernelPlugin* open_plugin(Backend backend, std::string* why_not) {
                std::to_string(sizeof(CasebookKernelPluginV1)) + " bytes)";
     return nullptr;
   }
+  if (const char* missing = first_missing_launcher(*table)) {
+    *why_not = path.string() + ": plugin table has no `" + missing +
+               "` launcher (a field of the kernel list left null)";
+    return nullptr;
+  }
   auto* plugin = new KernelPlugin();  // lives as long as the process
   plugin->backend = backend;
   plugin->path = path.string();
@@ -114,6 +119,14 @@ const KernelPlugin* load_kernel_plugin(Backend backend, std::string* why_not) {
   }
   *why_not = found->second.second;
   return found->second.first;
+}
+
+const char* first_missing_launcher(const CasebookKernelPluginV1& table) {
+#define CASEBOOK_CHECK_LAUNCHER(name, Args) \
+  if (table.name == nullptr) return #name;
+  CASEBOOK_FOR_EACH_KERNEL(CASEBOOK_CHECK_LAUNCHER)
+#undef CASEBOOK_CHECK_LAUNCHER
+  return nullptr;
 }
 
 std::string describe_gpu_error(const CasebookGpuError& error) {

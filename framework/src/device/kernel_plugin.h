@@ -38,6 +38,11 @@ bool kernel_plugin_file_present(Backend backend);
 // executable", or dlerror's text, or an ABI mismatch) when it cannot.
 const KernelPlugin* load_kernel_plugin(Backend backend, std::string* why_not);
 
+// The first launcher of the kernel list (kernels/common/kernel_list.h) that
+// `table` leaves null, or null when it has them all: a plugin missing one is
+// refused at load rather than crashing its first case.
+const char* first_missing_launcher(const CasebookKernelPluginV1& table);
+
 // The device count; false with `error` such as "cudaGetDeviceCount returned
 // cudaErrorNoDevice (no CUDA-capable device is detected)".
 bool plugin_device_count(const KernelPlugin& plugin, int* count,

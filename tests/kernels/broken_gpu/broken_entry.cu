@@ -11,50 +11,31 @@
 namespace CASEBOOK_GPU_NS::broken {
 namespace {
 
-void sum_tail(const CasebookSumArgs* args, CasebookKernelStatus* status) {
-  *status = sum_tail_dropped(*args);
-}
-void sum_half(const CasebookSumArgs* args, CasebookKernelStatus* status) {
-  *status = sum_half_accumulation(*args);
-}
-void softmax_stride(const CasebookSoftmaxArgs* args,
-                    CasebookKernelStatus* status) {
-  *status = softmax_stride_ignored(*args);
-}
-void nll_loss_unchecked(const CasebookNllLossArgs* args,
-                        CasebookKernelStatus* status) {
-  *status = nll_loss_bound_check_removed(*args);
-}
-void nll_loss_skipping(const CasebookNllLossArgs* args,
-                       CasebookKernelStatus* status) {
-  *status = nll_loss_last_class_skipped(*args);
-}
-void embedding_unchecked(const CasebookEmbeddingArgs* args,
-                         CasebookKernelStatus* status) {
-  *status = embedding_bound_check_removed(*args);
+// Each kernel's argument struct by name, from the kernel list:
+// sum_args is CasebookSumArgs.
+#define CASEBOOK_BROKEN_ARGS_OF(name, Args) using name##_args = Args;
+CASEBOOK_FOR_EACH_KERNEL(CASEBOOK_BROKEN_ARGS_OF)
+#undef CASEBOOK_BROKEN_ARGS_OF
+
+// A broken variant in the launcher's shape of the ABI.
+template <typename Args, CasebookKernelStatus (*Variant)(const Args&)>
+void launcher(const Args* args, CasebookKernelStatus* status) {
+  *status = Variant(*args);
 }
 
 // Null when the variant is unknown.
 const CasebookKernelPluginV1* make_table(const char* variant) {
   static CasebookKernelPluginV1 table = make_plugin_table();
   if (variant == nullptr) return nullptr;
-  if (std::strcmp(variant, "sum_tail_dropped") == 0) {
-    table.sum = &sum_tail;
-  } else if (std::strcmp(variant, "sum_half_accumulation") == 0) {
-    table.sum = &sum_half;
-  } else if (std::strcmp(variant, "softmax_stride_ignored") == 0) {
-    table.softmax = &softmax_stride;
-  } else if (std::strcmp(variant, "nll_loss_bound_check_removed") == 0) {
-    table.nll_loss = &nll_loss_unchecked;
-  } else if (std::strcmp(variant, "nll_loss_last_class_skipped") == 0) {
-    table.nll_loss = &nll_loss_skipping;
-  } else if (std::strcmp(variant, "embedding_bound_check_removed") == 0) {
-    table.embedding = &embedding_unchecked;
-  } else {
-    return nullptr;
+#define CASEBOOK_BROKEN_SWAP(name, kernel)          \
+  if (std::strcmp(variant, #name) == 0) {           \
+    table.kernel = &launcher<kernel##_args, &name>; \
+    table.variant = variant;                        \
+    return &table;                                  \
   }
-  table.variant = variant;
-  return &table;
+  CASEBOOK_FOR_EACH_BROKEN_VARIANT(CASEBOOK_BROKEN_SWAP)
+#undef CASEBOOK_BROKEN_SWAP
+  return nullptr;
 }
 
 }  // namespace

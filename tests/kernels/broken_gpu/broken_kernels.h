@@ -5,6 +5,17 @@
 #include "common/gpu_portability.h"
 #include "common/plugin_abi.h"
 
+// One row per variant, X(variant, kernel): the variant replaces the launcher
+// of `kernel` (a row of common/kernel_list.h) when $CASEBOOK_BROKEN_VARIANT
+// names it (broken_entry.cu).
+#define CASEBOOK_FOR_EACH_BROKEN_VARIANT(X) \
+  X(sum_tail_dropped, sum)                  \
+  X(sum_half_accumulation, sum)             \
+  X(softmax_stride_ignored, softmax)        \
+  X(nll_loss_bound_check_removed, nll_loss) \
+  X(nll_loss_last_class_skipped, nll_loss)  \
+  X(embedding_bound_check_removed, embedding)
+
 namespace CASEBOOK_GPU_NS::broken {
 
 // The last incomplete block is never launched.
