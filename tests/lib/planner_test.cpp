@@ -10,6 +10,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,11 +22,21 @@ namespace fs = std::filesystem;
 
 const Selection kAll = [](const PlannedCase&, Backend) { return true; };
 
+PartReadiness part_of(Readiness state, const std::string& absent_reason) {
+  return PartReadiness{
+      state, state == Readiness::kAbsent ? absent_reason : "", {}, {}};
+}
+
+// A backend whose two parts are `torch` and `kernels`.
+BackendStatus status_of(Backend backend, Readiness torch, Readiness kernels) {
+  return combine_readiness(backend, part_of(torch, "no device"),
+                           part_of(kernels, "no plugin"));
+}
+
+// Both parts alike, as on a machine without the device.
 BackendStatus status_of(Readiness state) {
-  BackendStatus status;
-  status.state = state;
-  status.reason = state == Readiness::kAbsent ? "no device" : "";
-  return status;
+  return combine_readiness(Backend::kCuda, part_of(state, "no device"),
+                           part_of(state, "no device"));
 }
 
 class Planner : public ::testing::Test {
@@ -127,6 +139,52 @@ TEST_F(Planner, ARequiredBackendThatIsAbsentIsBrokenSayingWhy) {
   EXPECT_EQ(statuses[Backend::kCuda].reason,
             "required (--require, $CASEBOOK_REQUIRE) but absent: no device");
   EXPECT_EQ(statuses[Backend::kHip].state, Readiness::kAbsent);
+}
+
+TEST_F(Planner, ARequiredBackendsAbsentPartIsBrokenAndTheOtherStillRuns) {
+  // A CUDA LibTorch on a device, without casebook's kernel plugin.
+  std::map<Backend, BackendStatus> statuses = {
+      {Backend::kCuda,
+       status_of(Backend::kCuda, Readiness::kReady, Readiness::kAbsent)}};
+  ASSERT_EQ(statuses[Backend::kCuda].state, Readiness::kReady);
+  apply_required({Backend::kCuda}, &statuses);
+  const BackendStatus& cuda = statuses[Backend::kCuda];
+  EXPECT_EQ(cuda.state, Readiness::kReady);
+  EXPECT_EQ(cuda.torch.state, Readiness::kReady);
+  EXPECT_EQ(cuda.kernels.state, Readiness::kBroken);
+  EXPECT_EQ(cuda.kernels.reason,
+            "required (--require, $CASEBOOK_REQUIRE) but absent: no plugin");
+}
+
+TEST_F(Planner, AGpuRunNeedsThePartItsOpNeeds) {
+  write_case("a_torch");
+  std::ofstream(root_ / "b_kernel.yaml")
+      << "casebook: 1\nsummary: k\nop: kernels.sum\nbackends: [cpu, cuda]\n"
+      << "inputs:\n  input: {dtype: float32, values: [1, 2]}\n";
+  Plan mixed = plan();
+  ASSERT_EQ(mixed.cases.size(), 2u);
+  ASSERT_TRUE(mixed.cases[1].runnable());
+  const std::map<Backend, BackendStatus> torch_only = {
+      {Backend::kCuda,
+       status_of(Backend::kCuda, Readiness::kReady, Readiness::kAbsent)}};
+  const JobPlan jobs = plan_jobs(mixed, torch_only, kAll);
+  EXPECT_EQ(kinds_of(jobs, mixed.cases[0], Backend::kCuda).size(), 1u);
+  EXPECT_TRUE(kinds_of(jobs, mixed.cases[1], Backend::kCuda).empty());
+  // The judge is given that part: the kernel case's is the plugin's.
+  const std::optional<PartReadiness> kernel_part =
+      readiness_for_case(torch_only, mixed.cases[1], Backend::kCuda);
+  ASSERT_TRUE(kernel_part.has_value());
+  EXPECT_EQ(kernel_part->state, Readiness::kAbsent);
+  EXPECT_EQ(kernel_part->reason, "no plugin");
+  EXPECT_FALSE(
+      readiness_for_case(torch_only, mixed.cases[1], Backend::kCpu).has_value());
+  // The simulated device's shape: the plugin alone.
+  const std::map<Backend, BackendStatus> plugin_only = {
+      {Backend::kCuda,
+       status_of(Backend::kCuda, Readiness::kAbsent, Readiness::kReady)}};
+  const JobPlan other = plan_jobs(mixed, plugin_only, kAll);
+  EXPECT_TRUE(kinds_of(other, mixed.cases[0], Backend::kCuda).empty());
+  EXPECT_EQ(kinds_of(other, mixed.cases[1], Backend::kCuda).size(), 1u);
 }
 
 TEST_F(Planner, ACpu64CaseSharesTheCpusChildAndRunsOnAReadyGpu) {

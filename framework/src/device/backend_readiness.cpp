@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "casebook/ops.h"
 #include "device/backend_hooks.h"
 
 namespace casebook {
@@ -18,6 +19,16 @@ std::string_view readiness_name(Readiness readiness) {
       return "broken";
   }
   return "broken";
+}
+
+PartReadiness part_readiness(const BackendReadiness& readiness,
+                             Backend backend, const OpDef& op) {
+  if (is_gpu(backend) && op.placement == OpDef::Placement::kBackendDevice) {
+    return readiness.torch;
+  }
+  if (is_gpu(backend) && op.needs_kernel_plugin) return readiness.kernels;
+  return PartReadiness{readiness.state, readiness.reason,
+                       readiness.description, readiness.facts};
 }
 
 BackendReadiness combine_readiness(Backend backend, PartReadiness torch,
@@ -46,6 +57,14 @@ BackendReadiness combine_readiness(Backend backend, PartReadiness torch,
     if (!kernels.description.empty()) {
       result.description += (result.description.empty() ? "" : "; kernels: ") +
                             kernels.description;
+    }
+    // A ready backend with a part that cannot run says so: its cases skip.
+    if (!torch.ready()) {
+      result.description += "; LibTorch's " + device + " device absent: " +
+                            torch.reason;
+    }
+    if (!kernels.ready()) {
+      result.description += "; kernel plugin absent: " + kernels.reason;
     }
   } else {
     // The kernel plugin speaks for the device when it asked the runtime;
@@ -101,6 +120,8 @@ BackendReadiness probe_failure(const std::string& reason) {
   BackendReadiness result;
   result.state = Readiness::kBroken;
   result.reason = reason;
+  result.torch = PartReadiness{Readiness::kBroken, reason, {}, {}};
+  result.kernels = result.torch;
   return result;
 }
 

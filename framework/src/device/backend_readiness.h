@@ -11,7 +11,9 @@
 //
 // A GPU backend has two parts, each judged alone: LibTorch's device (torch.*
 // ops) and the kernel plugin (kernels.* ops). The backend is broken when
-// either part is broken, ready when either is ready, else absent.
+// either part is broken, ready when either is ready, else absent. A case runs
+// where the part its op needs is ready (part_readiness): the runner plans and
+// judges by that part, and the child asks the same function.
 #pragma once
 
 #include <filesystem>
@@ -22,6 +24,8 @@
 #include "casebook/backend.h"
 
 namespace casebook {
+
+struct OpDef;
 
 enum class Readiness { kReady, kAbsent, kBroken };
 std::string_view readiness_name(Readiness readiness);  // "ready", ...
@@ -48,6 +52,14 @@ struct BackendReadiness {
   bool ready() const { return state == Readiness::kReady; }
 };
 
+// The part of `readiness` (the backend's) that `op` needs: LibTorch's device
+// for ops placed on the backend's device, the kernel plugin for host ops that
+// reach the GPU through it (kernels.*), the whole backend for other host ops
+// (validate.*) and for cpu. The one rule; the planner, the judge and the
+// child ask it.
+PartReadiness part_readiness(const BackendReadiness& readiness,
+                             Backend backend, const OpDef& op);
+
 // The backend from its two parts (the rule in the header comment). cpu is
 // always ready.
 BackendReadiness combine_readiness(Backend backend, PartReadiness torch,
@@ -67,8 +79,8 @@ bool device_node_present(Backend backend,
 PartReadiness runtime_failure(Backend backend, const std::string& reason,
                               bool device_present);
 
-// What a probe child that died or gave no answer means: broken, always (a
-// probe only counts devices; it must not crash or hang).
+// What a probe child that died or gave no answer means: broken, always, and
+// each part with it (a probe only counts devices; it must not crash or hang).
 BackendReadiness probe_failure(const std::string& reason);
 
 // The probe child's report, one JSON object per backend, and back.

@@ -43,12 +43,8 @@ PartReadiness open_plugin_part(Backend backend, const KernelPlugin** plugin) {
 
 }  // namespace
 
-const PartReadiness& BackendRuntime::part_for(const OpDef& op) const {
-  if (!is_gpu(backend)) return readiness.torch;  // cpu: both parts ready
-  if (op.placement == OpDef::Placement::kBackendDevice) return readiness.torch;
-  if (op.needs_kernel_plugin) return readiness.kernels;
-  static const PartReadiness host{Readiness::kReady, {}, {}};
-  return host;
+PartReadiness BackendRuntime::part_for(const OpDef& op) const {
+  return part_readiness(readiness, backend, op);
 }
 
 std::vector<std::pair<std::string, std::string>> launch_blocking_environment(

@@ -22,10 +22,8 @@ struct BackendRuntime {
   BackendReadiness readiness;            // the one answer; cpu: ready
   const KernelPlugin* plugin = nullptr;  // GPU backends: kernels/ library
 
-  // The part of the backend `op` needs: its LibTorch device (torch.* ops) or
-  // the kernel plugin (kernels.* ops); the whole backend for host ops
-  // (validate.*) and for cpu.
-  const PartReadiness& part_for(const OpDef& op) const;
+  // The part of the backend `op` needs (part_readiness, the one rule).
+  PartReadiness part_for(const OpDef& op) const;
 };
 
 // For kCpu: nothing to open. For GPU backends: probes LibTorch's device and

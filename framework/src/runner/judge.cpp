@@ -355,18 +355,26 @@ CaseVerdict judge_run(const JudgeInputs& in) {
     verdict.explanation = expect.reason;
     return verdict;
   }
-  if (in.status != nullptr && in.status->state == Readiness::kBroken) {
+  // The part of the backend the case needs decides; without one, the whole.
+  const PartReadiness whole =
+      in.status != nullptr
+          ? PartReadiness{in.status->state, in.status->reason, {}, {}}
+          : PartReadiness{Readiness::kReady, {}, {}, {}};
+  const PartReadiness& needed = in.part != nullptr ? *in.part : whole;
+  if (needed.state == Readiness::kBroken) {
     // Broken is never a skip, whatever the case expects (an expected
     // op_unavailable must not pass on a backend that cannot start).
     set_failure(&verdict, Verdict::kError, Family::kOpUnavailable,
                 std::string(backend_name(in.backend)) +
-                    " cannot run: " + in.status->reason);
+                    " cannot run: " + needed.reason);
     return verdict;
   }
-  if (in.status != nullptr && in.status->state == Readiness::kAbsent) {
+  if (needed.state == Readiness::kAbsent) {
     verdict.verdict = Verdict::kSkip;
-    verdict.backend_absent = true;
-    verdict.explanation = in.status->reason;
+    // An absent backend's skips are counted apart; a part absent from a
+    // backend that runs other cases is a skip of its own, saying which.
+    verdict.backend_absent = whole.state == Readiness::kAbsent;
+    verdict.explanation = needed.reason;
     return verdict;
   }
   if (!expect.missing.empty()) {

@@ -16,6 +16,10 @@ struct JudgeInputs {
   const Job* run = nullptr;               // this backend's run; null if none
   const Job* reference = nullptr;         // the reference run (may be `run`)
   const BackendStatus* status = nullptr;  // GPU backends: the probe's view
+  // GPU backends: the part of the backend the case's op needs
+  // (readiness_for_case, runner/planner.h), which decides whether it ran; null:
+  // the whole backend's `status` decides.
+  const PartReadiness* part = nullptr;
   // What the case must do on the backend in this run (expectation_in_run,
   // runner/planner.h: the probed device's facts decide its conditions);
   // null: the expectation as loaded.

@@ -12,10 +12,8 @@ bool contains(const std::vector<Backend>& backends, Backend backend) {
   return std::find(backends.begin(), backends.end(), backend) != backends.end();
 }
 
-bool ready_in(const std::map<Backend, BackendStatus>& readiness,
-              Backend backend) {
-  const auto found = readiness.find(backend);
-  return found != readiness.end() && found->second.ready();
+std::string required_but_absent(const std::string& reason) {
+  return "required (--require, $CASEBOOK_REQUIRE) but absent: " + reason;
 }
 
 }  // namespace
@@ -63,12 +61,28 @@ Expectation expectation_in_run(const Plan& plan, const PlannedCase& planned,
 void apply_required(const std::vector<Backend>& required,
                     std::map<Backend, BackendStatus>* statuses) {
   for (auto& [backend, status] : *statuses) {
-    if (status.state == Readiness::kAbsent && contains(required, backend)) {
+    if (!contains(required, backend)) continue;
+    if (status.state == Readiness::kAbsent) {
       status.state = Readiness::kBroken;
-      status.reason = "required (--require, $CASEBOOK_REQUIRE) but absent: " +
-                      status.reason;
+      status.reason = required_but_absent(status.reason);
+    }
+    for (PartReadiness* part : {&status.torch, &status.kernels}) {
+      if (part->state == Readiness::kAbsent) {
+        part->state = Readiness::kBroken;
+        part->reason = required_but_absent(part->reason);
+      }
     }
   }
+}
+
+std::optional<PartReadiness> readiness_for_case(
+    const std::map<Backend, BackendStatus>& readiness,
+    const PlannedCase& planned, Backend backend) {
+  const auto found = readiness.find(backend);
+  if (!is_gpu(backend) || found == readiness.end() || planned.op == nullptr) {
+    return std::nullopt;
+  }
+  return part_readiness(found->second, backend, *planned.op);
 }
 
 JobPlan plan_jobs(Plan& plan, const std::map<Backend, BackendStatus>& readiness,
@@ -76,6 +90,9 @@ JobPlan plan_jobs(Plan& plan, const std::map<Backend, BackendStatus>& readiness,
   JobPlan out;
   for (size_t position = 0; position < plan.cases.size(); ++position) {
     PlannedCase& planned = plan.cases[position];
+    // Set anew: planning the same plan twice gives the same jobs.
+    planned.jobs.clear();
+    planned.jobs_left = 0;
     bool any = false;
     for (Backend backend : planned.reported) any |= selected(planned, backend);
     if (!any) continue;
@@ -100,7 +117,9 @@ JobPlan plan_jobs(Plan& plan, const std::map<Backend, BackendStatus>& readiness,
           expectation_in_run(plan, planned, backend);
       if (expectation.kind == Expectation::Kind::kSkip) continue;
       if (!expectation.missing.empty()) continue;  // its ERROR, unrun
-      if (!ready_in(readiness, backend)) continue;
+      const std::optional<PartReadiness> part =
+          readiness_for_case(readiness, planned, backend);
+      if (!part || !part->ready()) continue;
       gpu_runs.push_back(backend);
     }
     // The CPU runs when it is judged itself or when it is the reference of a

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,8 @@ Expectation expectation_in_run(const Plan& plan, const PlannedCase& planned,
 
 // `--require` (and $CASEBOOK_REQUIRE): a required backend the probe found
 // absent cannot run, and that is an error: it becomes broken, saying why.
+// So does each absent part of a required backend (a CUDA LibTorch without
+// the kernel plugin: the kernels.* cases are errors, the torch.* cases run).
 void apply_required(const std::vector<Backend>& required,
                     std::map<Backend, BackendStatus>* statuses);
 
@@ -41,7 +44,15 @@ struct JobPlan {
   std::vector<size_t> order;  // cases with a pair selected, in plan order
 };
 
-// The jobs of every selected pair. A GPU run where its backend is ready, its
+// The readiness of the part of `backend` that the case's op needs
+// (part_readiness); null for cpu, a backend not probed, or a case whose op is
+// not known (a file that did not load or an unknown op: the judge says why).
+std::optional<PartReadiness> readiness_for_case(
+    const std::map<Backend, BackendStatus>& readiness,
+    const PlannedCase& planned, Backend backend);
+
+// The jobs of every selected pair. A GPU run where the part of its backend
+// that the case's op needs is ready (readiness_for_case), its
 // expectation in this run is not `skip` and nothing is missing from it; the CPU
 // run where cpu is judged or is a GPU run's reference; a cpu64 or torch
 // reference where anything runs, sharing one child with the CPU run

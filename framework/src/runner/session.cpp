@@ -304,6 +304,8 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
           planned.loaded.value
               ? std::optional(expectation_in_run(plan, planned, backend))
               : std::nullopt;
+      const std::optional<PartReadiness> part =
+          readiness_for_case(execution.backends, planned, backend);
       JudgeInputs inputs{planned,
                          backend,
                          find_job(jobs.jobs, planned, backend, JobKind::kRun),
@@ -311,6 +313,7 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
                          is_gpu(backend) && status != execution.backends.end()
                              ? &status->second
                              : nullptr,
+                         part ? &*part : nullptr,
                          expectation ? &*expectation : nullptr,
                          options.evidence_root,
                          &options};
