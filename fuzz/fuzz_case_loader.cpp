@@ -7,6 +7,15 @@
 #include <string>
 
 #include "casebook/loader.h"
+#include "casebook/op_traits.h"
+#include "ops/shipped_op_traits.h"
+
+// The loader asks the ops' traits: the ones casebook ships, as the registry
+// installs them (framework/src/ops/registry.cpp).
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  casebook::install_op_traits(casebook::shipped_op_traits());
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

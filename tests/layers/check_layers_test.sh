@@ -12,12 +12,15 @@ fail() { echo "FAIL: $*"; exit 1; }
 tree() {  # a fresh tree with the real table and one kernel folder
   rm -rf "$scratch/t"
   mkdir -p "$scratch/t/docs" "$scratch/t/kernels/sum" "$scratch/t/framework/src/process" \
-    "$scratch/t/framework/src/runner" "$scratch/t/framework/src/model"
+    "$scratch/t/framework/src/runner" "$scratch/t/framework/src/model" \
+    "$scratch/t/framework/src/kernel_ops"
   cp "$root/docs/architecture.md" "$scratch/t/docs/"
   printf '#include "process/subprocess.h"\n#include "runner/judge.h"\n' \
     >"$scratch/t/framework/src/runner/ok.cpp"
-  printf '#include "casebook/case.h"\n#include "sum/sum.h"\n#include "build_config.h"\n' \
+  printf '#include "casebook/case.h"\n#include "build_config.h"\n' \
     >"$scratch/t/framework/src/model/ok.cpp"
+  printf '#include "ops/shipped_op_traits.h"\n#include "sum/sum.h"\n' \
+    >"$scratch/t/framework/src/kernel_ops/ok.cpp"
 }
 
 tree
@@ -30,10 +33,17 @@ grep -q '^framework/src/process/up.cpp:2: `process` may not include `runner/`' "
   fail "not named at its line: $(cat "$scratch/out")"
 
 tree
+# The case model knows no kernel: the ops' traits table brings their block sizes.
+printf '#include "casebook/op_traits.h"\n#include "sum/sum.h"\n' >"$scratch/t/framework/src/model/blocks.cpp"
+if "$python" "$root/ci/check-layers.py" "$scratch/t" >"$scratch/out"; then fail "a kernel header in model passed"; fi
+grep -q '^framework/src/model/blocks.cpp:2: `model` may not include `sum/`' "$scratch/out" ||
+  fail "not named at its line: $(cat "$scratch/out")"
+
+tree
 mkdir -p "$scratch/t/framework/src/newroom"
 printf '\n' >"$scratch/t/framework/src/newroom/x.cpp"
 if "$python" "$root/ci/check-layers.py" "$scratch/t" >"$scratch/out"; then fail "an unknown room passed"; fi
 grep -q 'room `newroom` is not in the table' "$scratch/out" || fail "$(cat "$scratch/out")"
 
 "$python" "$root/ci/check-layers.py" "$root"
-echo "check-layers: 3 planted trees and the repository as expected"
+echo "check-layers: 4 planted trees and the repository as expected"

@@ -10,6 +10,7 @@
 
 #include "casebook/case.h"
 #include "casebook/loader.h"
+#include "casebook/op_traits.h"
 
 namespace casebook {
 
@@ -50,20 +51,9 @@ NeighborExpansion applicable_neighbors(const Case& base);
 // outputs 0: nan", "cpu: cannot derive (...)".
 std::string describe_expected(const Case& kase);
 
-// What a rule knows of an op: the class-index input, the dims a batch and
-// a kernel's blocks run along, the blocks a kernel declares. Null for an op
-// the rules know nothing of (parameters must then be declared).
-struct NeighborOpTraits {
-  std::string index_input;                // "target", "indices"; "" none
-  std::vector<std::string> class_inputs;  // the input whose dim gives C
-  int64_t class_dim = 1;      // of a class input of rank >= 2 (rank 1: dim 0)
-  bool ignore_index = false;  // the op takes `ignore_index` (default -100)
-  bool reduction = false;     // the op takes `reduction` (default mean)
-  std::vector<std::pair<std::string, int64_t>> batch;  // the batch dims
-  bool allows_empty = false;                           // a dim of size 0
-  std::vector<int64_t> blocks;  // kernels: block sizes (threads, grid)
-  std::vector<std::pair<std::string, int64_t>> block_dims;
-};
+// What the rules know of `op`: its neighbour traits in the installed op
+// traits table (casebook/op_traits.h). Null for an op the rules know nothing
+// of (parameters must then be declared).
 const NeighborOpTraits* neighbor_op_traits(const std::string& op);
 
 }  // namespace casebook

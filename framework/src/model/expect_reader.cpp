@@ -5,11 +5,16 @@
 #include <vector>
 
 #include "casebook/message_pattern.h"
-#include "model/sections.h"
+#include "casebook/op_traits.h"
 #include "casebook/suggestions.h"
+#include "model/sections.h"
 
 namespace casebook::model {
 namespace {
+
+// "a validate.* or kernels.* op": the ops that report counts, in their
+// owner's words.
+std::string counting_ops() { return installed_op_traits().wording.with_counts; }
 
 std::string family_names() {
   std::vector<std::string> names;
@@ -138,19 +143,18 @@ std::optional<Expectation> read_expectation(
     } else if (item.key == "when") {
       expectation.when = read_when(reader, item, item_path, backend);
     } else {
-      reader.error(item.key_node, item_path,
-                   "`" + item.key + "` goes with " +
-                       (item.key == "family"    ? "`xfail` only"
-                        : item.key == "message" ? "`error` only"
-                        : item.key == "outputs"
-                            ? "a run that gives outputs (`match` or `xfail`) "
-                              "only"
-                        : item.key == "processed"
-                            ? "`match`, `error` or `xfail` of a validate.* or "
-                              "kernels.* op only (an op that counts its "
-                              "entries)"
-                            : "`error` of a validate.* or kernels.* op "
-                              "only"));
+      reader.error(
+          item.key_node, item_path,
+          "`" + item.key + "` goes with " +
+              (item.key == "family"    ? "`xfail` only"
+               : item.key == "message" ? "`error` only"
+               : item.key == "outputs"
+                   ? "a run that gives outputs (`match` or `xfail`) "
+                     "only"
+               : item.key == "processed"
+                   ? "`match`, `error` or `xfail` of " + counting_ops() +
+                         " only (an op that counts its entries)"
+                   : "`error` of " + counting_ops() + " only"));
     }
   }
   if (reader.error_count() != errors_before) return std::nullopt;
@@ -198,10 +202,11 @@ void read_expect(Reader& reader, const Entry& entry, Case& out) {
                       "a map from backend (cpu, cuda, hip) to "
                       "what must happen");
   if (!map) return;
-  // Only casebook's own ops report counts and rejected positions; which of
-  // them do is the op's to say (check_registered_op, framework/src/ops).
-  const bool counting_op =
-      out.op.rfind("validate.", 0) == 0 || out.op.rfind("kernels.", 0) == 0;
+  // The ops whose traits say they report counts and rejected positions;
+  // which of them report which is the registered op's to say
+  // (check_registered_op, framework/src/ops).
+  const OpTraits* traits = installed_op_traits().find(out.op);
+  const bool counting_op = traits != nullptr && traits->reports_counts;
   std::string listed;
   for (Backend backend : out.backends) {
     listed += (listed.empty() ? "" : ", ") + std::string(backend_name(backend));

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "casebook/op_traits.h"
 #include "model/sections.h"
 
 namespace casebook::model {
@@ -82,8 +83,10 @@ void read_grad(Reader& reader, const Entry& entry, Case& out) {
   if (!map) return;
   GradSpec grad;
   grad.where = reader.where(entry);
-  auto through_autograd = [](const std::string& op) {
-    return op.rfind("torch.", 0) == 0 || op.rfind("aten::", 0) == 0;
+  const OpTraitsTable& traits = installed_op_traits();
+  auto through_autograd = [&traits](const std::string& op) {
+    const OpTraits* found = traits.find(op);
+    return found != nullptr && found->gradients;
   };
   // A case of `steps`: the gradients flow through every step.
   bool autograd = out.steps.empty() ? through_autograd(out.op) : true;
@@ -92,9 +95,8 @@ void read_grad(Reader& reader, const Entry& entry, Case& out) {
   }
   if (!autograd) {
     reader.error(reader.where(entry), "grad",
-                 "gradients are for torch.* and aten:: ops (LibTorch's "
-                 "autograd); got op `" +
-                     out.op + "`");
+                 "gradients are for " + traits.wording.with_gradients +
+                     " (LibTorch's autograd); got op `" + out.op + "`");
     return;
   }
   if (const Entry* wrt = find_entry(*map, "wrt")) {

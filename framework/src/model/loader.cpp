@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "casebook/limits.h"
 #include "casebook/neighbors.h"
+#include "casebook/op_traits.h"
 #include "model/placeholders.h"
 #include "model/sections.h"
 #include "model/yaml_prescan.h"
@@ -54,19 +54,12 @@ void read_op(Reader& reader, const Entry& entry, Case& out) {
   const auto op = reader.read_string(entry, "op");
   if (!op) return;
   out.op = *op;
-  // `testing.` ops exist only in the harness's own test programs (an op that
-  // crashes, aborts or hangs on purpose); the casebook executable has none.
-  // `aten::<name>[.<overload>]` names an ATen operator and its overload.
-  for (const char* prefix :
-       {"torch.", "aten::", "kernels.", "validate.", "testing."}) {
-    const std::string_view text = *op;
-    if (text.rfind(prefix, 0) == 0 && text.size() > std::strlen(prefix)) {
-      return;
-    }
-  }
+  // Which names are ops is the ops' owner's to say (the families of its
+  // table); whether the op exists is the registry's, when it runs.
+  const OpTraitsTable& traits = installed_op_traits();
+  if (traits.find(out.op) != nullptr) return;
   reader.error(out.op_where, "op",
-               "expected `torch.<name>`, `aten::<name>[.<overload>]`, "
-               "`kernels.<name>` or `validate.<name>`; got " +
+               "expected " + traits.wording.op_names + "; got " +
                    model::describe(entry.value));
 }
 
@@ -80,10 +73,13 @@ void read_reference(Reader& reader, const Entry& entry, Case& out) {
     out.reference = Case::Reference::kNone;
   } else if (scalar.text == "torch" && entry.value.IsScalar()) {
     out.reference = Case::Reference::kTorch;
-    if (out.op.rfind("kernels.", 0) != 0) {
-      reader.error(
-          reader.where(entry), "reference",
-          "expected `torch` only for a kernels.* op; got op `" + out.op + "`");
+    const OpTraitsTable& traits = installed_op_traits();
+    const OpTraits* op = traits.find(out.op);
+    if (op == nullptr || !op->torch_reference) {
+      reader.error(reader.where(entry), "reference",
+                   "expected `torch` only for " +
+                       traits.wording.with_torch_reference + "; got op `" +
+                       out.op + "`");
     }
   } else {
     reader.error(reader.where(entry), "reference",

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "casebook/limits.h"
+#include "casebook/op_traits.h"
 #include "model/neighbor_support.h"
 #include "model/yaml_reader.h"
 
@@ -272,9 +273,9 @@ RuleResult block_boundaries_rule(const Case& base, const NeighborRule& rule) {
           ? rule.blocks
           : (traits != nullptr ? traits->blocks : std::vector<int64_t>{});
   if (blocks.empty()) {
-    return rule_error("op `" + base.op +
-                      "` declares no block size (the kernels.* ops do): give "
-                      "`blocks: [...]` and `along: {input: dim}`");
+    return rule_error("op `" + base.op + "` declares no block size (" +
+                      installed_op_traits().wording.with_blocks +
+                      " do): give `blocks: [...]` and `along: {input: dim}`");
   }
   if (rule.along.empty() && (traits == nullptr || traits->block_dims.empty())) {
     return rule_error("op `" + base.op +

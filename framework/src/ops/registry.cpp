@@ -4,8 +4,10 @@
 
 #include "casebook/loader.h"
 #include "casebook/main.h"
+#include "casebook/op_traits.h"
 #include "casebook/ops.h"
 #include "ops/names.h"
+#include "ops/shipped_op_traits.h"
 
 namespace casebook {
 namespace {
@@ -72,6 +74,13 @@ bool& default_registry_built() {
   static bool built = false;
   return built;
 }
+
+// The case model asks the ops' traits of the table installed here, before
+// main() (casebook/op_traits.h): any program that runs ops links this file.
+[[maybe_unused]] const bool kShippedTraitsInstalled = [] {
+  install_op_traits(shipped_op_traits());
+  return true;
+}();
 
 }  // namespace
 

@@ -1,0 +1,19 @@
+// The traits of the ops casebook ships (casebook/op_traits.h), declared by
+// the rooms that own the ops. LibTorch-free, so that programs without
+// LibTorch (tests/core, fuzz/) install the same table as the registry does:
+// they compile shipped_op_traits.cpp and kernel_ops/kernel_op_traits.cpp.
+#pragma once
+
+#include "casebook/op_traits.h"
+
+namespace casebook {
+
+// The op families (torch., aten::, kernels., validate., testing.), the ops
+// the neighbour rules know, and how messages name them.
+OpTraitsTable shipped_op_traits();
+
+// The kernels.* family and each kernel's traits, its block sizes from its
+// header in kernels/ (framework/src/kernel_ops/kernel_op_traits.cpp).
+void declare_kernel_op_traits(OpTraitsTable& table);
+
+}  // namespace casebook
