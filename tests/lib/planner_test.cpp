@@ -176,8 +176,8 @@ TEST_F(Planner, AGpuRunNeedsThePartItsOpNeeds) {
   ASSERT_TRUE(kernel_part.has_value());
   EXPECT_EQ(kernel_part->state, Readiness::kAbsent);
   EXPECT_EQ(kernel_part->reason, "no plugin");
-  EXPECT_FALSE(
-      readiness_for_case(torch_only, mixed.cases[1], Backend::kCpu).has_value());
+  EXPECT_FALSE(readiness_for_case(torch_only, mixed.cases[1], Backend::kCpu)
+                   .has_value());
   // The simulated device's shape: the plugin alone.
   const std::map<Backend, BackendStatus> plugin_only = {
       {Backend::kCuda,

@@ -70,8 +70,7 @@ TEST_F(ReadinessParts, AnAbsentPartSkipsItsCasesWhileTheBackendRunsOthers) {
   EXPECT_EQ(torch.verdict, Verdict::kSkip) << torch.message;
   // cuda ran a case here: its skip is not an absent backend's.
   EXPECT_FALSE(torch.backend_absent);
-  EXPECT_NE(torch.message.find("LibTorch"), std::string::npos)
-      << torch.message;
+  EXPECT_NE(torch.message.find("LibTorch"), std::string::npos) << torch.message;
   const CaseVerdict& plugin = on_cuda(summary, "on_plugin");
   EXPECT_EQ(plugin.verdict, Verdict::kPass) << plugin.message;
 }

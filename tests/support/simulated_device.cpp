@@ -158,9 +158,9 @@ const KernelPlugin& simulated_plugin() {
   return plugin;
 }
 
-BackendRuntime open_simulated() {
+BackendRuntime open_simulated(Backend backend) {
   BackendRuntime runtime;
-  runtime.backend = Backend::kCuda;
+  runtime.backend = backend;
   runtime.plugin = &simulated_plugin();
   PartReadiness torch;
   torch.state = Readiness::kAbsent;
@@ -170,7 +170,7 @@ BackendRuntime open_simulated() {
   kernels.description = plugin_describe(simulated_plugin());
   kernels.facts = plugin_device_facts(simulated_plugin());
   runtime.readiness =
-      combine_readiness(Backend::kCuda, std::move(torch), std::move(kernels));
+      combine_readiness(backend, std::move(torch), std::move(kernels));
   return runtime;
 }
 
@@ -220,9 +220,12 @@ std::vector<at::Tensor> step(const OpCall& call) {
 
 }  // namespace
 
-void install() { replace_backend_for_tests(Backend::kCuda, &open_simulated); }
+void install(Backend backend) {
+  replace_backend_for_tests(backend,
+                            [backend] { return open_simulated(backend); });
+}
 
-void uninstall() { replace_backend_for_tests(Backend::kCuda, nullptr); }
+void uninstall(Backend backend) { replace_backend_for_tests(backend, nullptr); }
 
 const KernelPlugin& plugin() { return simulated_plugin(); }
 

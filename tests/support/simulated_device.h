@@ -1,7 +1,7 @@
 // A simulated GPU device for the test and bench programs only, never a user
-// backend: install() makes it the `cuda` backend of this process and of the
-// children it forks (through replace_backend_for_tests, which the casebook
-// executable never calls).
+// backend: install() makes it the `cuda` backend (or another, registered by a
+// test) of this process and of the children it forks (through
+// replace_backend_for_tests, which the casebook executable never calls).
 //
 // It behaves like a CUDA device where the worker pool can tell: it runs in
 // GPU workers through the kernel-plugin table (device memory is host memory,
@@ -39,8 +39,10 @@ namespace casebook::simulated_device {
 // The compute capability the device reports to `when` conditions.
 inline constexpr const char* kCapability = "8.6";
 
-void install();
-void uninstall();
+// As `backend` (cuda unless a test registered a backend of its own for it,
+// device/backend_hooks.h's BackendRegistration).
+void install(Backend backend = Backend::kCuda);
+void uninstall(Backend backend = Backend::kCuda);
 
 // register_all() plus testing.simulated_step, built once.
 const OpRegistry& registry();

@@ -1,5 +1,6 @@
 #include "device/backend_hooks.h"
 
+#include <list>
 #include <stdexcept>
 
 #include "device/torch_gpu.h"
@@ -45,15 +46,42 @@ std::vector<BackendHooks> make_table() {
   return {cpu, cuda, hip};
 }
 
+// The rows; registered ones are appended and removed. A list: a row's
+// address stays while others come and go.
+std::list<BackendHooks>& table() {
+  static std::list<BackendHooks> rows = [] {
+    std::vector<BackendHooks> built_in = make_table();
+    return std::list<BackendHooks>(built_in.begin(), built_in.end());
+  }();
+  return rows;
+}
+
 }  // namespace
 
 const BackendHooks& backend_hooks(Backend backend) {
-  static const std::vector<BackendHooks> table = make_table();
-  for (const BackendHooks& hooks : table) {
+  for (const BackendHooks& hooks : table()) {
     if (hooks.backend == backend) return hooks;
   }
   throw std::logic_error("internal error: no hooks for backend " +
                          std::string(backend_name(backend)));
+}
+
+BackendRegistration::BackendRegistration(std::string_view name,
+                                         BackendHooks hooks)
+    : backend_(register_backend_name(name)) {
+  hooks.backend = backend_;
+  table().push_back(std::move(hooks));
+}
+
+BackendRegistration::~BackendRegistration() {
+  std::list<BackendHooks>& rows = table();
+  for (auto row = rows.begin(); row != rows.end(); ++row) {
+    if (row->backend == backend_) {
+      rows.erase(row);
+      break;
+    }
+  }
+  unregister_backend_name(backend_);
 }
 
 }  // namespace casebook

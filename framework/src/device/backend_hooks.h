@@ -48,7 +48,26 @@ struct BackendHooks {
   std::string (*synchronize_torch)(bool* poisoned) = nullptr;
 };
 
-// The backend's entry; every backend of casebook/backend.h has one.
+// The backend's entry; every backend of casebook/backend.h has one. Throws
+// std::logic_error for a value no backend has.
 const BackendHooks& backend_hooks(Backend backend);
+
+// A further backend, for as long as this object lives: its name joins
+// casebook/backend.h's (case files, --backend, the table's columns) and
+// `hooks` becomes its row (hooks.backend is set to the new value). What it
+// runs in a child is what its hooks say, or what replace_backend_for_tests
+// (device/backend_runtime.h) puts in their place. Made before any run, on
+// one thread; a backend added this way touches no file outside device/.
+class BackendRegistration {
+ public:
+  BackendRegistration(std::string_view name, BackendHooks hooks);
+  ~BackendRegistration();
+  BackendRegistration(const BackendRegistration&) = delete;
+  BackendRegistration& operator=(const BackendRegistration&) = delete;
+  Backend backend() const { return backend_; }
+
+ private:
+  Backend backend_;
+};
 
 }  // namespace casebook

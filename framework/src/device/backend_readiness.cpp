@@ -21,14 +21,14 @@ std::string_view readiness_name(Readiness readiness) {
   return "broken";
 }
 
-PartReadiness part_readiness(const BackendReadiness& readiness,
-                             Backend backend, const OpDef& op) {
+PartReadiness part_readiness(const BackendReadiness& readiness, Backend backend,
+                             const OpDef& op) {
   if (is_gpu(backend) && op.placement == OpDef::Placement::kBackendDevice) {
     return readiness.torch;
   }
   if (is_gpu(backend) && op.needs_kernel_plugin) return readiness.kernels;
-  return PartReadiness{readiness.state, readiness.reason,
-                       readiness.description, readiness.facts};
+  return PartReadiness{readiness.state, readiness.reason, readiness.description,
+                       readiness.facts};
 }
 
 BackendReadiness combine_readiness(Backend backend, PartReadiness torch,
@@ -60,8 +60,8 @@ BackendReadiness combine_readiness(Backend backend, PartReadiness torch,
     }
     // A ready backend with a part that cannot run says so: its cases skip.
     if (!torch.ready()) {
-      result.description += "; LibTorch's " + device + " device absent: " +
-                            torch.reason;
+      result.description +=
+          "; LibTorch's " + device + " device absent: " + torch.reason;
     }
     if (!kernels.ready()) {
       result.description += "; kernel plugin absent: " + kernels.reason;

@@ -57,8 +57,8 @@ struct BackendReadiness {
 // reach the GPU through it (kernels.*), the whole backend for other host ops
 // (validate.*) and for cpu. The one rule; the planner, the judge and the
 // child ask it.
-PartReadiness part_readiness(const BackendReadiness& readiness,
-                             Backend backend, const OpDef& op);
+PartReadiness part_readiness(const BackendReadiness& readiness, Backend backend,
+                             const OpDef& op);
 
 // The backend from its two parts (the rule in the header comment). cpu is
 // always ready.

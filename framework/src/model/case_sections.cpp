@@ -153,9 +153,9 @@ std::map<std::string, ArgValue> read_args(Reader& reader, const Entry& entry,
 std::vector<Backend> read_backends(Reader& reader, const Entry& entry) {
   std::vector<Backend> listed{Backend::kCpu};  // the reference always runs
   if (!entry.value.IsSequence()) {
-    reader.error(
-        reader.where(entry), "backends",
-        "expected a list of cpu, cuda, hip; got " + describe(entry.value));
+    reader.error(reader.where(entry), "backends",
+                 "expected a list of " + backend_names() + "; got " +
+                     describe(entry.value));
     return listed;
   }
   std::vector<Backend> seen;
@@ -163,7 +163,7 @@ std::vector<Backend> read_backends(Reader& reader, const Entry& entry) {
     const YAML::Node item = entry.value[i];
     const std::string path = "backends[" + std::to_string(i) + "]";
     const auto backend = reader.read_name(item, reader.where(item), path,
-                                          parse_backend, "cpu, cuda, hip");
+                                          parse_backend, backend_names());
     if (!backend) continue;
     if (std::find(seen.begin(), seen.end(), *backend) != seen.end()) {
       reader.error(item, path, "`" + item.Scalar() + "` is listed twice");

@@ -1,0 +1,155 @@
+// A backend added by a row alone (issue 25): the test registers the simulated
+// device as a backend of its own, `simulated`, through device/'s
+// BackendRegistration, and runs cases on it with the real runner and real
+// children, touching no file outside device/ and the tests. Its name is
+// known to case files, its column is in the table, a sticky error on it
+// retires its worker as on cuda; once the registration ends, the name is
+// unknown again.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "casebook/runner.h"
+#include "device/backend_hooks.h"
+#include "run_command.h"
+#include "runner/session.h"
+#include "runner/verdict_table.h"
+#include "simulated_device.h"
+#include "test_ops.h"
+
+namespace casebook {
+namespace {
+
+using testing_support::TempFolder;
+
+BackendHooks simulated_hooks() {
+  BackendHooks hooks;
+  hooks.runtime = "simulated";
+  hooks.vendor_device = "a simulated device";
+  hooks.device_facts = [](int major, int minor, const std::string&) {
+    return DeviceFacts{
+        {"capability", std::to_string(major) + "." + std::to_string(minor)}};
+  };
+  hooks.probe_torch = [](Backend) {
+    return PartReadiness{Readiness::kAbsent,
+                         "the simulated backend has no LibTorch device",
+                         {},
+                         {}};
+  };
+  hooks.synchronize_torch = [](bool*) { return std::string(); };
+  return hooks;
+}
+
+class RegisteredBackend : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    testing_support::use_single_thread();
+    registration_.emplace("simulated", simulated_hooks());
+    simulated_device::install(backend());
+  }
+  void TearDown() override {
+    simulated_device::uninstall(backend());
+    registration_.reset();
+  }
+
+  Backend backend() const { return registration_->backend(); }
+
+  void write(const std::string& name, const std::string& text) {
+    std::ofstream(folder_.path() / (name + ".yaml")) << text;
+  }
+
+  // testing.simulated_step on cpu and the registered backend.
+  void write_step(const std::string& name, const std::string& then,
+                  const std::string& expect = "") {
+    write(name, "casebook: 1\nsummary: " + name +
+                    "\nop: testing.simulated_step\n"
+                    "backends: [cpu, simulated]\nargs: {then: " +
+                    then +
+                    "}\ninputs:\n  input: {dtype: float32, values: [1, 2]}\n" +
+                    expect);
+  }
+
+  RunSummary run() {
+    RunOptions options;
+    options.backends = {Backend::kCpu, backend()};
+    options.jobs = 1;
+    options.registry = &simulated_device::registry();
+    Plan plan = load_plan({folder_.path()}, options);
+    return execute_plan(
+               plan, options, [](const PlannedCase&, Backend) { return true; },
+               nullptr)
+        .summary;
+  }
+
+  const CaseVerdict& verdict(const RunSummary& summary, const std::string& id,
+                             Backend on) {
+    for (const CaseVerdict& v : summary.verdicts) {
+      if (v.case_id == id && v.backend == on) return v;
+    }
+    throw std::runtime_error("no verdict for " + id);
+  }
+
+  std::optional<BackendRegistration> registration_;
+  TempFolder folder_;
+};
+
+TEST_F(RegisteredBackend, RunsCasesAsAGpuBackendOfItsOwn) {
+  ASSERT_EQ(backend_name(backend()), "simulated");
+  ASSERT_EQ(parse_backend("simulated"), backend());
+  write_step("a_clean", "pass");
+  write_step("b_sticky", "sticky",
+             "expect:\n  simulated: {error: device_assert}\n");
+  write("c_torch",
+        "casebook: 1\nsummary: a LibTorch op\nop: torch.neg\n"
+        "backends: [cpu, simulated]\n"
+        "inputs:\n  input: {dtype: float32, values: [1, 2]}\n");
+  const RunSummary summary = run();
+  EXPECT_EQ(verdict(summary, "a_clean", backend()).verdict, Verdict::kPass)
+      << verdict(summary, "a_clean", backend()).message;
+  const CaseVerdict& sticky = verdict(summary, "b_sticky", backend());
+  EXPECT_EQ(sticky.verdict, Verdict::kPass) << sticky.message;
+  EXPECT_TRUE(sticky.poisoned_worker);
+  // Its LibTorch part is absent: the torch op skips there, saying why.
+  const CaseVerdict& torch = verdict(summary, "c_torch", backend());
+  EXPECT_EQ(torch.verdict, Verdict::kSkip);
+  EXPECT_NE(torch.message.find("no LibTorch device"), std::string::npos)
+      << torch.message;
+  EXPECT_EQ(verdict(summary, "c_torch", Backend::kCpu).verdict, Verdict::kPass);
+  // The table has its column.
+  std::ostringstream table;
+  print_verdict_table(table, summary, TableStyle{});
+  EXPECT_NE(table.str().find("simulated"), std::string::npos) << table.str();
+}
+
+TEST_F(RegisteredBackend, ItsNameIsUnknownOnceTheRegistrationEnds) {
+  write_step("clean", "pass");
+  registration_.reset();
+  EXPECT_FALSE(parse_backend("simulated").has_value());
+  EXPECT_EQ(all_backends().size(), 3u);
+  RunOptions options;
+  options.backends = {Backend::kCpu};
+  Plan plan = load_plan({folder_.path()}, options);
+  ASSERT_EQ(plan.cases.size(), 1u);
+  ASSERT_FALSE(plan.cases[0].runnable());
+  ASSERT_FALSE(plan.cases[0].loaded.errors.empty());
+  EXPECT_NE(plan.cases[0].loaded.errors.front().message.find(
+                "expected one of cpu, cuda, hip"),
+            std::string::npos);
+  registration_.emplace("simulated", simulated_hooks());  // for TearDown
+}
+
+TEST(BackendNames, ARegisteredNameMustBeNewAndWellFormed) {
+  EXPECT_THROW(BackendRegistration("cuda", BackendHooks{}),
+               std::invalid_argument);
+  EXPECT_THROW(BackendRegistration("Sim ulated", BackendHooks{}),
+               std::invalid_argument);
+  EXPECT_EQ(all_backends().size(), 3u);
+}
+
+}  // namespace
+}  // namespace casebook
