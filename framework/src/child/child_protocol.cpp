@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "casebook/internal_error.h"
 #include "tensors/materialise.h"
 
 namespace casebook {
@@ -84,6 +85,7 @@ std::string encode_report(const ChildReport& report) {
   if (report.positions) j["positions"] = *report.positions;
   if (report.processed) j["processed"] = *report.processed;
   if (report.step) j["step"] = *report.step;
+  if (report.internal) j["internal"] = true;
   // Messages may hold any bytes a library printed; keep the line valid JSON.
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
@@ -113,11 +115,13 @@ ChildReport decode_report(const std::string& line) {
       report.processed = j.at("processed").get<int64_t>();
     }
     if (j.contains("step")) report.step = j.at("step").get<int>();
+    report.internal = j.value("internal", false);
   } catch (const std::exception& error) {
     report = ChildReport{};
-    report.family = Family::kCrash;
-    report.message = std::string("internal error: unreadable child report (") +
-                     error.what() + "); please report";
+    report.internal = true;
+    report.message = InternalError("unreadable child report (" +
+                                   std::string(error.what()) + ")")
+                         .what();
   }
   return report;
 }

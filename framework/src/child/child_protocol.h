@@ -67,6 +67,10 @@ struct ChildReport {
   // synchronisation after the last one.
   std::optional<int> step;
   bool poisoned = false;  // the process must not run another GPU case
+  // casebook itself broke (an InternalError, casebook/internal_error.h)
+  // while running the request: `status` is kError and `message` says what
+  // broke; the judge makes the run INTERNAL, never the case's failure.
+  bool internal = false;
   double seconds =
       0.0;  // the op alone, inputs made and outputs written excluded
 };
@@ -74,7 +78,8 @@ struct ChildReport {
 std::string encode_request(const RunRequest& request);
 RunRequest decode_request(const std::string& line);
 std::string encode_report(const ChildReport& report);
-// A line that does not parse yields a kError report of family crash.
+// A line that does not parse yields an internal kError report: the child
+// and the runner are both casebook, so the protocol itself broke.
 ChildReport decode_report(const std::string& line);
 
 // Writes `tensor` (any device, any layout) contiguously to `path`.

@@ -14,6 +14,7 @@
 #include <typeinfo>
 
 #include "casebook/diagnosis.h"
+#include "casebook/internal_error.h"
 #include "child/gradients.h"
 #include "compare/compare.h"
 #include "device/backend_hooks.h"
@@ -51,6 +52,19 @@ void record_error(ChildReport* report, Family family,
     if (seen == message) return;
   }
   report->consequences.push_back(message);
+}
+
+// casebook broke, not the case: the report says so and holds nothing else
+// (an error seen before it may be its consequence, not the case's doing).
+void record_internal(ChildReport* report, const InternalError& error) {
+  report->status = ChildReport::Status::kError;
+  report->internal = true;
+  report->family = Family::kNone;
+  report->message = error.what();
+  report->exception_type = "casebook::InternalError";
+  report->consequences.clear();
+  report->positions.reset();
+  report->outputs.clear();
 }
 
 // How `again` differs from `first` under the case's `deterministic`: empty
@@ -221,6 +235,10 @@ void run_op(const Case& kase, const OpDef& op, const RunRequest& request,
       if (i < outputs.names.size())
         report->outputs.back().name = outputs.names[i];
     }
+  } catch (const InternalError& error) {
+    record_internal(report, error);
+    place();
+    return;  // no count: the run says nothing of the case
   } catch (const OpError& error) {
     record_error(report, error.family(), error.what(), "casebook::OpError");
     if (!error.positions().empty()) report->positions = error.positions();
@@ -266,6 +284,22 @@ std::vector<std::string> synchronize_backend(const BackendRuntime& runtime,
   }
   *poisoned = *poisoned || torch_poisoned || plugin_poisoned;
   return late;
+}
+
+// execute_request, with an InternalError raised outside the op's own run
+// (the backend's synchronisation, the readiness of its part) reported as
+// internal rather than ending the child as a crash the case would be blamed
+// for.
+ChildReport execute_reporting_internal(const CaseTable& table,
+                                       const RunRequest& request,
+                                       const BackendRuntime& runtime) {
+  try {
+    return execute_request(table, request, runtime);
+  } catch (const InternalError& error) {
+    ChildReport report;
+    record_internal(&report, error);
+    return report;
+  }
 }
 
 }  // namespace
@@ -360,7 +394,7 @@ int run_one_shot_child(const CaseTable& table, const RunRequest& request,
                        int report_fd) {
   if (request.backend == Backend::kCpu) limit_child_memory();
   BackendRuntime runtime = open_backend_runtime(request.backend);
-  ChildReport report = execute_request(table, request, runtime);
+  ChildReport report = execute_reporting_internal(table, request, runtime);
   if (!write_all(report_fd, encode_report(report))) return 1;
   if (!request.then_kind) return 0;
   // The second part: reported on its own line, whatever the first gave (an
@@ -369,7 +403,7 @@ int run_one_shot_child(const CaseTable& table, const RunRequest& request,
   then.kind = *request.then_kind;
   then.output_dir = request.then_output_dir;
   then.then_kind.reset();
-  report = execute_request(table, then, runtime);
+  report = execute_reporting_internal(table, then, runtime);
   return write_all(report_fd, encode_report(report)) ? 0 : 1;
 }
 
@@ -382,7 +416,7 @@ int run_gpu_worker(const CaseTable& table, Backend backend, int report_fd,
   size_t capacity = 0;
   while (getline(&line, &capacity, requests) > 0) {
     RunRequest request = decode_request(line);
-    ChildReport report = execute_request(table, request, runtime);
+    ChildReport report = execute_reporting_internal(table, request, runtime);
     if (!write_all(report_fd, encode_report(report))) break;
     if (report.poisoned) {
       std::free(line);

@@ -129,6 +129,17 @@ int report_command(const std::string& argument, const std::string& backend,
   Execution execution = execute_plan(
       plan, options, [](const PlannedCase&, Backend) { return true; }, nullptr);
   const std::vector<CaseVerdict>& runs = execution.summary.verdicts;
+  for (const CaseVerdict& verdict : runs) {
+    if (verdict.verdict != Verdict::kInternal) continue;
+    // A report asks the op's authors to look at a run; casebook's own error
+    // is no run of the op to look at, and is casebook's to fix.
+    std::cerr << "casebook report: " << verdict.case_id << " on "
+              << backend_name(verdict.backend) << ": INTERNAL: "
+              << verdict.message << "\ncasebook report: " << kInternalErrorNote
+              << "\ncasebook report:   rerun: " << verdict.rerun_command
+              << "\n";
+    return 1;
+  }
   const ReportSubject subject = choose_report_subject(candidates(plan, runs));
   if (subject.reason == SubjectReason::kNothingRan) {
     std::cerr << "casebook report: " << file.string()

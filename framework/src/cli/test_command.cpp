@@ -164,6 +164,9 @@ void print_failed_runs(std::ostream& out, const Batch& batch) {
     if (verdict.family != Family::kNone) {
       out << " (" << family_name(verdict.family) << ")";
     }
+    if (verdict.verdict == Verdict::kInternal) {
+      out << " (casebook's own error, not the case's: please report it)";
+    }
     out << " at " << printable_text(verdict.file.string()) << ":"
         << (verdict.line > 0 ? verdict.line : 1) << "\n"
         << "casebook test:   rerun: " << verdict.rerun_command << "\n";

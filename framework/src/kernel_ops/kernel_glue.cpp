@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "casebook/internal_error.h"
+
 namespace casebook::kernel_glue {
 namespace {
 
@@ -137,8 +139,8 @@ DeviceTensor::DeviceTensor(const KernelPlugin& plugin, const at::Tensor& host)
       offset_bytes_(static_cast<size_t>(host.storage_offset()) *
                     host.element_size()) {
   if (!host.device().is_cpu()) {
-    throw std::logic_error(
-        "internal error: kernels.* ops take host tensors; please report");
+    throw InternalError("kernels.* ops take host tensors, got one on " +
+                        host.device().str());
   }
   CasebookGpuError error{};
   if (plugin.table->copy_to_device(storage_.get(),

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "casebook/diagnosis.h"
+#include "casebook/internal_error.h"
 #include "casebook/message_pattern.h"
 #include "casebook/printable.h"
 #include "compare/compare.h"
@@ -71,6 +72,19 @@ void set_failure(CaseVerdict* verdict, Verdict kind, Family family,
   verdict->explanation = std::move(explanation);
 }
 
+// INTERNAL: casebook's own invariant broke (`what`: "internal error: ...").
+// Nothing the run showed is kept as the case's: no family, no first error,
+// no consequences, no advice; the details say whose fault it is.
+void set_internal(CaseVerdict* verdict, const std::string& what) {
+  verdict->verdict = Verdict::kInternal;
+  verdict->family = Family::kNone;
+  verdict->explanation = first_line(what);
+  verdict->first_error.clear();
+  verdict->consequences.clear();
+  verdict->evidence_dir.clear();
+  verdict->details = std::string(kInternalErrorNote);
+}
+
 // "the reference (cpu64)": which truth a comparison missed.
 std::string reference_label(const Case& kase) {
   switch (kase.reference) {
@@ -135,9 +149,14 @@ void judge_match(const JudgeInputs& in, const Observed& seen,
     return;
   }
   if (in.reference == nullptr) {
-    set_failure(verdict, Verdict::kFail, Family::kNone,
-                "internal error: no reference run was planned; please report");
-    return;
+    throw InternalError("no reference run was planned for `" +
+                        in.planned.loaded.id + "` on " +
+                        std::string(backend_name(in.backend)));
+  }
+  if (in.reference->result.report.internal) {
+    // casebook broke making the truth: the run cannot be judged.
+    throw InternalError("the reference run: " +
+                        in.reference->result.report.message);
   }
   const Observed ref = observe(*in.reference);
   if (ref.kind != Observed::Kind::kOutputs) {
@@ -324,7 +343,8 @@ std::string step_location(const Case& kase, const JobResult& result) {
   return text + ", launched by " + step_text(kase, *located.step);
 }
 
-CaseVerdict judge_run(const JudgeInputs& in) {
+// A verdict naming its run (case, backend, file, rerun line), not yet judged.
+CaseVerdict named_verdict(const JudgeInputs& in) {
   CaseVerdict verdict;
   verdict.case_id = in.planned.loaded.id;
   verdict.backend = in.backend;
@@ -332,6 +352,11 @@ CaseVerdict judge_run(const JudgeInputs& in) {
   verdict.rerun_command = in.options != nullptr
                               ? rerun_line(in.planned, in.backend, *in.options)
                               : rerun_command(in.planned, in.backend);
+  return verdict;
+}
+
+CaseVerdict judge_run(const JudgeInputs& in) {
+  CaseVerdict verdict = named_verdict(in);
   if (!in.planned.runnable()) {
     std::ostringstream all;
     for (const CaseError& error : in.planned.loaded.errors) {
@@ -388,6 +413,12 @@ CaseVerdict judge_run(const JudgeInputs& in) {
     return verdict;
   }
   verdict.seconds = in.run->result.wall_seconds;
+  if (in.run->result.report.internal) {
+    // Before the expectation is looked at: an expected error must not pass
+    // (nor an xfail hold) because casebook itself broke.
+    set_internal(&verdict, in.run->result.report.message);
+    return verdict;
+  }
   Observed seen = observe(*in.run);
   verdict.consequences = seen.consequences;
   if (seen.kind == Observed::Kind::kSkipped) {
@@ -481,7 +512,16 @@ std::string rerun_command(const PlannedCase& planned, Backend backend) {
 }
 
 CaseVerdict judge(const JudgeInputs& in) {
-  CaseVerdict verdict = fit_to_show(judge_run(in));
+  CaseVerdict judged;
+  try {
+    judged = judge_run(in);
+  } catch (const InternalError& error) {
+    // An invariant of casebook broke while judging: the case is not blamed.
+    judged = named_verdict(in);
+    if (in.run != nullptr) judged.seconds = in.run->result.wall_seconds;
+    set_internal(&judged, error.what());
+  }
+  CaseVerdict verdict = fit_to_show(std::move(judged));
   verdict.line = deciding_line(in.planned, in.backend);
   // The entry the probed device's facts chose, where it is another.
   if (in.expectation != nullptr && in.expectation->where.line > 0) {

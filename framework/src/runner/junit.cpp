@@ -69,6 +69,12 @@ std::string testcase_xml(const CaseVerdict& v) {
       out << "  <error type=\"" << label << "\" message=\"" << message << "\">"
           << xml_escape(body) << "</error>\n";
       break;
+    case Verdict::kInternal:
+      // casebook's own error, not a failure of the case: CI tells them apart
+      // by the type.
+      out << "  <error type=\"internal\" message=\"" << message << "\">"
+          << xml_escape(body) << "</error>\n";
+      break;
     case Verdict::kSkip:
       out << "  <skipped message=\"" << message << "\"/>\n";
       break;
@@ -169,7 +175,8 @@ std::string JunitWriter::start_tag() const {
              count_of(counts_, Verdict::kTimeout)
       << "\" errors=\""
       << count_of(counts_, Verdict::kError) +
-             count_of(counts_, Verdict::kNotRun)
+             count_of(counts_, Verdict::kNotRun) +
+             count_of(counts_, Verdict::kInternal)
       << "\" skipped=\"" << count_of(counts_, Verdict::kSkip) << "\" time=\""
       << seconds_text(seconds_) << "\"";
   std::string text = tag.str();

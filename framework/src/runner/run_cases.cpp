@@ -21,6 +21,8 @@ std::string_view verdict_name(Verdict verdict) {
       return "ERROR";
     case Verdict::kTimeout:
       return "TIMEOUT";
+    case Verdict::kInternal:
+      return "INTERNAL";
     case Verdict::kNotRun:
       break;
   }

@@ -161,7 +161,8 @@ void print_failure_block(std::ostream& out, const CaseVerdict& verdict,
     what = std::string(family_name(verdict.family)) + ": ";
   }
   out << "      " << what << first_line(verdict.message) << "\n";
-  if (!style.details) return;
+  // Whose fault an INTERNAL is (its details) is said even without details.
+  if (!style.details && verdict.verdict != Verdict::kInternal) return;
   // The message's further lines, the details, the possible consequences.
   const size_t newline = verdict.message.find('\n');
   if (newline != std::string::npos) {
@@ -278,8 +279,11 @@ void write_markdown_summary(const std::filesystem::path& file,
     heading = true;
     out << "\n#### " << markdown_escape(verdict.case_id) << " on "
         << backend_name(verdict.backend) << ": " << cell_text(verdict) << "\n\n"
-        << markdown_escape(first_line(verdict.message)) << "\n\n"
-        << "```sh\n"
+        << markdown_escape(first_line(verdict.message)) << "\n\n";
+    if (verdict.verdict == Verdict::kInternal) {
+      out << markdown_escape(std::string(kInternalErrorNote)) << "\n\n";
+    }
+    out << "```sh\n"
         << verdict.rerun_command << "\n```\n";
   }
   if (!out) throw std::runtime_error("cannot write " + file.string());

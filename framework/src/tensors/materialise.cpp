@@ -3,6 +3,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "casebook/internal_error.h"
 #include "casebook/ops.h"
 #include "tensors/fixtures.h"
 #include "tensors/layout.h"
@@ -72,7 +73,8 @@ at::Tensor logical_tensor(const TensorSpec& spec, bool over_mapping) {
     case TensorSpec::Source::kFile:
       return file_tensor(spec, over_mapping);
   }
-  throw std::logic_error("internal error: unknown tensor source");
+  throw InternalError("unknown tensor source " +
+                      std::to_string(static_cast<int>(spec.source)));
 }
 
 }  // namespace
@@ -104,7 +106,8 @@ at::ScalarType to_scalar_type(DType dtype) {
     case DType::kComplex128:
       return at::kComplexDouble;
   }
-  throw std::logic_error("internal error: unknown DType");
+  throw InternalError("unknown DType " +
+                      std::to_string(static_cast<int>(dtype)));
 }
 
 std::optional<DType> to_dtype(at::ScalarType type) {
