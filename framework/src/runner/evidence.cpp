@@ -171,6 +171,16 @@ std::string worst_elements_text(const at::Tensor& expected,
   return out.str();
 }
 
+JudgementListener evidence_listener(const fs::path& root) {
+  return [root](const PlannedCase& planned, Judgement& judged) {
+    // The judge hands on only a failing run's mismatch; an XFAIL's is
+    // expected and leaves nothing.
+    if (judged.mismatch.comparison.equal()) return;
+    judged.verdict.evidence_dir = write_mismatch_evidence(
+        root, planned, judged.verdict.backend, judged.mismatch);
+  };
+}
+
 std::string write_mismatch_evidence(const fs::path& root,
                                     const PlannedCase& planned, Backend backend,
                                     const MismatchEvidence& mismatch) {

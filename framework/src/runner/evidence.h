@@ -20,16 +20,10 @@
 
 #include "casebook/backend.h"
 #include "compare/compare.h"
+#include "runner/judge.h"
 #include "runner/plan.h"
 
 namespace casebook {
-
-// What judge_match compared, kept for the evidence of a failure.
-struct MismatchEvidence {
-  std::vector<at::Tensor> expected;
-  std::vector<at::Tensor> actual;
-  Comparison comparison;  // equal() when nothing was compared or it matched
-};
 
 // How many elements worst_elements.txt lists.
 constexpr int64_t kWorstElementCount = 10;
@@ -47,6 +41,13 @@ std::filesystem::path evidence_folder(const std::filesystem::path& root,
 std::string write_mismatch_evidence(const std::filesystem::path& root,
                                     const PlannedCase& planned, Backend backend,
                                     const MismatchEvidence& mismatch);
+
+// The run's evidence listener (registered by execute_plan when
+// RunOptions::evidence_root is set): a judgement with a failing mismatch gets
+// its folder written under `root` (write_mismatch_evidence) and named in
+// CaseVerdict::evidence_dir, before the verdict is fit to show, so that the
+// table, JUnit and the summary name it; any other judgement is left alone.
+JudgementListener evidence_listener(const std::filesystem::path& root);
 
 // The worst-elements table of one output pair (same shape), worst first:
 // elements outside the tolerance before those inside, then by absolute

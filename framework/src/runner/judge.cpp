@@ -8,7 +8,6 @@
 #include "casebook/printable.h"
 #include "compare/compare.h"
 #include "compare/expected.h"
-#include "runner/evidence.h"
 #include "runner/rerun.h"
 
 namespace casebook {
@@ -274,8 +273,8 @@ void judge_count(const Expectation& expect, const Observed& seen,
   }
 }
 
-// What a verdict says reaches terminals, JUnit and Markdown: bounded and
-// printable (casebook/printable.h). Applied once, to every verdict judged.
+}  // namespace
+
 CaseVerdict fit_to_show(CaseVerdict verdict) {
   verdict.message =
       printable_line(bounded_text(verdict_message(verdict), kMessageBytes));
@@ -297,6 +296,8 @@ CaseVerdict fit_to_show(CaseVerdict verdict) {
   }
   return verdict;
 }
+
+namespace {
 
 // "step 2 (`aten::nll_loss`)", "step 2 `loss` (`aten::nll_loss`)" when the
 // file names it; the synchronisation after the last step is past its end.
@@ -355,7 +356,9 @@ CaseVerdict named_verdict(const JudgeInputs& in) {
   return verdict;
 }
 
-CaseVerdict judge_run(const JudgeInputs& in) {
+// The verdict of one run, not yet fit to show; a failing mismatch leaves
+// what was compared in `evidence`.
+CaseVerdict judge_run(const JudgeInputs& in, MismatchEvidence* evidence) {
   CaseVerdict verdict = named_verdict(in);
   if (!in.planned.runnable()) {
     std::ostringstream all;
@@ -465,11 +468,9 @@ CaseVerdict judge_run(const JudgeInputs& in) {
     case Expectation::Kind::kSkip:
       break;
   }
-  if (!verdict_is_success(verdict.verdict) && !in.evidence_root.empty() &&
-      !mismatch.comparison.equal()) {
-    // Only failing runs write anything; an XFAIL's mismatch is expected.
-    verdict.evidence_dir = write_mismatch_evidence(in.evidence_root, in.planned,
-                                                   in.backend, mismatch);
+  if (!verdict_is_success(verdict.verdict) && !mismatch.comparison.equal()) {
+    // Only failing runs hand on evidence; an XFAIL's mismatch is expected.
+    *evidence = std::move(mismatch);
   }
   if (!verdict_is_success(verdict.verdict)) add_advice(&verdict);
   verdict.step_location = step_location(in.planned.value(), in.run->result);
@@ -511,23 +512,28 @@ std::string rerun_command(const PlannedCase& planned, Backend backend) {
   return rerun_line(planned, backend, RunOptions{});
 }
 
-CaseVerdict judge(const JudgeInputs& in) {
-  CaseVerdict judged;
+Judgement judgement_of(const JudgeInputs& in) {
+  Judgement judged;
   try {
-    judged = judge_run(in);
+    judged.verdict = judge_run(in, &judged.mismatch);
   } catch (const InternalError& error) {
     // An invariant of casebook broke while judging: the case is not blamed.
-    judged = named_verdict(in);
-    if (in.run != nullptr) judged.seconds = in.run->result.wall_seconds;
-    set_internal(&judged, error.what());
+    judged.verdict = named_verdict(in);
+    if (in.run != nullptr) judged.verdict.seconds = in.run->result.wall_seconds;
+    set_internal(&judged.verdict, error.what());
+    judged.mismatch = MismatchEvidence{};
   }
-  CaseVerdict verdict = fit_to_show(std::move(judged));
+  CaseVerdict& verdict = judged.verdict;
   verdict.line = deciding_line(in.planned, in.backend);
   // The entry the probed device's facts chose, where it is another.
   if (in.expectation != nullptr && in.expectation->where.line > 0) {
     verdict.line = in.expectation->where.line;
   }
-  return verdict;
+  return judged;
+}
+
+CaseVerdict judge(const JudgeInputs& in) {
+  return fit_to_show(judgement_of(in).verdict);
 }
 
 }  // namespace casebook

@@ -2,10 +2,15 @@
 // the run and the reference produced. Every outcome gets a name and a reason.
 #pragma once
 
+#include <ATen/core/Tensor.h>
+
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <vector>
 
 #include "casebook/runner.h"
+#include "compare/compare.h"
 #include "runner/plan.h"
 
 namespace casebook {
@@ -24,14 +29,46 @@ struct JudgeInputs {
   // runner/planner.h: the probed device's facts decide its conditions);
   // null: the expectation as loaded.
   const Expectation* expectation = nullptr;
-  // A failing mismatch writes its evidence folder under this root (empty:
-  // none) and names it in the verdict's message.
-  std::filesystem::path evidence_root = {};
   // The run's options, for a complete rerun line (runner/rerun.h); null: the
   // defaults.
   const RunOptions* options = nullptr;
 };
 
+// What a failing run's values were compared as, kept for its evidence.
+struct MismatchEvidence {
+  std::vector<at::Tensor> expected;
+  std::vector<at::Tensor> actual;
+  Comparison comparison;  // equal() when nothing was compared or it matched
+};
+
+// What judging one run found. The judge writes no file: what a failing
+// mismatch needs for its evidence folder is handed on, and the run's
+// listeners (the evidence listener, runner/evidence.h) write it.
+struct Judgement {
+  // Not yet fit to show (fit_to_show): a listener may still add to it
+  // (CaseVerdict::evidence_dir), and the message is composed after.
+  CaseVerdict verdict;
+  // A failing mismatch's (the verdict not a success): what was compared;
+  // otherwise empty, its comparison equal().
+  MismatchEvidence mismatch;
+};
+
+// Hears each judgement of a run before its verdict is fit to show and
+// delivered; may name in the verdict what it wrote (runner/session.cpp).
+using JudgementListener = std::function<void(const PlannedCase&, Judgement&)>;
+
+// The judgement of one run; touches no file. An InternalError raised while
+// judging makes the verdict INTERNAL (casebook/internal_error.h).
+Judgement judgement_of(const JudgeInputs& inputs);
+
+// What a verdict says reaches terminals, JUnit and Markdown: its message
+// composed (verdict_message) and every text bounded and printable
+// (casebook/printable.h). Applied once to every verdict judged, after the
+// listeners.
+CaseVerdict fit_to_show(CaseVerdict verdict);
+
+// fit_to_show(judgement_of(inputs).verdict): the verdict as shown, naming no
+// evidence folder (none is written).
 CaseVerdict judge(const JudgeInputs& inputs);
 
 // CaseVerdict::line, known before the run: the line of the case file that

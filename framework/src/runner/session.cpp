@@ -17,6 +17,7 @@
 #include "process/fork_rules.h"
 #include "process/run_to_end.h"
 #include "process/subprocess.h"
+#include "runner/evidence.h"
 #include "runner/judge.h"
 #include "runner/planner.h"
 #include "runner/rerun.h"
@@ -289,6 +290,12 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
   apply_required(options.required, &execution.backends);
   JobPlan jobs = plan_jobs(plan, execution.backends, selected);
 
+  // Each judgement's listeners, before its verdict is fit to show: the
+  // evidence writer where there is a root (the judge writes no file).
+  std::vector<JudgementListener> listeners;
+  if (!options.evidence_root.empty()) {
+    listeners.push_back(evidence_listener(options.evidence_root));
+  }
   auto deliver = [&](CaseVerdict verdict) {
     if (observer.on_verdict) observer.on_verdict(verdict);
     execution.summary.verdicts.push_back(std::move(verdict));
@@ -315,9 +322,12 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
                              : nullptr,
                          part ? &*part : nullptr,
                          expectation ? &*expectation : nullptr,
-                         options.evidence_root,
                          &options};
-      deliver(judge(inputs));
+      Judgement judged = judgement_of(inputs);
+      for (const JudgementListener& listener : listeners) {
+        listener(planned, judged);
+      }
+      deliver(fit_to_show(std::move(judged.verdict)));
     }
     // Outputs are judged: release the mapped files.
     for (size_t index : planned.jobs) jobs.jobs[index].result.outputs.clear();
