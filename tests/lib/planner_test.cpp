@@ -187,6 +187,23 @@ TEST_F(Planner, AGpuRunNeedsThePartItsOpNeeds) {
   EXPECT_EQ(kinds_of(other, mixed.cases[1], Backend::kCuda).size(), 1u);
 }
 
+TEST_F(Planner, ABrokenBackendIsNeverHalfRun) {
+  write_case("torch_op");
+  Plan one = plan();
+  // LibTorch's device is there; the plugin file does not load.
+  const std::map<Backend, BackendStatus> broken = {
+      {Backend::kCuda,
+       status_of(Backend::kCuda, Readiness::kReady, Readiness::kBroken)}};
+  ASSERT_EQ(broken.at(Backend::kCuda).state, Readiness::kBroken);
+  const JobPlan jobs = plan_jobs(one, broken, kAll);
+  EXPECT_TRUE(kinds_of(jobs, one.cases[0], Backend::kCuda).empty());
+  const std::optional<PartReadiness> deciding =
+      readiness_for_case(broken, one.cases[0], Backend::kCuda);
+  ASSERT_TRUE(deciding.has_value());
+  EXPECT_EQ(deciding->state, Readiness::kBroken);
+  EXPECT_EQ(deciding->reason, "the kernel plugin: ");
+}
+
 TEST_F(Planner, ACpu64CaseSharesTheCpusChildAndRunsOnAReadyGpu) {
   write_case("wide", "reference: cpu64\n");
   Plan wide = plan();

@@ -21,12 +21,33 @@ std::string_view readiness_name(Readiness readiness) {
   return "broken";
 }
 
+namespace {
+
+// The parts' names in reasons: "LibTorch's CUDA device", "the kernel plugin".
+std::string torch_part_name(Backend backend) {
+  return "LibTorch's " + std::string(backend_hooks(backend).runtime) +
+         " device";
+}
+constexpr const char* kPluginPartName = "the kernel plugin";
+
+// A broken part's reason names the part, as the backend's does.
+PartReadiness named_part(PartReadiness part, const std::string& name) {
+  if (part.state == Readiness::kBroken) {
+    part.reason = name + ": " + part.reason;
+  }
+  return part;
+}
+
+}  // namespace
+
 PartReadiness part_readiness(const BackendReadiness& readiness, Backend backend,
                              const OpDef& op) {
   if (is_gpu(backend) && op.placement == OpDef::Placement::kBackendDevice) {
-    return readiness.torch;
+    return named_part(readiness.torch, torch_part_name(backend));
   }
-  if (is_gpu(backend) && op.needs_kernel_plugin) return readiness.kernels;
+  if (is_gpu(backend) && op.needs_kernel_plugin) {
+    return named_part(readiness.kernels, kPluginPartName);
+  }
   return PartReadiness{readiness.state, readiness.reason, readiness.description,
                        readiness.facts};
 }
@@ -38,16 +59,15 @@ BackendReadiness combine_readiness(Backend backend, PartReadiness torch,
     result.state = Readiness::kReady;
     return result;
   }
-  const std::string device(backend_hooks(backend).runtime);
   if (torch.state == Readiness::kBroken ||
       kernels.state == Readiness::kBroken) {
     result.state = Readiness::kBroken;
     if (torch.state == Readiness::kBroken) {
-      result.reason = "LibTorch's " + device + " device: " + torch.reason;
+      result.reason = torch_part_name(backend) + ": " + torch.reason;
     }
     if (kernels.state == Readiness::kBroken) {
       result.reason += (result.reason.empty() ? "" : "; ") +
-                       std::string("the kernel plugin: ") + kernels.reason;
+                       std::string(kPluginPartName) + ": " + kernels.reason;
     }
   } else if (torch.ready() || kernels.ready()) {
     result.state = Readiness::kReady;
@@ -61,10 +81,11 @@ BackendReadiness combine_readiness(Backend backend, PartReadiness torch,
     // A ready backend with a part that cannot run says so: its cases skip.
     if (!torch.ready()) {
       result.description +=
-          "; LibTorch's " + device + " device absent: " + torch.reason;
+          "; " + torch_part_name(backend) + " absent: " + torch.reason;
     }
     if (!kernels.ready()) {
-      result.description += "; kernel plugin absent: " + kernels.reason;
+      result.description +=
+          "; " + std::string(kPluginPartName) + " absent: " + kernels.reason;
     }
   } else {
     // The kernel plugin speaks for the device when it asked the runtime;

@@ -82,7 +82,14 @@ std::optional<PartReadiness> readiness_for_case(
   if (!is_gpu(backend) || found == readiness.end() || planned.op == nullptr) {
     return std::nullopt;
   }
-  return part_readiness(found->second, backend, *planned.op);
+  const BackendStatus& status = found->second;
+  // An absent or broken backend speaks for all of it: every run is a skip
+  // with its reason, or an error (a broken install is never half run).
+  if (!status.ready()) {
+    return PartReadiness{status.state, status.reason, status.description,
+                         status.facts};
+  }
+  return part_readiness(status, backend, *planned.op);
 }
 
 JobPlan plan_jobs(Plan& plan, const std::map<Backend, BackendStatus>& readiness,

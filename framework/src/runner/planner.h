@@ -44,9 +44,12 @@ struct JobPlan {
   std::vector<size_t> order;  // cases with a pair selected, in plan order
 };
 
-// The readiness of the part of `backend` that the case's op needs
-// (part_readiness); null for cpu, a backend not probed, or a case whose op is
-// not known (a file that did not load or an unknown op: the judge says why).
+// What decides whether the case runs on `backend`: where the backend is
+// ready, the part its op needs (part_readiness: absent is a skip, broken, as
+// --require makes an absent part, an error); where it is absent or broken,
+// the whole backend. Null for cpu, a backend not probed, or a case whose op
+// is not known (a file that did not load or an unknown op: the judge says
+// why). The planner and the judge both ask it.
 std::optional<PartReadiness> readiness_for_case(
     const std::map<Backend, BackendStatus>& readiness,
     const PlannedCase& planned, Backend backend);
