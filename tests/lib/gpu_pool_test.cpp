@@ -183,6 +183,11 @@ TEST_F(GpuPool, ATimeoutTakesDownTheWorkersGroupAndIsNotRerun) {
   Execution execution = run();
   const CaseVerdict& hung = verdict(execution, 0, Backend::kCuda);
   EXPECT_EQ(hung.verdict, Verdict::kTimeout);
+  // The seconds as the case file wrote them, as `casebook show` says them.
+  EXPECT_NE(hung.message.find(
+                "no result after 0.5 s: killed the run's process group"),
+            std::string::npos)
+      << hung.message;
   EXPECT_EQ(verdict(execution, 1, Backend::kCuda).verdict, Verdict::kPass);
   EXPECT_EQ(execution.workers_started, 2);
   EXPECT_EQ(execution.confirm_reruns, 0);

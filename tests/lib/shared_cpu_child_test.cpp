@@ -201,7 +201,7 @@ TEST_F(SharedCpuChild, AHangInTheReferenceTimesOutTheRunOnce) {
   const CaseVerdict& hang = summary.verdicts[0];
   EXPECT_EQ(hang.verdict, Verdict::kTimeout);
   EXPECT_EQ(hang.family, Family::kTimeout);
-  expect_lost_in_the_reference(hang, "no result after");
+  expect_lost_in_the_reference(hang, "no result after 0.5 s: killed");
   EXPECT_GE(hang.seconds, 0.5);
   EXPECT_LT(hang.seconds, 5.0);
 }

@@ -150,8 +150,7 @@ bool run_in_child(const Case& kase, const OpDef& op, Backend backend,
   if (run.timed_out && line_end == std::string::npos) {
     report->status = ChildReport::Status::kError;
     report->family = Family::kTimeout;
-    report->message = "no result after " + yaml_number(kase.timeout_seconds) +
-                      " s: killed the run's process group";
+    report->message = killed_at_deadline(kase.timeout_seconds);
     return true;
   }
   if (run.output.empty()) {

@@ -12,6 +12,7 @@
 #include <climits>
 #include <system_error>
 
+#include "casebook/number_text.h"
 #include "process/subprocess.h"
 
 namespace casebook {
@@ -134,6 +135,11 @@ ChildEnd run_program_to_end(const std::string& path,
     fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
   }
   return wait_to_end(pid, fds[0], started, timeout_seconds);
+}
+
+std::string killed_at_deadline(double timeout_seconds) {
+  return "no result after " + yaml_number(timeout_seconds) +
+         " s: killed the run's process group";
 }
 
 }  // namespace casebook

@@ -43,4 +43,9 @@ ChildEnd run_program_to_end(const std::string& path,
                             const std::vector<std::string>& argv,
                             ProgramOutput output, double timeout_seconds);
 
+// What a run killed at its deadline is told, the same wherever it ran (the
+// scheduler, a GPU worker, `casebook show`): "no result after 0.3 s: killed
+// the run's process group", the seconds as the case file would write them.
+std::string killed_at_deadline(double timeout_seconds);
+
 }  // namespace casebook

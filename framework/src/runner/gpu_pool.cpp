@@ -6,6 +6,7 @@
 
 #include "casebook/diagnosis.h"
 #include "device/backend_runtime.h"
+#include "process/run_to_end.h"
 
 namespace casebook {
 
@@ -266,10 +267,7 @@ void GpuWorkerPool::handle_timeouts(Clock::time_point now) {
         std::chrono::duration<double>(now - worker.started).count();
     end_worker(i, /*kill=*/true);
     lost(job, Family::kTimeout,
-         "no result after " +
-             std::to_string(hooks_.timeout_seconds(job)).substr(0, 6) +
-             " s: killed the run's process group",
-         wall, true);
+         killed_at_deadline(hooks_.timeout_seconds(job)), wall, true);
   }
 }
 

@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "casebook/diagnosis.h"
+#include "process/run_to_end.h"
 #include "process/subprocess.h"
 #include "runner/child_launcher.h"
 #include "runner/gpu_pool.h"
@@ -323,9 +324,7 @@ struct Scheduler::Impl {
         const double wall =
             std::chrono::duration<double>(now - slot.started).count();
         end_slot(i, /*kill=*/true);
-        const std::string message =
-            "no result after " + std::to_string(timeout_of(job)).substr(0, 6) +
-            " s: killed the run's process group";
+        const std::string message = killed_at_deadline(timeout_of(job));
         fail(job, Family::kTimeout, message, wall, true);
         fail_second(then, job, Family::kTimeout, message, wall, true);
         continue;
