@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "casebook/ops.h"
 #include "common/plugin_abi.h"
 #include "device/kernel_plugin.h"
 #include "simulated_device.h"
@@ -108,6 +109,18 @@ TEST(KernelList, TheLoaderNamesTheLauncherATableLeavesNull) {
                 sizeof(null_pointer));
     const char* missing = first_missing_launcher(table);
     EXPECT_EQ(std::string(missing != nullptr ? missing : "(none)"), row.name);
+  }
+}
+
+TEST(KernelList, EveryRowIsAKernelsOpOfTheRegistry) {
+  // The registrations come from the list too (kernel_ops/
+  // register_kernel_ops.cpp): a row cannot be left without its op.
+  const OpRegistry& registry = default_registry();
+  for (const Row& row : kernel_rows()) {
+    const OpDef* op = registry.find("kernels." + row.name);
+    ASSERT_NE(op, nullptr) << row.name;
+    EXPECT_TRUE(op->needs_kernel_plugin) << row.name;
+    EXPECT_TRUE(static_cast<bool>(op->torch_reference)) << row.name;
   }
 }
 

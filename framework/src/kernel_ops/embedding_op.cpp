@@ -17,7 +17,8 @@ std::vector<int64_t> output_sizes(const at::Tensor& weight,
   return sizes;
 }
 
-std::vector<at::Tensor> run_embedding(const OpCall& call, EmbeddingCpu cpu) {
+std::vector<at::Tensor> run_embedding(const OpCall& call,
+                                      KernelCpu<CasebookEmbeddingArgs> cpu) {
   const at::Tensor& weight = call.input(0);
   require_dims(kOp, "weight", weight, 2);
   // The kernel takes a 1-D strided index vector: a view where the indices
@@ -52,7 +53,7 @@ std::vector<at::Tensor> run_embedding(const OpCall& call, EmbeddingCpu cpu) {
 
 }  // namespace
 
-OpDef make_embedding_op(EmbeddingCpu cpu) {
+OpDef make_embedding_op(KernelCpu<CasebookEmbeddingArgs> cpu) {
   OpDef def;
   def.name = kOp;
   def.inputs = {"weight", "indices"};

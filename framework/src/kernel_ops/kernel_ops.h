@@ -6,29 +6,28 @@
 #include <string>
 
 #include "casebook/ops.h"
-#include "embedding/embedding.h"
-#include "nll_loss/nll_loss.h"
-#include "softmax/softmax.h"
-#include "sum/sum.h"
+#include "common/kernel_list.h"
 
 namespace casebook::kernel_glue {
 
-using NllLossCpu = CasebookKernelStatus (*)(const CasebookNllLossArgs&);
-using SoftmaxCpu = CasebookKernelStatus (*)(const CasebookSoftmaxArgs&);
-using SumCpu = CasebookKernelStatus (*)(const CasebookSumArgs&);
-using EmbeddingCpu = CasebookKernelStatus (*)(const CasebookEmbeddingArgs&);
+// A kernel's CPU implementation: its reference, or a test's broken twin.
+template <typename Args>
+using KernelCpu = CasebookKernelStatus (*)(const Args&);
 
+// One per row of kernels/common/kernel_list.h: `nll_loss` is
+// kernels::nll_loss_cpu unless a test sets another.
 struct KernelCpuImplementations {
-  NllLossCpu nll_loss = &kernels::nll_loss_cpu;
-  SoftmaxCpu softmax = &kernels::softmax_cpu;
-  SumCpu sum = &kernels::sum_cpu;
-  EmbeddingCpu embedding = &kernels::embedding_cpu;
+#define CASEBOOK_KERNEL_CPU_FIELD(name, Args) \
+  KernelCpu<Args> name = &kernels::name##_cpu;
+  CASEBOOK_FOR_EACH_KERNEL(CASEBOOK_KERNEL_CPU_FIELD)
+#undef CASEBOOK_KERNEL_CPU_FIELD
 };
 
-OpDef make_nll_loss_op(NllLossCpu cpu);
-OpDef make_softmax_op(SoftmaxCpu cpu);
-OpDef make_sum_op(SumCpu cpu);
-OpDef make_embedding_op(EmbeddingCpu cpu);
+// The op of each row, `make_<name>_op`, defined in kernel_ops/<name>_op.cpp.
+#define CASEBOOK_KERNEL_OP_FACTORY(name, Args) \
+  OpDef make_##name##_op(KernelCpu<Args> cpu);
+CASEBOOK_FOR_EACH_KERNEL(CASEBOOK_KERNEL_OP_FACTORY)
+#undef CASEBOOK_KERNEL_OP_FACTORY
 
 // register_kernel_ops with chosen CPU implementations.
 void register_kernel_ops_with(OpRegistry& registry,

@@ -32,7 +32,8 @@ void check_shapes(const at::Tensor& input, const at::Tensor& target) {
   }
 }
 
-std::vector<at::Tensor> run_nll_loss(const OpCall& call, NllLossCpu cpu) {
+std::vector<at::Tensor> run_nll_loss(const OpCall& call,
+                                     KernelCpu<CasebookNllLossArgs> cpu) {
   const at::Tensor& input = call.input(0);
   const at::Tensor& target = call.input(1);
   check_shapes(input, target);
@@ -73,7 +74,7 @@ std::vector<at::Tensor> run_nll_loss(const OpCall& call, NllLossCpu cpu) {
 
 }  // namespace
 
-OpDef make_nll_loss_op(NllLossCpu cpu) {
+OpDef make_nll_loss_op(KernelCpu<CasebookNllLossArgs> cpu) {
   OpDef def;
   def.name = kOp;
   def.inputs = {"input", "target"};

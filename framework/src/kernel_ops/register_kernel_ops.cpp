@@ -19,10 +19,11 @@ void add_at(OpRegistry& registry, OpDef def, const char* file, int line) {
 
 void register_kernel_ops_with(OpRegistry& registry,
                               const KernelCpuImplementations& cpu) {
-  add_at(registry, make_nll_loss_op(cpu.nll_loss), CASEBOOK_OP_SITE);
-  add_at(registry, make_softmax_op(cpu.softmax), CASEBOOK_OP_SITE);
-  add_at(registry, make_sum_op(cpu.sum), CASEBOOK_OP_SITE);
-  add_at(registry, make_embedding_op(cpu.embedding), CASEBOOK_OP_SITE);
+  // A row of kernels/common/kernel_list.h is an op: no kernel is left out.
+#define CASEBOOK_REGISTER_KERNEL_OP(name, Args) \
+  add_at(registry, make_##name##_op(cpu.name), CASEBOOK_OP_SITE);
+  CASEBOOK_FOR_EACH_KERNEL(CASEBOOK_REGISTER_KERNEL_OP)
+#undef CASEBOOK_REGISTER_KERNEL_OP
 }
 
 std::string arg_site(const OpCall& call, const std::string& name) {

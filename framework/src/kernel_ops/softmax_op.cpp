@@ -22,7 +22,8 @@ void check_dim(const OpCall& call) {
   }
 }
 
-std::vector<at::Tensor> run_softmax(const OpCall& call, SoftmaxCpu cpu) {
+std::vector<at::Tensor> run_softmax(const OpCall& call,
+                                    KernelCpu<CasebookSoftmaxArgs> cpu) {
   check_dim(call);
   const at::Tensor& input = call.input(0);
   CasebookSoftmaxArgs args{};
@@ -47,7 +48,7 @@ std::vector<at::Tensor> run_softmax(const OpCall& call, SoftmaxCpu cpu) {
 
 }  // namespace
 
-OpDef make_softmax_op(SoftmaxCpu cpu) {
+OpDef make_softmax_op(KernelCpu<CasebookSoftmaxArgs> cpu) {
   OpDef def;
   def.name = kOp;
   def.inputs = {"input"};

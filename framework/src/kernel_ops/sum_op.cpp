@@ -9,7 +9,8 @@ namespace {
 
 const char kOp[] = "kernels.sum";
 
-std::vector<at::Tensor> run_sum(const OpCall& call, SumCpu cpu) {
+std::vector<at::Tensor> run_sum(const OpCall& call,
+                                KernelCpu<CasebookSumArgs> cpu) {
   const at::Tensor& input = call.input(0);
   require_dims(kOp, "input", input, 1);
   CasebookSumArgs args{};
@@ -33,7 +34,7 @@ std::vector<at::Tensor> run_sum(const OpCall& call, SumCpu cpu) {
 
 }  // namespace
 
-OpDef make_sum_op(SumCpu cpu) {
+OpDef make_sum_op(KernelCpu<CasebookSumArgs> cpu) {
   OpDef def;
   def.name = kOp;
   def.inputs = {"input"};
