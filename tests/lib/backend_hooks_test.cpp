@@ -39,11 +39,14 @@ TEST(BackendHooks, ThePluginFilesAreTheOnesTheBuildMakes) {
   EXPECT_EQ(kernel_plugin_file_name(Backend::kCpu), "");
 }
 
-TEST(BackendHooks, OnlyCudaHasALaunchBlockingSwitchAndRocmKeepsCudaNames) {
+TEST(BackendHooks, EachGpuHasItsOwnLaunchBlockingSwitchAndRocmKeepsCudaNames) {
   using Environment = std::vector<std::pair<std::string, std::string>>;
   EXPECT_EQ(launch_blocking_environment(Backend::kCuda),
             (Environment{{"CUDA_LAUNCH_BLOCKING", "1"}}));
-  EXPECT_TRUE(launch_blocking_environment(Backend::kHip).empty());
+  // HIP's own, never CUDA's, though LibTorch's device there is kCUDA.
+  EXPECT_EQ(launch_blocking_environment(Backend::kHip),
+            (Environment{{"HIP_LAUNCH_BLOCKING", "1"},
+                         {"AMD_SERIALIZE_KERNEL", "3"}}));
   EXPECT_TRUE(launch_blocking_environment(Backend::kCpu).empty());
   EXPECT_EQ(backend_hooks(Backend::kCuda).torch_device, c10::DeviceType::CUDA);
   EXPECT_EQ(backend_hooks(Backend::kHip).torch_device, c10::DeviceType::CUDA);

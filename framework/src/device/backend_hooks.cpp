@@ -40,6 +40,9 @@ std::vector<BackendHooks> make_table() {
   hip.device_files = {"dev/kfd"};
   hip.kernel_plugin_file = "libcasebook_kernels_hip.so";
   hip.device_facts = gfx_target;
+  // HIP's own switches; CUDA's are never applied to ROCm.
+  hip.launch_blocking = {{"HIP_LAUNCH_BLOCKING", "1"},
+                         {"AMD_SERIALIZE_KERNEL", "3"}};
   hip.torch_device = c10::DeviceType::CUDA;
   hip.probe_torch = probe_torch_gpu;
   hip.synchronize_torch = synchronize_torch_gpu;

@@ -35,9 +35,11 @@ struct BackendHooks {
   // {"capability": "9.0"}, HIP's {"gfx": "gfx90a"}.
   DeviceFacts (*device_facts)(int major, int minor,
                               const std::string& arch) = nullptr;
-  // What makes every launch wait for its end, where the backend has such a
-  // switch: CUDA_LAUNCH_BLOCKING=1 on cuda. None on hip: ROCm keeps
-  // PyTorch's `cuda` names, but CUDA's switches are never applied to it.
+  // What makes every launch wait for its end: CUDA_LAUNCH_BLOCKING=1 on
+  // cuda; HIP_LAUNCH_BLOCKING=1 and AMD_SERIALIZE_KERNEL=3 on hip (ROCm keeps
+  // PyTorch's `cuda` names, but CUDA's switches are never applied to it).
+  // The one source: the synchronised rerun of steps and `casebook
+  // diagnose`'s launch-blocking rerun both ask it.
   std::vector<std::pair<std::string, std::string>> launch_blocking;
   // LibTorch's device for the backend's torch.* ops: kCUDA on hip too (ROCm
   // keeps PyTorch's `cuda` names).

@@ -30,10 +30,10 @@ struct BackendRuntime {
 // loads the kernel plugin, asking each for its devices, and judges each part.
 BackendRuntime open_backend_runtime(Backend backend);
 
-// What the synchronised rerun of a case of `steps` sets in its child so that
-// every launch on `backend` is waited for: its hooks' launch-blocking switch
-// (device/backend_hooks.h; CUDA_LAUNCH_BLOCKING=1 on cuda, none on hip, where
-// the synchronisation after each step does the work, none on cpu).
+// What a child sets so that every launch on `backend` is waited for (the
+// synchronised rerun of a case of `steps`, diagnose's launch-blocking rerun):
+// its hooks' launch-blocking switch (device/backend_hooks.h;
+// CUDA_LAUNCH_BLOCKING=1 on cuda, HIP's own on hip, none on cpu).
 std::vector<std::pair<std::string, std::string>> launch_blocking_environment(
     Backend backend);
 

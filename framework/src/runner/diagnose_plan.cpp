@@ -6,6 +6,7 @@
 
 #include "casebook/neighbors.h"
 #include "device/backend_hooks.h"
+#include "device/backend_runtime.h"
 #include "tensors/materialise.h"
 
 namespace casebook {
@@ -211,19 +212,21 @@ std::vector<PlannedRerun> plan_reruns(const Case& kase, const RerunStack& stack,
                                       const std::string& sanitizer) {
   std::vector<PlannedRerun> reruns;
   const bool gpu = is_gpu(stack.target);
-  PlannedRerun blocking =
-      make_rerun("launch blocking",
-                 stack.rocm ? "HIP_LAUNCH_BLOCKING=1 AMD_SERIALIZE_KERNEL=3"
-                            : "CUDA_LAUNCH_BLOCKING=1",
-                 stack.target, RerunKind::kLaunchBlocking);
+  // The stack's switches, from its backend's hooks row: HIP's on ROCm
+  // (also where a ROCm LibTorch calls its device `cuda`), CUDA's on CUDA.
+  const ChildEnvironment switches =
+      launch_blocking_environment(stack.rocm ? Backend::kHip : Backend::kCuda);
+  std::string switches_text;
+  for (const auto& [name, value] : switches) {
+    switches_text += (switches_text.empty() ? "" : " ") + name + "=" + value;
+  }
+  PlannedRerun blocking = make_rerun("launch blocking", switches_text,
+                                     stack.target, RerunKind::kLaunchBlocking);
   if (!stack.gpu_wanted) {
     blocking.not_run = "the case runs on the CPU only";
   } else if (gpu) {
     blocking.kase = kase;
-    blocking.environment =
-        stack.rocm ? ChildEnvironment{{"HIP_LAUNCH_BLOCKING", "1"},
-                                      {"AMD_SERIALIZE_KERNEL", "3"}}
-                   : ChildEnvironment{{"CUDA_LAUNCH_BLOCKING", "1"}};
+    blocking.environment = switches;
   } else {
     blocking.not_run = "needs a GPU";
     blocking.needs_gpu = true;
