@@ -321,7 +321,7 @@ ChildReport execute_request(const CaseTable& table, const RunRequest& request,
   if (gpu) {
     // The part of the backend this op needs, as the one module judges it:
     // absent is a skip, broken an error; neither ever runs.
-    const PartReadiness& part = runtime.part_for(op);
+    const PartReadiness part = runtime.part_for(op);
     if (part.state == Readiness::kAbsent) {
       report.status = ChildReport::Status::kSkipped;
       report.message = part.reason;
