@@ -33,7 +33,7 @@ BackendHooks simulated_hooks() {
   hooks.vendor_device = "a simulated device";
   hooks.device_facts = [](int major, int minor, const std::string&) {
     return DeviceFacts{
-        {"capability", std::to_string(major) + "." + std::to_string(minor)}};
+        {"sim_level", std::to_string(major) + "." + std::to_string(minor)}};
   };
   hooks.probe_torch = [](Backend) {
     return PartReadiness{Readiness::kAbsent,
@@ -49,7 +49,7 @@ class RegisteredBackend : public ::testing::Test {
  protected:
   void SetUp() override {
     testing_support::use_single_thread();
-    registration_.emplace("simulated", simulated_hooks());
+    register_simulated();
     simulated_device::install(backend());
   }
   void TearDown() override {
@@ -58,6 +58,13 @@ class RegisteredBackend : public ::testing::Test {
   }
 
   Backend backend() const { return registration_->backend(); }
+
+  // Its device reports `sim_level` (the simulated device's 8.6).
+  void register_simulated() {
+    registration_.emplace(
+        "simulated", simulated_hooks(),
+        std::vector<DeviceFactName>{{"sim_level", "simulated device level"}});
+  }
 
   void write(const std::string& name, const std::string& text) {
     std::ofstream(folder_.path() / (name + ".yaml")) << text;
@@ -140,7 +147,30 @@ TEST_F(RegisteredBackend, ItsNameIsUnknownOnceTheRegistrationEnds) {
   EXPECT_NE(plan.cases[0].loaded.errors.front().message.find(
                 "expected one of cpu, cuda, hip"),
             std::string::npos);
-  registration_.emplace("simulated", simulated_hooks());  // for TearDown
+  register_simulated();  // for TearDown
+}
+
+TEST_F(RegisteredBackend, ItsDevicesFactsAreReadByItsEntriesAlone) {
+  write_step("new_devices", "pass",
+             "expect:\n  simulated:\n    - when: {sim_level: '>=8.0'}\n"
+             "      skip: new devices\n");
+  write("other_backend",
+        "casebook: 1\nsummary: s\nop: testing.simulated_step\n"
+        "backends: [cpu, cuda, simulated]\n"
+        "inputs:\n  input: {dtype: float32, values: [1, 2]}\n"
+        "expect:\n  cuda:\n    - when: {sim_level: '>=8.0'}\n"
+        "      skip: never read\n");
+  const RunSummary summary = run();
+  // The probe's facts decide: 8.6 holds.
+  const CaseVerdict& skipped = verdict(summary, "new_devices", backend());
+  EXPECT_EQ(skipped.verdict, Verdict::kSkip) << skipped.message;
+  EXPECT_EQ(skipped.expectation_reason, "new devices");
+  // Under another backend's entries it is a load error naming the owner.
+  const CaseVerdict& wrong = verdict(summary, "other_backend", Backend::kCpu);
+  EXPECT_EQ(wrong.verdict, Verdict::kError);
+  EXPECT_NE(wrong.message.find("`sim_level` is a fact of the simulated device"),
+            std::string::npos)
+      << wrong.message;
 }
 
 TEST(BackendNames, ARegisteredNameMustBeNewAndWellFormed) {
@@ -148,6 +178,13 @@ TEST(BackendNames, ARegisteredNameMustBeNewAndWellFormed) {
                std::invalid_argument);
   EXPECT_THROW(BackendRegistration("Sim ulated", BackendHooks{}),
                std::invalid_argument);
+  // A device fact is no host fact and no other device's.
+  for (const char* taken : {"os", "capability"}) {
+    EXPECT_THROW(BackendRegistration("simulated", BackendHooks{},
+                                     {DeviceFactName{taken, ""}}),
+                 std::invalid_argument)
+        << taken;
+  }
   EXPECT_EQ(all_backends().size(), 3u);
 }
 

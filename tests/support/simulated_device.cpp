@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "device/backend_runtime.h"
@@ -152,23 +153,31 @@ const CasebookKernelPluginV1& table() {
   return built;
 }
 
-const KernelPlugin& simulated_plugin() {
-  static const KernelPlugin plugin{Backend::kCuda, "(simulated device)",
-                                   nullptr, &table()};
-  return plugin;
+// The device as `backend`'s plugin: its facts are named by that backend's
+// hooks (cuda's capability, a registered backend's own).
+const KernelPlugin& simulated_plugin(Backend backend = Backend::kCuda) {
+  static std::map<Backend, KernelPlugin> plugins;
+  auto found = plugins.find(backend);
+  if (found == plugins.end()) {
+    found = plugins
+                .emplace(backend, KernelPlugin{backend, "(simulated device)",
+                                               nullptr, &table()})
+                .first;
+  }
+  return found->second;
 }
 
 BackendRuntime open_simulated(Backend backend) {
   BackendRuntime runtime;
   runtime.backend = backend;
-  runtime.plugin = &simulated_plugin();
+  runtime.plugin = &simulated_plugin(backend);
   PartReadiness torch;
   torch.state = Readiness::kAbsent;
   torch.reason = "the simulated device has no LibTorch device";
   PartReadiness kernels;
   kernels.state = Readiness::kReady;
-  kernels.description = plugin_describe(simulated_plugin());
-  kernels.facts = plugin_device_facts(simulated_plugin());
+  kernels.description = plugin_describe(*runtime.plugin);
+  kernels.facts = plugin_device_facts(*runtime.plugin);
   runtime.readiness =
       combine_readiness(backend, std::move(torch), std::move(kernels));
   return runtime;

@@ -22,9 +22,25 @@ const std::vector<Backend>& all_backends();  // cpu, cuda, hip, registered
 // "cpu, cuda, hip" and the registered names: what a load error lists.
 std::string backend_names();
 
+// A fact a backend's device reports, read by `when` conditions of that
+// backend's `expect` entries only, once its probe has answered: cuda's
+// `capability`, hip's `gfx`. The device's hooks (device/backend_hooks.h)
+// give its value; the case model knows the name from here.
+struct DeviceFactName {
+  std::string name;  // "capability"
+  // Compared as version constraints (">=8.0"), named so in load errors
+  // ("compute capability"); empty: compared as a name or a list of names.
+  std::string version_of;
+};
+const std::vector<DeviceFactName>& device_fact_names(Backend backend);
+// The backend whose device reports `fact`; nullopt for any other name.
+std::optional<Backend> backend_of_device_fact(std::string_view fact);
+
 // A further backend named `name` (lower-case letters, digits and `_`, not
-// taken). Throws std::invalid_argument naming the rule broken.
-Backend register_backend_name(std::string_view name);
+// taken) whose device reports `facts` (names no backend's device reports and
+// no host fact is). Throws std::invalid_argument naming the rule broken.
+Backend register_backend_name(std::string_view name,
+                              std::vector<DeviceFactName> facts = {});
 // Forgets a registered backend; built-in ones stay.
 void unregister_backend_name(Backend backend);
 

@@ -377,6 +377,10 @@ std::optional<Expectation> expectation_for(const Case& kase, Backend backend,
 // expectation_for itself (runner/planner.h).
 void resolve_conditions(Case& kase, const EnvironmentFacts& host);
 
+// Whether `fact` is a fact of the host a `when` condition may read (torch,
+// cuda, hip, os, arch, cpu), as opposed to a device's (casebook/backend.h).
+bool is_host_fact(std::string_view fact);
+
 // Whether an entry of expect.<backend> has a condition on a device fact, so
 // that what the backend must do is known only after its probe.
 bool reads_device_facts(const Case& kase, Backend backend);

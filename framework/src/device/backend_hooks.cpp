@@ -70,8 +70,9 @@ const BackendHooks& backend_hooks(Backend backend) {
 }
 
 BackendRegistration::BackendRegistration(std::string_view name,
-                                         BackendHooks hooks)
-    : backend_(register_backend_name(name)) {
+                                         BackendHooks hooks,
+                                         std::vector<DeviceFactName> fact_names)
+    : backend_(register_backend_name(name, std::move(fact_names))) {
   hooks.backend = backend_;
   table().push_back(std::move(hooks));
 }

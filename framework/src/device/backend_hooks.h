@@ -55,14 +55,17 @@ struct BackendHooks {
 const BackendHooks& backend_hooks(Backend backend);
 
 // A further backend, for as long as this object lives: its name joins
-// casebook/backend.h's (case files, --backend, the table's columns) and
-// `hooks` becomes its row (hooks.backend is set to the new value). What it
+// casebook/backend.h's (case files, --backend, the table's columns), with
+// the names of the facts its device reports (`when` conditions of its
+// expect entries; hooks.device_facts gives their values), and `hooks`
+// becomes its row (hooks.backend is set to the new value). What it
 // runs in a child is what its hooks say, or what replace_backend_for_tests
 // (device/backend_runtime.h) puts in their place. Made before any run, on
 // one thread; a backend added this way touches no file outside device/.
 class BackendRegistration {
  public:
-  BackendRegistration(std::string_view name, BackendHooks hooks);
+  BackendRegistration(std::string_view name, BackendHooks hooks,
+                      std::vector<DeviceFactName> fact_names = {});
   ~BackendRegistration();
   BackendRegistration(const BackendRegistration&) = delete;
   BackendRegistration& operator=(const BackendRegistration&) = delete;

@@ -1,9 +1,12 @@
 #include "casebook/backend.h"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
+
+#include "casebook/case.h"
 
 namespace casebook {
 namespace {
@@ -11,6 +14,9 @@ namespace {
 struct Registered {
   std::vector<Backend> backends{Backend::kCpu, Backend::kCuda, Backend::kHip};
   std::vector<std::pair<Backend, std::string>> names;  // registered only
+  std::map<Backend, std::vector<DeviceFactName>> facts{
+      {Backend::kCuda, {{"capability", "compute capability"}}},
+      {Backend::kHip, {{"gfx", ""}}}};
   int next = static_cast<int>(Backend::kHip) + 1;
 };
 
@@ -59,7 +65,23 @@ std::string backend_names() {
   return names;
 }
 
-Backend register_backend_name(std::string_view name) {
+const std::vector<DeviceFactName>& device_fact_names(Backend backend) {
+  static const std::vector<DeviceFactName> none;
+  const auto found = registered().facts.find(backend);
+  return found == registered().facts.end() ? none : found->second;
+}
+
+std::optional<Backend> backend_of_device_fact(std::string_view fact) {
+  for (const auto& [backend, facts] : registered().facts) {
+    for (const DeviceFactName& known : facts) {
+      if (known.name == fact) return backend;
+    }
+  }
+  return std::nullopt;
+}
+
+Backend register_backend_name(std::string_view name,
+                              std::vector<DeviceFactName> facts) {
   if (!valid_name(name)) {
     throw std::invalid_argument(
         "a backend's name is lower-case letters, digits and '_', not '" +
@@ -69,10 +91,18 @@ Backend register_backend_name(std::string_view name) {
     throw std::invalid_argument("the backend name '" + std::string(name) +
                                 "' is taken");
   }
+  for (const DeviceFactName& fact : facts) {
+    if (!valid_name(fact.name) || is_host_fact(fact.name) ||
+        backend_of_device_fact(fact.name)) {
+      throw std::invalid_argument("the device fact '" + fact.name +
+                                  "' is not a new, lower-case name");
+    }
+  }
   Registered& table = registered();
   const Backend backend = static_cast<Backend>(table.next++);
   table.backends.push_back(backend);
   table.names.emplace_back(backend, std::string(name));
+  if (!facts.empty()) table.facts[backend] = std::move(facts);
   return backend;
 }
 
@@ -84,6 +114,7 @@ void unregister_backend_name(Backend backend) {
                                    }),
                     table.names.end());
   if (static_cast<int>(backend) > static_cast<int>(Backend::kHip)) {
+    table.facts.erase(backend);
     table.backends.erase(
         std::remove(table.backends.begin(), table.backends.end(), backend),
         table.backends.end());

@@ -2,6 +2,7 @@
 // operating system, the machine, the CPU's features, the GPU's compute
 // capability or gfx target), read from a case file and evaluated against the
 // facts of the run, first matching entry first.
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <optional>
@@ -14,20 +15,48 @@
 namespace casebook {
 namespace {
 
-const std::vector<std::string> kFacts{"torch", "cuda", "hip",        "os",
-                                      "arch",  "cpu",  "capability", "gfx"};
+const std::vector<std::string> kHostFacts{"torch", "cuda", "hip",
+                                          "os",    "arch", "cpu"};
+
+// Every fact a condition may read: the host's, then each backend's device's
+// (casebook/backend.h), in backend order.
+std::vector<std::string> all_facts() {
+  std::vector<std::string> facts = kHostFacts;
+  for (Backend backend : all_backends()) {
+    for (const DeviceFactName& fact : device_fact_names(backend)) {
+      facts.push_back(fact.name);
+    }
+  }
+  return facts;
+}
+
+std::string fact_list() {
+  std::string list;
+  for (const std::string& fact : all_facts()) {
+    list += (list.empty() ? "" : ", ") + fact;
+  }
+  return list;
+}
+
+// A device's version fact ("compute capability"), else empty.
+std::string device_version_of(const std::string& fact) {
+  const std::optional<Backend> device = backend_of_device_fact(fact);
+  if (!device) return "";
+  for (const DeviceFactName& known : device_fact_names(*device)) {
+    if (known.name == fact) return known.version_of;
+  }
+  return "";
+}
 
 bool is_version_fact(const std::string& fact) {
   return fact == "torch" || fact == "cuda" || fact == "hip" ||
-         fact == "capability";
+         !device_version_of(fact).empty();
 }
 
 // The facts of one backend's device, known only once the backend's probe
 // has answered; a condition on one belongs to that backend's entries.
 std::optional<Backend> device_fact_backend(const std::string& fact) {
-  if (fact == "capability") return Backend::kCuda;
-  if (fact == "gfx") return Backend::kHip;
-  return std::nullopt;
+  return backend_of_device_fact(fact);
 }
 
 std::string trim(const std::string& text) {
@@ -159,6 +188,11 @@ bool holds(const Condition& condition, const EnvironmentFacts& facts) {
 
 }  // namespace
 
+bool is_host_fact(std::string_view fact) {
+  return std::find(kHostFacts.begin(), kHostFacts.end(), fact) !=
+         kHostFacts.end();
+}
+
 bool reads_device_facts(const Case& kase, Backend backend) {
   const auto entries = kase.expect_entries.find(backend);
   if (entries == kase.expect_entries.end()) return false;
@@ -278,14 +312,12 @@ std::vector<Condition> read_when(Reader& reader, const Entry& entry,
                                  const std::string& path, Backend backend) {
   std::vector<Condition> conditions;
   const auto map = reader.read_map(
-      entry.value, reader.where(entry), path, kFacts,
-      "a map of facts (torch, cuda, hip, os, arch, cpu, capability, gfx) to "
-      "what they must be");
+      entry.value, reader.where(entry), path, all_facts(),
+      "a map of facts (" + fact_list() + ") to what they must be");
   if (!map) return conditions;
   if (map->empty() && entry.value.size() == 0) {
     reader.error(reader.where(entry), path,
-                 "expected at least one condition (torch, cuda, hip, os, "
-                 "arch, cpu, capability, gfx)");
+                 "expected at least one condition (" + fact_list() + ")");
   }
   for (const Entry& item : *map) {
     const std::string item_path = join_path(path, item.key);
@@ -310,10 +342,11 @@ std::vector<Condition> read_when(Reader& reader, const Entry& entry,
         ok = ok && parse_constraint(part, &constraint);
       }
       if (!ok) {
+        const std::string device_version = device_version_of(item.key);
         reader.error(condition.where, item_path,
-                     item.key == "capability"
-                         ? "expected compute capability constraints like "
-                           "\">=8.0\" or \"9.0\"; got " +
+                     !device_version.empty()
+                         ? "expected " + device_version +
+                               " constraints like \">=8.0\" or \"9.0\"; got " +
                                describe(item.value)
                          : "expected version constraints like \">=1.13, "
                            "<2.1\" or \"1.13\"; got " +
