@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "casebook/loader.h"
+#include "casebook/ops.h"
 #include "runner/diagnose_rerun.h"
 
 namespace casebook {
@@ -124,6 +125,27 @@ TEST(DiagnosePlan, OnACpuOnlyMachineTheGpuRerunsNeedTheGpuTheCaseAsksFor) {
                 "  cuda: absent: no CUDA device",
                 "  on a machine with an NVIDIA GPU: casebook diagnose "
                 "cases/c.yaml --backend cuda"}));
+}
+
+TEST(DiagnosePlan, AGpuReadyOnlyThroughThePartTheOpDoesNotNeedIsMissing) {
+  const Case kase = matmul_case("[cpu, cuda]");
+  const ResolvedOp op = resolve_op(kase, default_registry());
+  ASSERT_NE(op.def, nullptr);
+  // The kernel plugin is there; LibTorch's CUDA device, which a torch op
+  // needs, is not.
+  const std::map<Backend, BackendReadiness> status = {
+      {Backend::kCuda,
+       combine_readiness(
+           Backend::kCuda,
+           PartReadiness{Readiness::kAbsent, "a CPU-only LibTorch", {}, {}},
+           PartReadiness{Readiness::kReady, {}, "plugin", {}})}};
+  ASSERT_TRUE(status.at(Backend::kCuda).ready());
+  const RerunStack stack = rerun_stack(kase, "", status, "cpu", op.def);
+  EXPECT_EQ(stack.target, Backend::kCpu);
+  ASSERT_EQ(stack.missing_gpus.size(), 1u);
+  EXPECT_EQ(stack.missing_gpus[0].second, "absent: a CPU-only LibTorch");
+  // Without the op, the whole backend decides, as before.
+  EXPECT_EQ(rerun_stack(kase, "", status, "cpu").target, Backend::kCuda);
 }
 
 TEST(DiagnosePlan, ACaseForTheCpuAloneHasNoGpuRerunsAndNothingMissing) {

@@ -135,6 +135,7 @@ TEST_F(RegisteredBackend, RunsCasesAsAGpuBackendOfItsOwn) {
 
 TEST_F(RegisteredBackend, ItsNameIsUnknownOnceTheRegistrationEnds) {
   write_step("clean", "pass");
+  simulated_device::uninstall(backend());
   registration_.reset();
   EXPECT_FALSE(parse_backend("simulated").has_value());
   EXPECT_EQ(all_backends().size(), 3u);
@@ -173,11 +174,29 @@ TEST_F(RegisteredBackend, ItsDevicesFactsAreReadByItsEntriesAlone) {
       << wrong.message;
 }
 
+TEST_F(RegisteredBackend, RunsOnlyTheCasesThatNameIt) {
+  write("unnamed",
+        "casebook: 1\nsummary: s\nop: torch.neg\n"
+        "inputs:\n  input: {dtype: float32, values: [1, 2]}\n");
+  RunOptions options;
+  options.backends = {Backend::kCpu, backend()};
+  Plan plan = load_plan({folder_.path()}, options);
+  ASSERT_EQ(plan.cases.size(), 1u);
+  ASSERT_TRUE(plan.cases[0].runnable());
+  EXPECT_EQ(plan.cases[0].value().backends, built_in_backends());
+}
+
 TEST(BackendNames, ARegisteredNameMustBeNewAndWellFormed) {
   EXPECT_THROW(BackendRegistration("cuda", BackendHooks{}),
                std::invalid_argument);
   EXPECT_THROW(BackendRegistration("Sim ulated", BackendHooks{}),
                std::invalid_argument);
+  // A row a child cannot use is refused, and nothing is registered.
+  BackendHooks no_probe = simulated_hooks();
+  no_probe.probe_torch = nullptr;
+  EXPECT_THROW(BackendRegistration("simulated", no_probe),
+               std::invalid_argument);
+  EXPECT_FALSE(parse_backend("simulated").has_value());
   // A device fact is no host fact and no other device's.
   for (const char* taken : {"os", "capability"}) {
     EXPECT_THROW(BackendRegistration("simulated", BackendHooks{},

@@ -19,6 +19,9 @@ enum class Backend : int { kCpu, kCuda, kHip };
 std::string_view backend_name(Backend backend);  // "cpu", "cuda", "hip"
 std::optional<Backend> parse_backend(std::string_view name);
 const std::vector<Backend>& all_backends();  // cpu, cuda, hip, registered
+// cpu, cuda, hip: what a case without `backends` runs on (a registered
+// backend runs the cases that name it).
+const std::vector<Backend>& built_in_backends();
 // "cpu, cuda, hip" and the registered names: what a load error lists.
 std::string backend_names();
 

@@ -80,8 +80,10 @@ int diagnose_command(const std::string& argument, const std::string& backend) {
   }
   const Case& kase = *loaded.value;
   const auto status = probe_backends({Backend::kCuda, Backend::kHip});
+  // Checked above: the op resolves.
+  const ResolvedOp op = resolve_op(kase, default_registry());
   const RerunStack stack =
-      rerun_stack(kase, backend, status, CASEBOOK_TORCH_FLAVOUR);
+      rerun_stack(kase, backend, status, CASEBOOK_TORCH_FLAVOUR, op.def);
   const std::string target(backend_name(stack.target));
   std::cout << "diagnose " << loaded.id << " (" << file.string() << ")\n"
             << "  " << stack.text << "\n"

@@ -69,12 +69,37 @@ const BackendHooks& backend_hooks(Backend backend) {
                          std::string(backend_name(backend)));
 }
 
+namespace {
+
+// A row a child can use: every function it calls is there. Throws
+// std::invalid_argument naming the first that is missing.
+const BackendHooks& checked_row(const BackendHooks& hooks) {
+  const char* missing = hooks.probe_torch == nullptr ? "probe_torch"
+                        : hooks.synchronize_torch == nullptr
+                            ? "synchronize_torch"
+                        : hooks.device_facts == nullptr ? "device_facts"
+                                                        : nullptr;
+  if (missing != nullptr) {
+    throw std::invalid_argument(std::string("a backend's hooks need ") +
+                                missing);
+  }
+  return hooks;
+}
+
+}  // namespace
+
 BackendRegistration::BackendRegistration(std::string_view name,
                                          BackendHooks hooks,
                                          std::vector<DeviceFactName> fact_names)
-    : backend_(register_backend_name(name, std::move(fact_names))) {
+    : backend_((checked_row(hooks),
+                register_backend_name(name, std::move(fact_names)))) {
   hooks.backend = backend_;
-  table().push_back(std::move(hooks));
+  try {
+    table().push_back(std::move(hooks));
+  } catch (...) {
+    unregister_backend_name(backend_);
+    throw;
+  }
 }
 
 BackendRegistration::~BackendRegistration() {

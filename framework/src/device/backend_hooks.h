@@ -4,8 +4,8 @@
 // entry instead: the runtime's name in messages, the device nodes the runner
 // may look at without initialising anything, the kernel plugin's file, the
 // device facts `when` conditions read, the launch-blocking switch, LibTorch's
-// device. Adding a backend: its name in casebook/backend.h and its row in
-// backend_hooks.cpp.
+// device. Adding a built-in backend: its name in casebook/backend.h and its
+// row in backend_hooks.cpp; a program's own: a BackendRegistration below.
 #pragma once
 
 #include <c10/core/DeviceType.h>
@@ -54,7 +54,12 @@ struct BackendHooks {
 // std::logic_error for a value no backend has.
 const BackendHooks& backend_hooks(Backend backend);
 
-// A further backend, for as long as this object lives: its name joins
+// A further backend, for as long as this object lives (the row's text, its
+// string_views, must outlive it: literals, as the built-in rows use). The
+// row needs probe_torch, synchronize_torch and device_facts (a part it does
+// not have says absent: an empty kernel_plugin_file is "no kernel plugin");
+// a row without one, a taken name or fact is std::invalid_argument, and
+// nothing is registered. its name joins
 // casebook/backend.h's (case files, --backend, the table's columns), with
 // the names of the facts its device reports (`when` conditions of its
 // expect entries; hooks.device_facts gives their values), and `hooks`

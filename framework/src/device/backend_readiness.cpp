@@ -48,6 +48,10 @@ PartReadiness part_readiness(const BackendReadiness& readiness, Backend backend,
   if (is_gpu(backend) && op.needs_kernel_plugin) {
     return named_part(readiness.kernels, kPluginPartName);
   }
+  return whole_backend(readiness);
+}
+
+PartReadiness whole_backend(const BackendReadiness& readiness) {
   return PartReadiness{readiness.state, readiness.reason, readiness.description,
                        readiness.facts};
 }
@@ -127,8 +131,11 @@ PartReadiness runtime_failure(Backend backend, const std::string& reason,
   const std::string device(hooks.runtime);
   if (device_present) {
     part.state = Readiness::kBroken;
-    part.reason = "a " + device + " device is present (/" +
-                  std::string(hooks.device_files.front()) +
+    const std::string_view shown =
+        !hooks.device_files.empty()     ? hooks.device_files.front()
+        : !hooks.device_folders.empty() ? hooks.device_folders.front()
+                                        : std::string_view("its device node");
+    part.reason = "a " + device + " device is present (/" + std::string(shown) +
                   ") but the runtime cannot use it: " + reason;
   } else {
     part.state = Readiness::kAbsent;

@@ -52,6 +52,9 @@ struct BackendReadiness {
   bool ready() const { return state == Readiness::kReady; }
 };
 
+// The whole backend as one part: its state, reason, description and facts.
+PartReadiness whole_backend(const BackendReadiness& readiness);
+
 // The part of `readiness` (the backend's) that `op` needs: LibTorch's device
 // for ops placed on the backend's device, the kernel plugin for host ops that
 // reach the GPU through it (kernels.*), the whole backend for other host ops

@@ -21,6 +21,10 @@ std::string backend_title(Backend backend) {
 // Loads without caching; the caller caches.
 KernelPlugin* open_plugin(Backend backend, std::string* why_not) {
   const std::string file_name = kernel_plugin_file_name(backend);
+  if (file_name.empty()) {  // a backend whose row names no plugin
+    *why_not = backend_title(backend) + " has no kernel plugin";
+    return nullptr;
+  }
   const char* env_dir = std::getenv("CASEBOOK_KERNEL_PLUGIN_DIR");
   const std::filesystem::path path =
       std::filesystem::path(kernel_plugin_dir()) / file_name;
@@ -94,7 +98,9 @@ std::string kernel_plugin_dir() {
 }
 
 bool kernel_plugin_file_present(Backend backend) {
-  if (!is_gpu(backend)) return false;
+  if (!is_gpu(backend) || kernel_plugin_file_name(backend).empty()) {
+    return false;
+  }
   std::error_code ignored;
   return std::filesystem::exists(std::filesystem::path(kernel_plugin_dir()) /
                                      kernel_plugin_file_name(backend),

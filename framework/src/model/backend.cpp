@@ -1,6 +1,7 @@
 #include "casebook/backend.h"
 
 #include <algorithm>
+#include <list>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -12,8 +13,10 @@ namespace casebook {
 namespace {
 
 struct Registered {
-  std::vector<Backend> backends{Backend::kCpu, Backend::kCuda, Backend::kHip};
-  std::vector<std::pair<Backend, std::string>> names;  // registered only
+  std::vector<Backend> backends = built_in_backends();
+  // Registered only. A list: backend_name's views stay while others come
+  // and go.
+  std::list<std::pair<Backend, std::string>> names;
   std::map<Backend, std::vector<DeviceFactName>> facts{
       {Backend::kCuda, {{"capability", "compute capability"}}},
       {Backend::kHip, {{"gfx", ""}}}};
@@ -56,6 +59,12 @@ std::optional<Backend> parse_backend(std::string_view name) {
 }
 
 const std::vector<Backend>& all_backends() { return registered().backends; }
+
+const std::vector<Backend>& built_in_backends() {
+  static const std::vector<Backend> backends{Backend::kCpu, Backend::kCuda,
+                                             Backend::kHip};
+  return backends;
+}
 
 std::string backend_names() {
   std::string names;
@@ -108,11 +117,8 @@ Backend register_backend_name(std::string_view name,
 
 void unregister_backend_name(Backend backend) {
   Registered& table = registered();
-  table.names.erase(std::remove_if(table.names.begin(), table.names.end(),
-                                   [backend](const auto& entry) {
-                                     return entry.first == backend;
-                                   }),
-                    table.names.end());
+  table.names.remove_if(
+      [backend](const auto& entry) { return entry.first == backend; });
   if (static_cast<int>(backend) > static_cast<int>(Backend::kHip)) {
     table.facts.erase(backend);
     table.backends.erase(

@@ -315,7 +315,7 @@ std::string case_to_yaml(const Case& kase) {
   for (const TensorSpec& input : kase.inputs) {
     out << "  " << key(input.name) << ": {" << tensor_fields(input) << "}\n";
   }
-  if (kase.backends != all_backends()) {
+  if (kase.backends != built_in_backends()) {
     out << "backends: " << list(kase.backends, [](Backend b) {
       return std::string(backend_name(b));
     }) << "\n";

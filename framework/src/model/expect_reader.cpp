@@ -199,8 +199,8 @@ void read_expect(Reader& reader, const Entry& entry, Case& out) {
   }
   const auto map =
       reader.read_map(entry.value, reader.where(entry), "expect", backend_names,
-                      "a map from backend (cpu, cuda, hip) to "
-                      "what must happen");
+                      "a map from backend (" + casebook::backend_names() +
+                          ") to what must happen");
   if (!map) return;
   // The ops whose traits say they report counts and rejected positions;
   // which of them report which is the registered op's to say

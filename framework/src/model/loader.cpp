@@ -227,7 +227,7 @@ void read_case(Reader& reader, const YAML::Node& root, Case& out,
   if (const Entry* inputs = required("inputs"))
     read_inputs(reader, *inputs, out);
   if (steps != nullptr) model::read_steps(reader, *steps, out);
-  out.backends = all_backends();
+  out.backends = built_in_backends();
   if (const Entry* backends = entry("backends")) {
     out.backends = model::read_backends(reader, *backends);
   }

@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "casebook/neighbors.h"
-#include "model/sections.h"
 #include "casebook/suggestions.h"
+#include "model/sections.h"
 
 namespace casebook::model {
 namespace {
@@ -91,9 +91,12 @@ std::vector<std::pair<std::string, int64_t>> read_along(
 
 void read_errors(Reader& reader, const Entry& entry, const std::string& path,
                  const Case& kase, NeighborRule& rule) {
-  const auto map =
-      reader.read_map(entry.value, reader.where(entry), path,
-                      {"cpu", "cuda", "hip"}, "a map of backends to families");
+  std::vector<std::string> backends;
+  for (Backend backend : all_backends()) {
+    backends.emplace_back(backend_name(backend));
+  }
+  const auto map = reader.read_map(entry.value, reader.where(entry), path,
+                                   backends, "a map of backends to families");
   if (!map) return;
   std::vector<std::string> families;
   for (Family family : all_families()) {

@@ -99,7 +99,7 @@ std::optional<int64_t> first_label(const Neighbor* neighbor,
 
 RerunStack rerun_stack(const Case& kase, const std::string& asked,
                        const std::map<Backend, BackendReadiness>& status,
-                       std::string_view torch_flavour) {
+                       std::string_view torch_flavour, const OpDef* op) {
   RerunStack stack;
   const std::string flavour(torch_flavour);
   stack.text = "LibTorch build: " + flavour;
@@ -123,13 +123,17 @@ RerunStack rerun_stack(const Case& kase, const std::string& asked,
   for (Backend backend : wanted) {
     if (!is_gpu(backend) || !status.count(backend)) continue;
     stack.gpu_wanted = true;
-    if (status.at(backend).ready()) {
+    const BackendReadiness& seen = status.at(backend);
+    const PartReadiness needed = op != nullptr && seen.ready()
+                                     ? part_readiness(seen, backend, *op)
+                                     : whole_backend(seen);
+    if (needed.ready()) {
       if (!is_gpu(stack.target)) stack.target = backend;
       continue;
     }
     stack.missing_gpus.emplace_back(
-        backend, std::string(readiness_name(status.at(backend).state)) + ": " +
-                     status.at(backend).reason);
+        backend,
+        std::string(readiness_name(needed.state)) + ": " + needed.reason);
   }
   // A ROCm build of LibTorch serves HIP devices as "cuda"; the NVIDIA
   // variables mean nothing there (and are never set on a ROCm stack).

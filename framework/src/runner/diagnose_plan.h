@@ -42,9 +42,13 @@ struct RerunStack {
 // GPU backend that is ready, else the CPU), given what the probe saw of the
 // GPU backends (`status`; a backend missing from it is not considered) and
 // LibTorch's flavour ("cpu", "cuda" or "rocm": CASEBOOK_TORCH_FLAVOUR).
+// `op`, the case's op: a GPU backend can rerun it when the part the op needs
+// is ready (part_readiness: LibTorch's device or the kernel plugin), as in a
+// run; null: when the backend is.
 RerunStack rerun_stack(const Case& kase, const std::string& asked,
                        const std::map<Backend, BackendReadiness>& status,
-                       std::string_view torch_flavour);
+                       std::string_view torch_flavour,
+                       const OpDef* op = nullptr);
 
 // One rerun: a change of the case or of its environment.
 struct PlannedRerun {

@@ -384,10 +384,9 @@ CaseVerdict judge_run(const JudgeInputs& in, MismatchEvidence* evidence) {
     return verdict;
   }
   // The part of the backend the case needs decides; without one, the whole.
-  const PartReadiness whole =
-      in.status != nullptr
-          ? PartReadiness{in.status->state, in.status->reason, {}, {}}
-          : PartReadiness{Readiness::kReady, {}, {}, {}};
+  const PartReadiness whole = in.status != nullptr
+                                  ? whole_backend(*in.status)
+                                  : PartReadiness{Readiness::kReady, {}, {}, {}};
   const PartReadiness& needed = in.part != nullptr ? *in.part : whole;
   if (needed.state == Readiness::kBroken) {
     // Broken is never a skip, whatever the case expects (an expected

@@ -85,10 +85,7 @@ std::optional<PartReadiness> readiness_for_case(
   const BackendStatus& status = found->second;
   // An absent or broken backend speaks for all of it: every run is a skip
   // with its reason, or an error (a broken install is never half run).
-  if (!status.ready()) {
-    return PartReadiness{status.state, status.reason, status.description,
-                         status.facts};
-  }
+  if (!status.ready()) return whole_backend(status);
   return part_readiness(status, backend, *planned.op);
 }
 
