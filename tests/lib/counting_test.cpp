@@ -213,5 +213,18 @@ TEST_F(CountingCases, FewerIsSkippedEntriesMoreIsMismatchNoneIsAnError) {
       << verdicts["uncounted"].message;
 }
 
+TEST(ChildProtocol, AReportWrittenOverIsACrashAFieldMissingIsInternal) {
+  // The run's process wrote over its report (the op's code runs there).
+  const ChildReport garbled = decode_report("\x01\x02 not json");
+  EXPECT_FALSE(garbled.internal);
+  EXPECT_EQ(garbled.family, Family::kCrash);
+  EXPECT_NE(garbled.message.find("unreadable child report"), std::string::npos);
+  // JSON without the protocol's fields: casebook's own disagreement.
+  const ChildReport partial = decode_report("{\"status\": \"outputs\"}");
+  EXPECT_TRUE(partial.internal);
+  EXPECT_EQ(partial.message.rfind("internal error: ", 0), 0u)
+      << partial.message;
+}
+
 }  // namespace
 }  // namespace casebook

@@ -385,7 +385,9 @@ TEST(DiagnoseRerun, AnOutcomeIsWhatTheVerdictSaysHappened) {
   EXPECT_TRUE(outcome.matched);
   EXPECT_EQ(outcome.family, Family::kNone);
 
-  for (Verdict not_run : {Verdict::kNotRun, Verdict::kSkip}) {
+  // INTERNAL is casebook's error: it says nothing of the op.
+  for (Verdict not_run :
+       {Verdict::kNotRun, Verdict::kSkip, Verdict::kInternal}) {
     verdict.verdict = not_run;
     EXPECT_FALSE(outcome_of(verdict).ran);
     EXPECT_FALSE(outcome_of(verdict).matched);

@@ -92,8 +92,19 @@ std::string encode_report(const ChildReport& report) {
 
 ChildReport decode_report(const std::string& line) {
   ChildReport report;
+  json j;
   try {
-    json j = json::parse(line);
+    j = json::parse(line);
+  } catch (const std::exception& error) {
+    // Not JSON: the child's process wrote over its own report (the op's
+    // code runs there, a broken kernel too), which is the run's crash, not
+    // casebook's.
+    report.family = Family::kCrash;
+    report.message = std::string("unreadable child report (") + error.what() +
+                     "): the run's process wrote over it";
+    return report;
+  }
+  try {
     report.status = parse_status(j.at("status").get<std::string>());
     report.family =
         parse_family(j.at("family").get<std::string>()).value_or(Family::kNone);
@@ -117,10 +128,14 @@ ChildReport decode_report(const std::string& line) {
     if (j.contains("step")) report.step = j.at("step").get<int>();
     report.internal = j.value("internal", false);
   } catch (const std::exception& error) {
+    // JSON without the protocol's fields: the child and the runner disagree
+    // about the protocol, which is casebook's own fault.
     report = ChildReport{};
     report.internal = true;
-    report.message = InternalError("unreadable child report (" +
-                                   std::string(error.what()) + ")")
+    report.message = InternalError(
+                         "child report without the protocol's "
+                         "fields (" +
+                         std::string(error.what()) + ")")
                          .what();
   }
   return report;

@@ -298,6 +298,9 @@ ChildReport execute_reporting_internal(const CaseTable& table,
   } catch (const InternalError& error) {
     ChildReport report;
     record_internal(&report, error);
+    // A GPU worker that broke mid-run may hold a device in any state: it
+    // takes no further case.
+    report.poisoned = is_gpu(request.backend);
     return report;
   }
 }

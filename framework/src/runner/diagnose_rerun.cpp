@@ -30,8 +30,9 @@ CaseVerdict run_rerun(const LoadedCase& loaded, Case kase, Backend backend,
       plan, options, [](const PlannedCase&, Backend) { return true; }, nullptr);
   if (execution.summary.verdicts.empty()) {
     CaseVerdict none;
-    none.verdict = Verdict::kNotRun;
-    none.message = "internal error: no verdict; please report";
+    none.verdict = Verdict::kInternal;
+    none.message = "internal error: the rerun gave no verdict";
+    none.details = std::string(kInternalErrorNote);
     return none;
   }
   return execution.summary.verdicts.front();
@@ -39,8 +40,10 @@ CaseVerdict run_rerun(const LoadedCase& loaded, Case kase, Backend backend,
 
 RunOutcome outcome_of(const CaseVerdict& verdict) {
   RunOutcome outcome;
-  outcome.ran =
-      verdict.verdict != Verdict::kNotRun && verdict.verdict != Verdict::kSkip;
+  // casebook's own error says nothing of the op: not a run.
+  outcome.ran = verdict.verdict != Verdict::kNotRun &&
+                verdict.verdict != Verdict::kSkip &&
+                verdict.verdict != Verdict::kInternal;
   outcome.matched = verdict.verdict == Verdict::kPass;
   outcome.family = outcome.matched ? Family::kNone : verdict.family;
   outcome.message = verdict.message.substr(0, verdict.message.find('\n'));

@@ -205,8 +205,9 @@ int GpuWorkerPool::end_worker(size_t index, bool kill) {
 
 bool GpuWorkerPool::wants_locating(size_t job,
                                    const ChildReport& report) const {
+  // casebook's own error is not the case's to locate.
   if (report.status != ChildReport::Status::kError || !report.step ||
-      jobs_[job].result.located) {
+      report.internal || jobs_[job].result.located) {
     return false;
   }
   const Case& kase = *table_.cases.at(hooks_.case_index(job));
@@ -266,8 +267,8 @@ void GpuWorkerPool::handle_timeouts(Clock::time_point now) {
     const double wall =
         std::chrono::duration<double>(now - worker.started).count();
     end_worker(i, /*kill=*/true);
-    lost(job, Family::kTimeout,
-         killed_at_deadline(hooks_.timeout_seconds(job)), wall, true);
+    lost(job, Family::kTimeout, killed_at_deadline(hooks_.timeout_seconds(job)),
+         wall, true);
   }
 }
 
