@@ -11,9 +11,12 @@
  *
  * Generated from it: the launcher fields of the ABI (plugin_abi.h), the
  * plugin's table (plugin_table.cu), the simulated device's table
- * (tests/support/simulated_device.cpp) and the loader's check that no
- * launcher is missing (framework/src/device/kernel_plugin.cpp). The broken
- * test plugin starts from the plugin's table, so it follows too.
+ * (tests/support/simulated_device.cpp), the loader's check that no
+ * launcher is missing (framework/src/device/kernel_plugin.cpp), and the
+ * kernels.* ops: KernelCpuImplementations, the make_<name>_op declarations
+ * (framework/src/kernel_ops/kernel_ops.h) and their registration
+ * (register_kernel_ops.cpp). The broken test plugin starts from the plugin's
+ * table, so it follows too.
  *
  * Order is ABI layout. The rows of ABI 1 sit between `synchronize` and
  * `device_facts`, where plugins built before this list put them: never edit,

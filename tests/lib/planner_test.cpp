@@ -193,7 +193,9 @@ TEST_F(Planner, ABrokenBackendIsNeverHalfRun) {
   // LibTorch's device is there; the plugin file does not load.
   const std::map<Backend, BackendStatus> broken = {
       {Backend::kCuda,
-       status_of(Backend::kCuda, Readiness::kReady, Readiness::kBroken)}};
+       combine_readiness(
+           Backend::kCuda, part_of(Readiness::kReady, ""),
+           PartReadiness{Readiness::kBroken, "bad ELF", {}, {}})}};
   ASSERT_EQ(broken.at(Backend::kCuda).state, Readiness::kBroken);
   const JobPlan jobs = plan_jobs(one, broken, kAll);
   EXPECT_TRUE(kinds_of(jobs, one.cases[0], Backend::kCuda).empty());
@@ -201,7 +203,7 @@ TEST_F(Planner, ABrokenBackendIsNeverHalfRun) {
       readiness_for_case(broken, one.cases[0], Backend::kCuda);
   ASSERT_TRUE(deciding.has_value());
   EXPECT_EQ(deciding->state, Readiness::kBroken);
-  EXPECT_EQ(deciding->reason, "the kernel plugin: ");
+  EXPECT_EQ(deciding->reason, "the kernel plugin: bad ELF");
 }
 
 TEST_F(Planner, ACpu64CaseSharesTheCpusChildAndRunsOnAReadyGpu) {
