@@ -1,6 +1,10 @@
 // What the case model knows of the kernels.* ops: the block sizes each
 // kernel declares in its header (the one place they are set), the class
 // input of its losses and embeddings. LibTorch-free (ops/shipped_op_traits.h).
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "casebook/op_traits.h"
 #include "embedding/embedding.h"
 #include "nll_loss/nll_loss.h"
@@ -26,41 +30,33 @@ std::vector<int64_t> grid(int64_t threads, int64_t blocks) {
   return {threads, threads * blocks};
 }
 
-OpTraits nll_loss() {
+// The op's shape (ops/shipped_op_traits.h) on the kernel's blocks.
+OpTraits kernel_with(NeighborOpTraits rules, std::vector<int64_t> blocks,
+                     std::vector<std::pair<std::string, int64_t>> block_dims) {
   OpTraits traits = kernel_op();
-  NeighborOpTraits& rules = traits.neighbors.emplace();
-  rules.index_input = "target";
-  rules.class_inputs = {"input", "self"};
-  rules.class_dim = 1;
-  rules.ignore_index = true;
-  rules.reduction = true;
-  rules.batch = {{"input", 0}, {"self", 0}, {"target", 0}};
-  rules.blocks =
-      grid(CASEBOOK_NLL_LOSS_BLOCK_THREADS, CASEBOOK_NLL_LOSS_MAX_BLOCKS);
-  rules.block_dims = {{"input", 0}, {"target", 0}};
+  rules.blocks = std::move(blocks);
+  rules.block_dims = std::move(block_dims);
+  traits.neighbors = std::move(rules);
   return traits;
+}
+
+OpTraits nll_loss() {
+  return kernel_with(
+      class_loss_neighbors(),
+      grid(CASEBOOK_NLL_LOSS_BLOCK_THREADS, CASEBOOK_NLL_LOSS_MAX_BLOCKS),
+      {{"input", 0}, {"target", 0}});
 }
 
 OpTraits embedding() {
-  OpTraits traits = kernel_op();
-  NeighborOpTraits& rules = traits.neighbors.emplace();
-  rules.index_input = "indices";
-  rules.class_inputs = {"weight"};
-  rules.class_dim = 0;
-  rules.batch = {{"indices", 0}};
-  rules.blocks = {CASEBOOK_EMBEDDING_BLOCK_THREADS};  // one block a row
-  rules.block_dims = {{"weight", 1}};
-  return traits;
+  // One block a row.
+  return kernel_with(embedding_neighbors(), {CASEBOOK_EMBEDDING_BLOCK_THREADS},
+                     {{"weight", 1}});
 }
 
 OpTraits sum() {
-  OpTraits traits = kernel_op();
-  NeighborOpTraits& rules = traits.neighbors.emplace();
-  rules.batch = {{"input", 0}, {"self", 0}};
-  rules.allows_empty = true;  // the sum of nothing is 0
-  rules.blocks = grid(CASEBOOK_SUM_BLOCK_THREADS, CASEBOOK_SUM_MAX_BLOCKS);
-  rules.block_dims = {{"input", 0}};
-  return traits;
+  return kernel_with(sum_neighbors(),
+                     grid(CASEBOOK_SUM_BLOCK_THREADS, CASEBOOK_SUM_MAX_BLOCKS),
+                     {{"input", 0}});
 }
 
 OpTraits softmax() {

@@ -2,6 +2,8 @@
 // of the families (the loader's message lists them in it).
 #include "ops/shipped_op_traits.h"
 
+#include <utility>
+
 namespace casebook {
 namespace {
 
@@ -13,38 +15,40 @@ OpTraits through_autograd() {
   return traits;
 }
 
-// cross_entropy, nll_loss and their ATen forms: class indices in `target`.
-OpTraits class_loss() {
+OpTraits through_autograd_with(NeighborOpTraits rules) {
   OpTraits traits = through_autograd();
-  NeighborOpTraits& rules = traits.neighbors.emplace();
+  traits.neighbors = std::move(rules);
+  return traits;
+}
+
+}  // namespace
+
+NeighborOpTraits class_loss_neighbors() {
+  NeighborOpTraits rules;
   rules.index_input = "target";
   rules.class_inputs = {"input", "self"};
   rules.class_dim = 1;
   rules.ignore_index = true;
   rules.reduction = true;
   rules.batch = {{"input", 0}, {"self", 0}, {"target", 0}};
-  return traits;
+  return rules;
 }
 
-OpTraits embedding() {
-  OpTraits traits = through_autograd();
-  NeighborOpTraits& rules = traits.neighbors.emplace();
+NeighborOpTraits embedding_neighbors() {
+  NeighborOpTraits rules;
   rules.index_input = "indices";
   rules.class_inputs = {"weight"};
   rules.class_dim = 0;
   rules.batch = {{"indices", 0}};
-  return traits;
+  return rules;
 }
 
-OpTraits sum() {
-  OpTraits traits = through_autograd();
-  NeighborOpTraits& rules = traits.neighbors.emplace();
+NeighborOpTraits sum_neighbors() {
+  NeighborOpTraits rules;
   rules.batch = {{"input", 0}, {"self", 0}};
   rules.allows_empty = true;  // the sum of nothing is 0
-  return traits;
+  return rules;
 }
-
-}  // namespace
 
 OpTraitsTable shipped_op_traits() {
   OpTraitsTable table;
@@ -56,12 +60,14 @@ OpTraitsTable shipped_op_traits() {
        {"torch.cross_entropy", "torch.nll_loss", "torch.cross_entropy_loss",
         "torch.nll_loss_nd", "torch.nll_loss2d", "aten::cross_entropy_loss",
         "aten::nll_loss", "aten::nll_loss_nd", "aten::nll_loss2d"}) {
-    table.add(op, class_loss());
+    table.add(op, through_autograd_with(class_loss_neighbors()));
   }
-  table.add("torch.embedding", embedding());
-  table.add("aten::embedding", embedding());
-  table.add("torch.sum", sum());
-  table.add("aten::sum", sum());
+  for (const char* op : {"torch.embedding", "aten::embedding"}) {
+    table.add(op, through_autograd_with(embedding_neighbors()));
+  }
+  for (const char* op : {"torch.sum", "aten::sum"}) {
+    table.add(op, through_autograd_with(sum_neighbors()));
+  }
   declare_kernel_op_traits(table);
   // The input contracts count the entries they check and the positions
   // they reject (ops/validate_ops.cpp).
