@@ -94,8 +94,12 @@ typedef const CasebookKernelPluginV1* (*CasebookKernelPluginEntry)(void);
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #define CASEBOOK_ABI_STATIC_ASSERT(condition, why) \
   _Static_assert(condition, why)
-#else
-#define CASEBOOK_ABI_STATIC_ASSERT(condition, why)
+#else /* C99: an array of negative size where the condition fails */
+#define CASEBOOK_ABI_CONCAT2(a, b) a##b
+#define CASEBOOK_ABI_CONCAT(a, b) CASEBOOK_ABI_CONCAT2(a, b)
+#define CASEBOOK_ABI_STATIC_ASSERT(condition, why)      \
+  typedef char CASEBOOK_ABI_CONCAT(casebook_abi_check_, \
+                                   __LINE__)[(condition) ? 1 : -1]
 #endif
 #define CASEBOOK_ABI_V1_SLOT(pointers) \
   (2 * sizeof(uint32_t) + (pointers) * sizeof(void*))
@@ -115,5 +119,9 @@ CASEBOOK_ABI_STATIC_ASSERT(
         CASEBOOK_ABI_V1_SLOT(
             16 + CASEBOOK_KERNEL_COUNT(CASEBOOK_FOR_EACH_KERNEL_APPENDED)),
     "every function pointer after device_facts is a row of the kernel list");
+#undef CASEBOOK_ABI_V1_SLOT
+#undef CASEBOOK_ABI_STATIC_ASSERT
+#undef CASEBOOK_ABI_CONCAT
+#undef CASEBOOK_ABI_CONCAT2
 
 #endif /* CASEBOOK_KERNELS_PLUGIN_ABI_H_ */
