@@ -59,8 +59,8 @@ TEST(EndToEnd, EveryVerdictOfAFolderOfGoodAndBadCases) {
       << out;
   EXPECT_TRUE(has_line(out, "greatest absolute difference: .* at index \\["))
       << out;
-  EXPECT_TRUE(fs::exists(evidence / "mismatch_vs_cpu64.cpu" /
-                         "worst_elements.txt"))
+  EXPECT_TRUE(
+      fs::exists(evidence / "mismatch_vs_cpu64.cpu" / "worst_elements.txt"))
       << out;
   fs::remove_all(evidence);
   EXPECT_TRUE(has_line(out, "^XFAIL +" + id +
@@ -138,14 +138,11 @@ TEST(EndToEnd, GtestModeRegistersOneTestPerCaseAndBackend) {
   Result run = run_casebook("test " + std::string(kE2e) +
                             " --backend cpu --evidence ''");
   EXPECT_EQ(run.status, 1) << run.output;
-  EXPECT_TRUE(has_line(run.output,
-                       "^\\[       OK \\] valid_labels\\.cpu"))
+  EXPECT_TRUE(has_line(run.output, "^\\[       OK \\] valid_labels\\.cpu"))
       << run.output;
-  EXPECT_TRUE(has_line(run.output,
-                       "^\\[  FAILED  \\] wrong_family\\.cpu"))
+  EXPECT_TRUE(has_line(run.output, "^\\[  FAILED  \\] wrong_family\\.cpu"))
       << run.output;
-  EXPECT_TRUE(
-      has_line(run.output, "^\\[  SKIPPED \\] skipped\\.cpu"))
+  EXPECT_TRUE(has_line(run.output, "^\\[  SKIPPED \\] skipped\\.cpu"))
       << run.output;
   EXPECT_TRUE(has_line(
       run.output, "rerun: \\S*casebook run tests/data/e2e/wrong_family\\.yaml"))
@@ -206,9 +203,9 @@ std::vector<pid_t> session_members(pid_t session) {
 }
 
 TEST(EndToEnd, InterruptedRunStopsChildrenAndMarksTheRestNotRun) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("casebook-interrupt-" + std::to_string(getpid()));
-  fs::create_directories(dir);
+  // Removed however the test ends (an ASSERT returns early).
+  const casebook::testing_support::TempFolder folder;
+  const fs::path& dir = folder.path();
   for (int i = 0; i < 4; ++i) {
     std::ofstream(dir / ("slow" + std::to_string(i) + ".yaml"))
         << "casebook: 1\nsummary: a long matmul\nop: torch.matmul\n"
@@ -254,7 +251,6 @@ TEST(EndToEnd, InterruptedRunStopsChildrenAndMarksTheRestNotRun) {
   EXPECT_NE(xml.find("errors=\"4\" skipped=\"0\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("not run: interrupted"), std::string::npos) << xml;
   EXPECT_TRUE(session_members(runner).empty()) << "a process outlived the run";
-  fs::remove_all(dir);
 }
 
 }  // namespace
