@@ -10,9 +10,11 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "casebook/runner.h"
 #include "run_command.h"
+#include "run_plan.h"
 #include "runner/session.h"
 #include "simulated_device.h"
 #include "test_ops.h"
@@ -39,16 +41,9 @@ class ReadinessParts : public ::testing::Test {
   void TearDown() override { simulated_device::uninstall(); }
 
   RunSummary run(std::vector<Backend> required) {
-    RunOptions options;
-    options.backends = {Backend::kCpu, Backend::kCuda};
-    options.required = std::move(required);
-    options.jobs = 1;
-    options.registry = &simulated_device::registry();
-    Plan plan = load_plan({folder_.path()}, options);
-    return execute_plan(
-               plan, options, [](const PlannedCase&, Backend) { return true; },
-               nullptr)
-        .summary;
+    return testing_support::run_folder(
+        folder_.path(), {Backend::kCpu, Backend::kCuda},
+        &simulated_device::registry(), std::move(required));
   }
 
   static const CaseVerdict& on_cuda(const RunSummary& summary,

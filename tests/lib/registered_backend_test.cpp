@@ -17,6 +17,7 @@
 #include "casebook/runner.h"
 #include "device/backend_hooks.h"
 #include "run_command.h"
+#include "run_plan.h"
 #include "runner/session.h"
 #include "runner/verdict_table.h"
 #include "simulated_device.h"
@@ -82,15 +83,9 @@ class RegisteredBackend : public ::testing::Test {
   }
 
   RunSummary run() {
-    RunOptions options;
-    options.backends = {Backend::kCpu, backend()};
-    options.jobs = 1;
-    options.registry = &simulated_device::registry();
-    Plan plan = load_plan({folder_.path()}, options);
-    return execute_plan(
-               plan, options, [](const PlannedCase&, Backend) { return true; },
-               nullptr)
-        .summary;
+    return testing_support::run_folder(folder_.path(),
+                                       {Backend::kCpu, backend()},
+                                       &simulated_device::registry());
   }
 
   const CaseVerdict& verdict(const RunSummary& summary, const std::string& id,
