@@ -276,6 +276,38 @@ SchedulerOptions scheduler_options_for(const RunOptions& options,
   return scheduler;
 }
 
+// The verdict of one selected (case, backend), as the printers will show
+// it: the judge's, with the readiness that decides the pair and the
+// expectation in this run, after the judgement's listeners.
+CaseVerdict judge_pair(const Plan& plan, const JobPlan& jobs,
+                       const std::map<Backend, BackendStatus>& backends,
+                       const PlannedCase& planned, Backend backend,
+                       const Job* reference, const RunOptions& options,
+                       const std::vector<JudgementListener>& listeners) {
+  const auto status = backends.find(backend);
+  // A file that did not load has none: the judge says why.
+  const std::optional<Expectation> expectation =
+      planned.loaded.value
+          ? std::optional(expectation_in_run(plan, planned, backend))
+          : std::nullopt;
+  const std::optional<PartReadiness> part =
+      readiness_for_case(backends, planned, backend);
+  JudgeInputs inputs{
+      planned,
+      backend,
+      find_job(jobs.jobs, planned, backend, JobKind::kRun),
+      reference,
+      is_gpu(backend) && status != backends.end() ? &status->second : nullptr,
+      part ? &*part : nullptr,
+      expectation ? &*expectation : nullptr,
+      &options};
+  Judgement judged = judgement_of(inputs);
+  for (const JudgementListener& listener : listeners) {
+    listener(planned, judged);
+  }
+  return fit_to_show(std::move(judged.verdict));
+}
+
 }  // namespace
 
 Execution execute_plan(Plan& plan, const RunOptions& options,
@@ -305,29 +337,8 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
     const Job* reference = reference_job(jobs.jobs, planned);
     for (Backend backend : planned.reported) {
       if (!selected(planned, backend)) continue;
-      const auto status = execution.backends.find(backend);
-      // A file that did not load has none: the judge says why.
-      const std::optional<Expectation> expectation =
-          planned.loaded.value
-              ? std::optional(expectation_in_run(plan, planned, backend))
-              : std::nullopt;
-      const std::optional<PartReadiness> part =
-          readiness_for_case(execution.backends, planned, backend);
-      JudgeInputs inputs{planned,
-                         backend,
-                         find_job(jobs.jobs, planned, backend, JobKind::kRun),
-                         reference,
-                         is_gpu(backend) && status != execution.backends.end()
-                             ? &status->second
-                             : nullptr,
-                         part ? &*part : nullptr,
-                         expectation ? &*expectation : nullptr,
-                         &options};
-      Judgement judged = judgement_of(inputs);
-      for (const JudgementListener& listener : listeners) {
-        listener(planned, judged);
-      }
-      deliver(fit_to_show(std::move(judged.verdict)));
+      deliver(judge_pair(plan, jobs, execution.backends, planned, backend,
+                         reference, options, listeners));
     }
     // Outputs are judged: release the mapped files.
     for (size_t index : planned.jobs) jobs.jobs[index].result.outputs.clear();
