@@ -12,15 +12,15 @@
 
 namespace casebook::testing_support {
 
-// Every case under `folder` on `backends`, one CPU run at a time.
+// Every case under `folder` on `backends`, `jobs` CPU runs at a time.
 inline RunSummary run_folder(const std::filesystem::path& folder,
                              std::vector<Backend> backends,
                              const OpRegistry* registry,
-                             std::vector<Backend> required = {}) {
+                             std::vector<Backend> required = {}, int jobs = 1) {
   RunOptions options;
   options.backends = std::move(backends);
   options.required = std::move(required);
-  options.jobs = 1;
+  options.jobs = jobs;
   options.registry = registry;
   Plan plan = load_plan({folder}, options);
   return execute_plan(

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "run_command.h"
+#include "run_plan.h"
 #include "runner/session.h"
 #include "simulated_device.h"
 #include "test_ops.h"
@@ -29,15 +30,9 @@ std::vector<CaseVerdict> run_folder(const fs::path& folder,
                                     std::vector<Backend> backends,
                                     const OpRegistry* registry = nullptr) {
   testing_support::use_single_thread();
-  RunOptions options;
-  options.backends = std::move(backends);
-  options.jobs = 2;
-  options.registry = registry;
-  Plan plan = load_plan({folder}, options);
-  return execute_plan(
-             plan, options, [](const PlannedCase&, Backend) { return true; },
-             nullptr)
-      .summary.verdicts;
+  return testing_support::run_folder(folder, std::move(backends), registry, {},
+                                     2)
+      .verdicts;
 }
 
 std::string describe(const std::vector<CaseVerdict>& verdicts) {
