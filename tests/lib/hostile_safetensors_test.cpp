@@ -109,6 +109,60 @@ TEST(HostileSafetensors, EachCraftedHeaderIsRefusedSayingWhy) {
   }
 }
 
+// Issue 35: nlohmann::json builds and frees its tree recursively, so 100,000
+// nested lists or maps overflowed the stack (capture died of it): the
+// nesting is counted first. Brackets inside a string are not nesting.
+TEST(HostileSafetensors, DeeplyNestedHeadersAreRefusedBeforeParsing) {
+  TempFolder folder;
+  const std::string lists = std::string(100000, '[') + std::string(100000, ']');
+  std::string maps;
+  for (int i = 0; i < 100000; ++i) maps += R"({"a":)";
+  maps += "1" + std::string(100000, '}');
+  for (const std::string& header : {lists, maps}) {
+    const fs::path file = write_safetensors(folder.path(), header, 0);
+    try {
+      read_safetensors(file, "a");
+      ADD_FAILURE() << "read";
+    } catch (const FixtureError& error) {
+      EXPECT_NE(std::string(error.what())
+                    .find("safetensors header nests deeper than 16 levels"),
+                std::string::npos)
+          << error.what();
+    }
+  }
+  const fs::path quoted = write_safetensors(
+      folder.path(),
+      R"({"__metadata__":{"k":"[[[[[[[[[[[[[[[[[[[[\"{{{{{{{{{{{{{{{{{{{{"},)"
+      R"("a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
+      8);
+  EXPECT_EQ(read_safetensors(quoted, "a").numel(), 2);
+}
+
+// The format's own limit on the header is 100,000,000 bytes: a 30 MB header
+// loads; one past the limit is refused before anything is read.
+TEST(HostileSafetensors, HeadersUpToTheFormatsLimitLoad) {
+  TempFolder folder;
+  const std::string big = R"({"__metadata__":{"k":")" +
+                          std::string(30'000'000, 'x') +
+                          R"("},"a":{"dtype":"F32","shape":[2],)"
+                          R"("data_offsets":[0,8]}})";
+  EXPECT_EQ(
+      read_safetensors(write_safetensors(folder.path(), big, 8), "a").numel(),
+      2);
+  const fs::path over = folder.path() / "over.safetensors";
+  std::ofstream(over, std::ios::binary)
+      << std::string("\x01\xe1\xf5\x05\x00\x00\x00\x00{}", 10);
+  try {
+    read_safetensors(over, "a");
+    ADD_FAILURE() << "read";
+  } catch (const FixtureError& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("header length 100000001 is over the format's limit"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(HostileSafetensors, WellFormedFilesStillLoad) {
   TempFolder folder;
   // Two tensors in any header order, tiling the data; metadata; an empty

@@ -69,14 +69,12 @@ at::Tensor map_safetensors(const std::filesystem::path& file,
 // when `name` is empty).
 at::Tensor read_pt(const std::filesystem::path& file, const std::string& name);
 
-// What a .pt holds, read by LibTorch's unpickler once the archive passed
-// pt_archive_problem, and checked against the bytes it came from: each
-// storage is one record's bytes exactly (read once, however often the pickle
-// names it), and every tensor in the value views its own storage within
-// bounds (offset, sizes and strides none negative), with no more elements
-// than the tensor limits allow. Throws FixtureError naming the file
-// otherwise: a crafted .pt made LibTorch hand back the run's heap (a storage
-// that claims more than its record, or a view past its storage).
+// What a .pt holds, read by casebook's own reader (tensors/pt_archive.h,
+// tensors/pt_fixture.cpp), never by LibTorch's archive reader or unpickler:
+// a strict zip, a restricted unpickler (tensors, dicts, lists, tuples), each
+// storage exactly its record's bytes (copied once), each view checked
+// against its storage before it is made. Throws FixtureError naming the file
+// and what is wrong otherwise (a legacy format, big-endian data included).
 c10::IValue load_checked_pt(const std::filesystem::path& file);
 
 // By extension: .npy, .safetensors, .pt / .pth.

@@ -10,7 +10,7 @@ namespace casebook {
 std::optional<MappedFile> map_file(const std::filesystem::path& file,
                                    std::string* why) {
   const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  struct stat info {};
+  struct stat info{};
   if (fd < 0 || ::fstat(fd, &info) != 0) {
     if (fd >= 0) ::close(fd);
     *why = "cannot open the file";

@@ -59,6 +59,38 @@ struct SafetensorsFile {
   throw FixtureError(file.string() + ": " + what);
 }
 
+// The format's own limit on the header (safetensors refuses a longer one).
+constexpr uint64_t kMaxHeaderBytes = 100'000'000;
+// A header nests 3 levels ({name: {shape: [...]}}); nlohmann::json builds
+// and destroys its tree recursively, so 100,000 nested lists overflowed the
+// stack. The nesting is counted before anything is parsed.
+constexpr int kMaxHeaderDepth = 16;
+
+void check_header_depth(const std::filesystem::path& file,
+                        const unsigned char* bytes, size_t length) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < length; ++i) {
+    const unsigned char byte = bytes[i];
+    if (in_string) {
+      if (byte == '\\') {
+        ++i;
+      } else if (byte == '"') {
+        in_string = false;
+      }
+    } else if (byte == '"') {
+      in_string = true;
+    } else if (byte == '[' || byte == '{') {
+      if (++depth > kMaxHeaderDepth) {
+        refuse(file, "safetensors header nests deeper than " +
+                         std::to_string(kMaxHeaderDepth) + " levels");
+      }
+    } else if (byte == ']' || byte == '}') {
+      --depth;
+    }
+  }
+}
+
 // The header's keys, refusing a name given twice: JSON leaves duplicates
 // undefined, and a reader that kept another one than casebook checked could
 // read other bytes.
@@ -76,6 +108,7 @@ nlohmann::json parse_header(const std::filesystem::path& file,
         }
         return true;
       };
+  check_header_depth(file, bytes, length);
   nlohmann::json header;
   try {
     header = nlohmann::json::parse(bytes, bytes + length, once);
@@ -179,6 +212,10 @@ SafetensorsFile open_safetensors(const std::filesystem::path& file) {
   }
   uint64_t length = 0;
   for (int i = 7; i >= 0; --i) length = (length << 8) | bytes[i];
+  if (length > kMaxHeaderBytes) {
+    refuse(file, "safetensors header length " + std::to_string(length) +
+                     " is over the format's limit of 100,000,000 bytes");
+  }
   if (length > size - 8) {
     refuse(file, "safetensors header length " + std::to_string(length) +
                      " exceeds the file");
