@@ -26,17 +26,29 @@ struct LoadLimits {
   int max_depth = 64;
   // YAML nodes (scalars, lists, maps) in one file: 100,000 `values`.
   uint64_t max_nodes = 100'000;
+  // One scalar (a key, a name, a string, a number as written): a case's
+  // longest is a summary or an error's first line. As much as a message
+  // shows (casebook/printable.h, kMessageBytes), so nothing read is longer
+  // than what could be printed of it.
+  uint64_t max_scalar_bytes = 4096;
   // One tensor (its storage, a layout's skipped elements included). Sized for
   // a 24 GiB machine: a case holds each input, its reference (float64 for
   // `reference: cpu64`), the outputs and the evidence at once, about five
   // copies, so one tensor of at most 4 GiB keeps a run within 20 GiB.
   uint64_t max_tensor_elements = uint64_t{1} << 30;
   uint64_t max_tensor_bytes = uint64_t{4} << 30;  // 4 GiB
+  // One output of a run, on every backend: what the op made. An op's
+  // outputs may be far larger than its inputs (torch.outer of two vectors
+  // of 40,000 elements: 6 GB), and the runner holds them as it holds
+  // inputs, so they are bounded the same way and by default as much.
+  uint64_t max_output_elements = uint64_t{1} << 30;
+  uint64_t max_output_bytes = uint64_t{4} << 30;  // 4 GiB
 };
 
 // The limits in force: the defaults above, where set the environment's
-// CASEBOOK_MAX_TENSOR_BYTES (bytes, or with a K, M, G or T suffix: 8G) and
-// CASEBOOK_MAX_TENSOR_ELEMENTS, read once; or what set_load_limits() set.
+// CASEBOOK_MAX_TENSOR_BYTES (bytes, or with a K, M, G or T suffix: 8G),
+// CASEBOOK_MAX_TENSOR_ELEMENTS, CASEBOOK_MAX_OUTPUT_BYTES and
+// CASEBOOK_MAX_OUTPUT_ELEMENTS, read once; or what set_load_limits() set.
 const LoadLimits& load_limits();
 void set_load_limits(const LoadLimits& limits);
 
@@ -58,6 +70,17 @@ uint64_t element_count(const std::vector<int64_t>& shape);
 // "a tensor of 1000000000000000000 elements of float64 (7.3 EiB) is over the
 // limit of 4 GiB per tensor (CASEBOOK_MAX_TENSOR_BYTES); ...".
 std::optional<std::string> check_tensor_size(uint64_t storage_elements,
+                                             size_t element_bytes,
+                                             const std::string& dtype_name);
+
+// The same for an output of `elements` elements: nullopt within
+// max_output_bytes and max_output_elements; otherwise "an output of
+// 1600000000 elements of float32 (6.0 GiB) is over the limit of 4 GiB per
+// output (CASEBOOK_MAX_OUTPUT_BYTES). A case needs ...". Asked of a
+// stated `outputs` shape when the case loads and of each output in the
+// child before it is written (child/execute.cpp): a case over it is the
+// case's fault (invalid_case), as an input over the tensor limits is.
+std::optional<std::string> check_output_size(uint64_t elements,
                                              size_t element_bytes,
                                              const std::string& dtype_name);
 

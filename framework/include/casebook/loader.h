@@ -54,7 +54,11 @@ LoadedCase load_case_text(const std::string& text,
 // walks without end, and every folder is taken once. A linked folder or case
 // file that resolves outside the folder it was found under (the one named) is
 // not taken: it is reported in `refused` (an error naming the link and where
-// it points) unless `allow_links_outside`.
+// it points) unless `allow_links_outside`. A file named directly follows the
+// same rule, its root being its repository (the nearest folder above it, as
+// written, that holds `.git`), else its own folder. A named path, or a
+// `.yaml` found, that is no regular file (a FIFO, a link to /dev/zero) is
+// refused too, naming what it is: it is never read.
 std::vector<std::filesystem::path> find_case_files(
     const std::vector<std::filesystem::path>& paths,
     std::vector<std::filesystem::path>* missing,
@@ -79,7 +83,8 @@ std::optional<std::string> schema_modeline(
 // adjacent swap counts as one), nearest first, at most `count`; ties keep
 // the candidates' order. Empty when none is close: a far-fetched suggestion
 // ("nearest known: max_norm" for `scale_grad_by_freq`) misleads more than
-// none.
+// none, and for a name of more than 64 bytes (no one mistypes one; the bound
+// keeps a hostile name's cost to microseconds).
 std::vector<std::string> nearest_names(
     const std::string& name, const std::vector<std::string>& candidates,
     size_t count);

@@ -30,6 +30,11 @@ std::string printable_line(std::string_view text);
 // Several lines: as printable_line, but newlines and tabs stay.
 std::string printable_text(std::string_view text);
 
+// The length of the longest prefix of `text` that is well-formed UTF-8
+// (RFC 3629): text.size() when all of it is; else the offset of the first
+// byte that is not.
+size_t utf8_prefix_length(std::string_view text);
+
 // At most `limit` bytes of `text` (cut at a UTF-8 character boundary) and, when
 // anything was cut, " ... (N more bytes)" after it.
 std::string bounded_text(std::string_view text, size_t limit);

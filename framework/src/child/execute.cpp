@@ -19,6 +19,7 @@
 #include "compare/compare.h"
 #include "device/backend_hooks.h"
 #include "device/kernel_plugin.h"
+#include "ops/op_helpers.h"
 #include "process/child_limits.h"
 #include "process/subprocess.h"
 #include "tensors/materialise.h"
@@ -210,6 +211,9 @@ void run_op(const Case& kase, const OpDef& op, const RunRequest& request,
     const std::map<std::string, ArgValue> args = args_for(kase, request);
     NamedOutputs outputs = call_op(kase, op, request, runtime, device, args,
                                    true, &report->seconds, &count, watch);
+    for (size_t i = 0; i < outputs.tensors.size(); ++i) {
+      refuse_oversized_output(outputs.tensors[i], i);
+    }
     // `repeat`: the reference runs once; only a judged run is repeated.
     const int repeats = request.kind == JobKind::kRun ? kase.repeat : 1;
     for (int run = 2; run <= repeats; ++run) {

@@ -48,9 +48,9 @@ std::string derive_case_id(const fs::path& file, const fs::path& relative_to) {
   } else {
     std::error_code error;
     // Never the current directory: a file on its own is its name.
-    const fs::path base =
-        relative_to.empty() ? fs::absolute(normal, error).parent_path()
-                            : relative_to;
+    const fs::path base = relative_to.empty()
+                              ? fs::absolute(normal, error).parent_path()
+                              : relative_to;
     const fs::path absolute_file = fs::absolute(normal, error);
     const fs::path absolute_base = fs::absolute(base, error);
     id = absolute_file.lexically_relative(absolute_base);
@@ -88,82 +88,167 @@ struct FolderId {
 };
 
 std::optional<FolderId> folder_id(const fs::path& path) {
-  struct stat info {};
+  struct stat info{};
   if (::stat(path.c_str(), &info) != 0) return std::nullopt;
   return FolderId{info.st_dev, info.st_ino};
 }
 
 }  // namespace
 
-// A folder is walked recursively, skipping folders named `fixtures` (they
-// hold data, never cases); a file named directly is taken as it is.
-std::vector<fs::path> find_case_files(const std::vector<fs::path>& paths,
-                                      std::vector<fs::path>* missing,
-                                      std::vector<CaseError>* refused,
-                                      bool allow_links_outside) {
-  std::set<fs::path> found;
-  std::set<FolderId> walked;
-  auto refuse = [&](const fs::path& link, const fs::path& target,
-                    const fs::path& root) {
-    if (refused == nullptr) return;
-    CaseError error;
-    error.where.file = link;
-    error.message = "a link to " + target.string() + ", outside " +
-                    root.string() +
-                    ": not taken (a merge request's link must not bring in "
-                    "files from elsewhere; --allow-links-outside takes it)";
-    refused->push_back(std::move(error));
-  };
-  for (const fs::path& path : paths) {
+namespace {
+
+// "a FIFO", "a character device": what a path that is no file is.
+std::string kind_of(fs::file_type type) {
+  switch (type) {
+    case fs::file_type::fifo:
+      return "a FIFO";
+    case fs::file_type::character:
+      return "a character device";
+    case fs::file_type::block:
+      return "a block device";
+    case fs::file_type::socket:
+      return "a socket";
+    case fs::file_type::not_found:
+      return "a link to nothing";
+    default:
+      return "not a regular file";
+  }
+}
+
+// The folder a case file named on the command line must stay in once links
+// are resolved: its repository (the nearest folder above it, as written,
+// that holds `.git`), else its own folder.
+fs::path named_file_root(const fs::path& file) {
+  std::error_code error;
+  const fs::path start = fs::absolute(file, error).lexically_normal();
+  for (fs::path folder = start.parent_path();; folder = folder.parent_path()) {
+    if (fs::exists(folder / ".git", error)) return folder;
+    if (folder == folder.root_path() || folder.empty()) break;
+  }
+  return start.parent_path();
+}
+
+// find_case_files' walk: the files found, the folders walked, the refusals.
+class CaseFinder {
+ public:
+  CaseFinder(std::vector<fs::path>* missing, std::vector<CaseError>* refused,
+             bool allow_links_outside)
+      : missing_(missing),
+        refused_(refused),
+        allow_links_outside_(allow_links_outside) {}
+
+  std::vector<fs::path> found() const { return {found_.begin(), found_.end()}; }
+
+  // A path named on the command line: a file is taken as discovery takes
+  // one (a link that leaves its root refused, a FIFO or device refused); a
+  // folder is walked.
+  void take(const fs::path& path) {
     std::error_code error;
-    if (fs::is_regular_file(path, error)) {
-      found.insert(path.lexically_normal());
-      continue;
+    const fs::file_status status = fs::status(path, error);
+    if (fs::is_directory(status)) {
+      walk(path);
+    } else if (!fs::exists(status)) {
+      if (missing_ != nullptr) missing_->push_back(path);
+    } else {
+      take_file(path, status, named_file_root(path), true);
     }
-    if (!fs::is_directory(path, error)) {
-      if (missing != nullptr) missing->push_back(path);
-      continue;
+  }
+
+ private:
+  void refuse(const fs::path& file, const std::string& message) {
+    if (refused_ == nullptr) return;
+    CaseError error;
+    error.where.file = file;
+    error.message = message;
+    refused_->push_back(std::move(error));
+  }
+  void refuse_link(const fs::path& link, const fs::path& target,
+                   const fs::path& root) {
+    refuse(link, "a link to " + target.string() + ", outside " + root.string() +
+                     ": not taken (a merge request's link must not bring in "
+                     "files from elsewhere; --allow-links-outside takes it)");
+  }
+
+  // A case file named or found under `root`: taken when it is a regular
+  // file that stays in `root` once links are resolved; else refused, with
+  // why. `named`: a FIFO or device is refused whatever its name.
+  void take_file(const fs::path& file, const fs::file_status& status,
+                 const fs::path& root, bool named) {
+    if (!fs::is_regular_file(status)) {
+      if (named || is_case_file(file)) {
+        refuse(file, kind_of(status.type()) +
+                         ": not read (a case file is a regular file)");
+      }
+      return;
     }
+    if (!named && !is_case_file(file)) return;
+    std::error_code error;
+    const fs::path target = fs::canonical(file, error);
+    const fs::path inside = fs::canonical(root, error);
+    if (!allow_links_outside_ && (error || !lies_in(target, inside))) {
+      refuse_link(file, target, root);
+      return;
+    }
+    found_.insert(file.lexically_normal());
+  }
+
+  // A folder is walked recursively, skipping folders named `fixtures` (they
+  // hold data, never cases).
+  void walk(const fs::path& path) {
+    std::error_code error;
     const fs::path root = fs::canonical(path, error);
-    if (error) continue;
-    if (const auto id = folder_id(root); !id || !walked.insert(*id).second) {
-      continue;  // named twice, or reached before through a link
+    if (error) return;
+    if (const auto id = folder_id(root); !id || !walked_.insert(*id).second) {
+      return;  // named twice, or reached before through a link
     }
     fs::recursive_directory_iterator it(
         path, fs::directory_options::follow_directory_symlink, error);
     for (; !error && it != fs::recursive_directory_iterator();
          it.increment(error)) {
-      const fs::path& entry = it->path();
       std::error_code entry_error;
-      const bool link = it->is_symlink(entry_error);
       if (it->is_directory(entry_error)) {
-        const fs::path target = fs::canonical(entry, entry_error);
-        const auto id = folder_id(entry);
-        if (entry.filename() == "fixtures" || entry_error || !id) {
-          it.disable_recursion_pending();
-        } else if (link && lies_in(target, root)) {
-          // Its folder is walked under its own path: one id per case
-          // whatever order the folder lists its entries in.
-          it.disable_recursion_pending();
-        } else if (link && !allow_links_outside) {
-          it.disable_recursion_pending();
-          refuse(entry, target, path);
-        } else if (!walked.insert(*id).second) {
-          it.disable_recursion_pending();
-        }
-      } else if (is_case_file(entry) && it->is_regular_file(entry_error)) {
-        if (link && !allow_links_outside) {
-          const fs::path target = fs::canonical(entry, entry_error);
-          if (entry_error || !lies_in(target, root)) {
-            refuse(entry, target, path);
-            continue;
-          }
-        }
-        found.insert(entry.lexically_normal());
+        if (!enter(*it, root, path)) it.disable_recursion_pending();
+      } else {
+        take_file(it->path(), it->status(entry_error), path, false);
       }
     }
   }
-  return {found.begin(), found.end()};
+
+  // Whether the walk goes into `entry`, a folder under `named` (`root`
+  // once resolved).
+  bool enter(const fs::directory_entry& entry, const fs::path& root,
+             const fs::path& named) {
+    std::error_code error;
+    const bool link = entry.is_symlink(error);
+    const fs::path target = fs::canonical(entry.path(), error);
+    const auto id = folder_id(entry.path());
+    if (entry.path().filename() == "fixtures" || error || !id) return false;
+    // A linked folder inside is walked under its own path: one id per case
+    // whatever order the folder lists its entries in.
+    if (link && lies_in(target, root)) return false;
+    if (link && !allow_links_outside_) {
+      refuse_link(entry.path(), target, named);
+      return false;
+    }
+    return walked_.insert(*id).second;
+  }
+
+  std::vector<fs::path>* missing_;
+  std::vector<CaseError>* refused_;
+  bool allow_links_outside_;
+  std::set<fs::path> found_;
+  std::set<FolderId> walked_;
+};
+
+}  // namespace
+
+std::vector<fs::path> find_case_files(const std::vector<fs::path>& paths,
+                                      std::vector<fs::path>* missing,
+                                      std::vector<CaseError>* refused,
+                                      bool allow_links_outside) {
+  CaseFinder finder(missing, refused, allow_links_outside);
+  for (const fs::path& path : paths) finder.take(path);
+  return finder.found();
 }
 
 std::optional<fs::path> find_fixtures_folder(const fs::path& case_file) {
@@ -196,25 +281,38 @@ std::optional<std::string> schema_modeline(const fs::path& case_file) {
 
 namespace {
 
+// The longest name casebook suggests for: nobody mistypes a name of more
+// than 64 bytes, and the bound keeps a hostile name (900 KB of op name)
+// from costing time (docs/case-format.md, "Limits").
+constexpr size_t kLongestSuggestedName = 64;
+
 // Levenshtein distance, with a swap of two adjacent letters counting as one
 // edit (optimal string alignment): "cdua" is one edit from "cuda", as
-// people mistype.
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::vector<size_t>> d(a.size() + 1,
-                                     std::vector<size_t>(b.size() + 1));
-  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+// people mistype. Past `limit` the exact distance does not matter: returns
+// limit + 1 as soon as it is certain (the lengths alone, or a row whose
+// every cell is past it). Three rows: O(|b|) memory, O(|a| |b|) time.
+size_t edit_distance(const std::string& a, const std::string& b, size_t limit) {
+  const size_t longer = std::max(a.size(), b.size());
+  if (longer - std::min(a.size(), b.size()) > limit) return limit + 1;
+  std::vector<size_t> before(b.size() + 1), last(b.size() + 1),
+      row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) last[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
+    row[0] = i;
+    size_t smallest = row[0];
     for (size_t j = 1; j <= b.size(); ++j) {
       const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] =
-          std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      row[j] = std::min({last[j] + 1, row[j - 1] + 1, last[j - 1] + cost});
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        row[j] = std::min(row[j], before[j - 2] + 1);
       }
+      smallest = std::min(smallest, row[j]);
     }
+    if (smallest > limit) return limit + 1;
+    std::swap(before, last);
+    std::swap(last, row);
   }
-  return d[a.size()][b.size()];
+  return last[b.size()];
 }
 
 }  // namespace
@@ -222,10 +320,11 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 std::vector<std::string> nearest_names(
     const std::string& name, const std::vector<std::string>& candidates,
     size_t count) {
+  if (name.size() > kLongestSuggestedName) return {};
   const size_t limit = std::max<size_t>(2, name.size() / 3);
   std::vector<std::pair<size_t, size_t>> close;  // distance, position
   for (size_t i = 0; i < candidates.size(); ++i) {
-    const size_t distance = edit_distance(name, candidates[i]);
+    const size_t distance = edit_distance(name, candidates[i], limit);
     if (distance <= limit) close.emplace_back(distance, i);
   }
   std::stable_sort(

@@ -10,17 +10,56 @@ namespace {
 
 constexpr uint64_t kSaturated = std::numeric_limits<uint64_t>::max();
 
+// `*limit` from the environment variable `name`, where it is set and reads.
+void from_variable(const char* name, uint64_t* limit) {
+  if (const char* text = std::getenv(name)) {
+    if (auto value = parse_byte_count(text)) *limit = *value;
+  }
+}
+
 LoadLimits from_environment() {
   LoadLimits limits;
-  if (const char* bytes = std::getenv("CASEBOOK_MAX_TENSOR_BYTES")) {
-    if (auto value = parse_byte_count(bytes)) limits.max_tensor_bytes = *value;
-  }
-  if (const char* count = std::getenv("CASEBOOK_MAX_TENSOR_ELEMENTS")) {
-    if (auto value = parse_byte_count(count)) {
-      limits.max_tensor_elements = *value;
-    }
-  }
+  from_variable("CASEBOOK_MAX_TENSOR_BYTES", &limits.max_tensor_bytes);
+  from_variable("CASEBOOK_MAX_TENSOR_ELEMENTS", &limits.max_tensor_elements);
+  from_variable("CASEBOOK_MAX_OUTPUT_BYTES", &limits.max_output_bytes);
+  from_variable("CASEBOOK_MAX_OUTPUT_ELEMENTS", &limits.max_output_elements);
   return limits;
+}
+
+// What a size check refuses: `noun` ("tensor", "output") with its limits
+// and the variables that set them.
+struct SizeRule {
+  const char* noun;
+  uint64_t max_bytes;
+  const char* bytes_variable;
+  uint64_t max_elements;
+  const char* elements_variable;
+  const char* when;  // when it is refused, or ""
+};
+
+std::optional<std::string> check_size(const SizeRule& rule, uint64_t elements,
+                                      size_t element_bytes,
+                                      const std::string& dtype_name) {
+  const long double bytes = static_cast<long double>(elements) *
+                            static_cast<long double>(element_bytes);
+  const std::string what =
+      std::string(rule.noun[0] == 'o' ? "an " : "a ") + rule.noun + " of " +
+      (elements == kSaturated ? std::string("more than 2^64")
+                              : std::to_string(elements)) +
+      " elements of " + dtype_name + " (" + format_bytes(bytes) + ")";
+  const std::string advice =
+      (*rule.when != '\0' ? std::string("; refused ") + rule.when : "") +
+      ". A case needs the smallest tensor that still fails";
+  if (bytes > static_cast<long double>(rule.max_bytes)) {
+    return what + " is over the limit of " + format_bytes(rule.max_bytes) +
+           " per " + rule.noun + " (" + rule.bytes_variable + ")" + advice;
+  }
+  if (elements > rule.max_elements) {
+    return what + " is over the limit of " + std::to_string(rule.max_elements) +
+           " elements per " + rule.noun + " (" + rule.elements_variable + ")" +
+           advice;
+  }
+  return std::nullopt;
 }
 
 LoadLimits& current() {
@@ -132,27 +171,21 @@ std::optional<std::string> check_tensor_size(uint64_t storage_elements,
                                              size_t element_bytes,
                                              const std::string& dtype_name) {
   const LoadLimits& limits = load_limits();
-  const long double bytes = static_cast<long double>(storage_elements) *
-                            static_cast<long double>(element_bytes);
-  const std::string what =
-      "a tensor of " +
-      (storage_elements == kSaturated ? std::string("more than 2^64")
-                                      : std::to_string(storage_elements)) +
-      " elements of " + dtype_name + " (" + format_bytes(bytes) + ")";
-  const std::string advice =
-      "; refused before anything is allocated. A case needs the smallest "
-      "tensor that still fails";
-  if (bytes > static_cast<long double>(limits.max_tensor_bytes)) {
-    return what + " is over the limit of " +
-           format_bytes(limits.max_tensor_bytes) +
-           " per tensor (CASEBOOK_MAX_TENSOR_BYTES)" + advice;
-  }
-  if (storage_elements > limits.max_tensor_elements) {
-    return what + " is over the limit of " +
-           std::to_string(limits.max_tensor_elements) +
-           " elements per tensor (CASEBOOK_MAX_TENSOR_ELEMENTS)" + advice;
-  }
-  return std::nullopt;
+  return check_size(
+      {"tensor", limits.max_tensor_bytes, "CASEBOOK_MAX_TENSOR_BYTES",
+       limits.max_tensor_elements, "CASEBOOK_MAX_TENSOR_ELEMENTS",
+       "before anything is allocated"},
+      storage_elements, element_bytes, dtype_name);
+}
+
+std::optional<std::string> check_output_size(uint64_t elements,
+                                             size_t element_bytes,
+                                             const std::string& dtype_name) {
+  const LoadLimits& limits = load_limits();
+  return check_size(
+      {"output", limits.max_output_bytes, "CASEBOOK_MAX_OUTPUT_BYTES",
+       limits.max_output_elements, "CASEBOOK_MAX_OUTPUT_ELEMENTS", ""},
+      elements, element_bytes, dtype_name);
 }
 
 }  // namespace casebook

@@ -11,6 +11,7 @@
 #include "casebook/limits.h"
 #include "casebook/neighbors.h"
 #include "casebook/op_traits.h"
+#include "casebook/printable.h"
 #include "model/placeholders.h"
 #include "model/sections.h"
 #include "model/yaml_prescan.h"
@@ -28,6 +29,23 @@ const std::vector<std::string> kTopKeys{
     "inputs",        "backends",  "reference", "tolerance", "expect",
     "timeout",       "origin",    "grad",      "outputs",   "repeat",
     "deterministic", "neighbors", "rounding",  "steps"};
+
+void read_id(Reader& reader, const Entry& entry, Case& out) {
+  const auto text = reader.read_string(entry, "id");
+  if (!text) return;
+  if (text->empty()) {
+    reader.error(reader.where(entry), "id", "expected a name; got nothing");
+  } else if (printable_line(*text) != *text) {
+    // An id is printed on every verdict line: a newline in it would forge
+    // a line (the prescan refused every other control character).
+    reader.error(reader.where(entry), "id",
+                 "expected a name of printable characters; got `" +
+                     printable_line(*text) +
+                     "` (a newline or tab, shown escaped)");
+  } else {
+    out.id = *text;
+  }
+}
 
 void read_summary(Reader& reader, const Entry& entry, Case& out) {
   auto text = reader.read_string(entry, "summary");
@@ -192,14 +210,7 @@ void read_case(Reader& reader, const YAML::Node& root, Case& out,
   };
 
   required("casebook");  // its value was checked first
-  if (const Entry* id = entry("id")) {
-    const auto text = reader.read_string(*id, "id");
-    if (text && text->empty()) {
-      reader.error(reader.where(*id), "id", "expected a name; got nothing");
-    } else if (text) {
-      out.id = *text;
-    }
-  }
+  if (const Entry* id = entry("id")) read_id(reader, *id, out);
   if (const Entry* summary = required("summary")) {
     read_summary(reader, *summary, out);
   }
@@ -284,28 +295,13 @@ void read_case(Reader& reader, const YAML::Node& root, Case& out,
   }
 }
 
-// The line and column of byte `offset` of `text`, 1-based.
-SourceLocation location_of_byte(const std::string& text, size_t offset,
-                                const std::filesystem::path& file) {
-  SourceLocation where{file, 1, 1};
-  for (size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++where.line;
-      where.column = 1;
-    } else {
-      ++where.column;
-    }
-  }
-  return where;
-}
-
 // Checked before parsing: a case holds a computation, not its data. The
 // error points at the first byte past the limit; `size` is the whole file's.
 CaseError too_large(const std::string& text, uint64_t size,
                     const std::filesystem::path& file) {
   const uint64_t limit = load_limits().max_file_bytes;
   return CaseError{
-      location_of_byte(text, limit, file), "",
+      model::location_of_byte(text, limit, file), "",
       "the file is " + format_bytes(size) + ", over the limit of " +
           format_bytes(limit) +
           " for a case file; large data belongs in a fixture (a .npy, "

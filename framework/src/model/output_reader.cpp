@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "casebook/limits.h"
 #include "casebook/suggestions.h"
 #include "model/sections.h"
 
@@ -97,6 +98,21 @@ std::optional<ValueBounds> read_value_bounds(Reader& reader, const Entry& item,
   return bounds;
 }
 
+// A stated `shape` over the output limits: the case asks for more than a
+// run may hold, refused before anything runs (the child checks every output
+// it makes too, child/execute.cpp). Without a dtype, one byte an element.
+void check_stated_size(Reader& reader, const std::vector<Entry>& extras,
+                       const std::string& path, const OutputExpectation& out) {
+  const Entry* shape = find_entry(extras, "shape");
+  if (shape == nullptr || !out.shape) return;
+  const auto problem = check_output_size(
+      element_count(*out.shape), out.dtype ? element_size(*out.dtype) : 1,
+      out.dtype ? std::string(dtype_name(*out.dtype))
+                : std::string("any dtype"));
+  if (problem)
+    reader.error(reader.where(*shape), join_path(path, "shape"), *problem);
+}
+
 std::optional<OutputExpectation> read_output(
     Reader& reader, const Entry& entry, const std::string& path,
     const std::filesystem::path& case_file) {
@@ -165,6 +181,7 @@ std::optional<OutputExpectation> read_output(
       out.std_bounds = read_value_bounds(reader, item, item_path);
     }
   }
+  check_stated_size(reader, extras, path, out);
   if (!any && reader.error_count() == errors_before) {
     reader.error(out.where, path,
                  "expected what the output must be: values, fill or file, "

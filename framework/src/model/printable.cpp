@@ -90,6 +90,20 @@ std::string printable_text(std::string_view text) {
   return printable(text, true);
 }
 
+size_t utf8_prefix_length(std::string_view text) {
+  size_t at = 0;
+  while (at < text.size()) {
+    if (static_cast<uint8_t>(text[at]) < 0x80) {
+      ++at;
+      continue;
+    }
+    const size_t length = utf8_sequence(text, at);
+    if (length == 0) return at;
+    at += length;
+  }
+  return at;
+}
+
 std::string bounded_text(std::string_view text, size_t limit) {
   if (text.size() <= limit) return std::string(text);
   size_t cut = limit;

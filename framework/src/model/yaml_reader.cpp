@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <map>
+#include <set>
 
 #include "casebook/printable.h"
 
@@ -26,6 +26,20 @@ std::string describe(const YAML::Node& node) {
     default:
       return "nothing";
   }
+}
+
+SourceLocation location_of_byte(const std::string& text, size_t offset,
+                                const std::filesystem::path& file) {
+  SourceLocation where{file, 1, 1};
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++where.line;
+      where.column = 1;
+    } else {
+      ++where.column;
+    }
+  }
+  return where;
 }
 
 std::string join_path(const std::string& path, const std::string& key) {
@@ -136,7 +150,7 @@ std::optional<std::vector<Entry>> Reader::read_map(
     return std::nullopt;
   }
   std::vector<Entry> entries;
-  std::map<std::string, int> first_line;
+  std::set<std::string> seen;
   for (const auto& pair : node) {
     const YAML::Node key_node = pair.first;
     if (!key_node.IsScalar()) {
@@ -145,13 +159,8 @@ std::optional<std::vector<Entry>> Reader::read_map(
     }
     const std::string& key = key_node.Scalar();
     const std::string key_path = join_path(path, key);
-    const auto [seen, inserted] = first_line.emplace(key, where(key_node).line);
-    if (!inserted) {
-      error(key_node, key_path,
-            "duplicate key `" + key + "`; first given at line " +
-                std::to_string(seen->second));
-      continue;
-    }
+    // A key given twice was reported by prescan_yaml, in every map.
+    if (!seen.insert(key).second) continue;
     if (!known.empty() &&
         std::find(known.begin(), known.end(), key) == known.end()) {
       const std::string nearest = nearest_name(key, known);

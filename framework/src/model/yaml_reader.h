@@ -50,6 +50,10 @@ std::string out_of_range_message(const Scalar& scalar);
 // "`float`", "`\"1\"`", "a list", "a map", "nothing": what was found.
 std::string describe(const YAML::Node& node);
 
+// The line and column (1-based) of byte `offset` of `text`.
+SourceLocation location_of_byte(const std::string& text, size_t offset,
+                                const std::filesystem::path& file);
+
 // "a.b" from "a" and "b"; "b" when `path` is empty.
 std::string join_path(const std::string& path, const std::string& key);
 
@@ -97,9 +101,10 @@ class Reader {
   bool round_values_to_nearest() const { return round_values_; }
 
   // The entries of a map, in file order. Reports (and drops) keys that are
-  // not in `known`, with the nearest known one, duplicate keys and keys that
-  // are not scalars. An empty `known` accepts every key. Returns nullopt
-  // (after an error "expected <what>") when `node` is not a map.
+  // not in `known`, with the nearest known one, and keys that are not
+  // scalars; drops a key given twice (prescan_yaml reported it). An empty
+  // `known` accepts every key. Returns nullopt (after an error "expected
+  // <what>") when `node` is not a map.
   std::optional<std::vector<Entry>> read_map(
       const YAML::Node& node, const SourceLocation& at, const std::string& path,
       const std::vector<std::string>& known, const std::string& what);

@@ -12,6 +12,7 @@
 #include "casebook/ops.h"
 #include "ops/aten_schema.h"
 #include "ops/names.h"
+#include "ops/op_helpers.h"
 #include "ops/python_overloads.h"
 #include "ops/steps_op.h"
 
@@ -98,6 +99,31 @@ void check_written_in_place(const aten::Binding& binding,
   }
 }
 
+// The op once on the meta device (shapes and dtypes, no data), so that an
+// output over the output limits is refused before the real call allocates
+// it (torch.outer of two vectors of 40,000 elements would take 6 GB). An
+// op without a meta kernel, or whose outputs' sizes depend on the data
+// (nonzero), throws here and runs: the child checks what it made.
+void refuse_oversized_outputs_on_meta(const aten::Binding& binding,
+                                      const OpCall& call) {
+  NamedOutputs shapes;
+  try {
+    at::NoGradGuard no_grad;
+    std::vector<at::Tensor> inputs;
+    for (const at::Tensor& input : call.inputs) {
+      inputs.push_back(input.defined() ? input.to(at::kMeta) : input);
+    }
+    shapes = collect_outputs(
+        binding.op.schema(),
+        aten::call(binding, inputs, call.args, c10::Device(at::kMeta)));
+  } catch (const std::exception&) {
+    return;
+  }
+  for (size_t i = 0; i < shapes.tensors.size(); ++i) {
+    refuse_oversized_output(shapes.tensors[i], i);
+  }
+}
+
 std::shared_ptr<OpDef> make_dispatcher_op(const Case& kase,
                                           aten::Binding binding) {
   auto def = std::make_shared<OpDef>();
@@ -111,6 +137,7 @@ std::shared_ptr<OpDef> make_dispatcher_op(const Case& kase,
   def->file = __FILE__;
   def->line = __LINE__;
   def->run_named = [binding = std::move(binding)](const OpCall& call) {
+    refuse_oversized_outputs_on_meta(binding, call);
     const std::vector<c10::IValue> stack =
         aten::call(binding, call.inputs, call.args, call.device);
     NamedOutputs outputs = collect_outputs(binding.op.schema(), stack);

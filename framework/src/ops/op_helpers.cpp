@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "casebook/limits.h"
 #include "casebook/suggestions.h"
 #include "tensors/materialise.h"
 
@@ -73,6 +74,19 @@ int64_t arg_reduction(const OpCall& call) {
                          "argument `reduction`: expected mean, sum or none, "
                          "got `" +
                          reduction + "`");
+}
+
+void refuse_oversized_output(const at::Tensor& output, size_t index) {
+  if (!output.defined()) return;
+  const std::optional<DType> dtype = to_dtype(output.scalar_type());
+  const auto problem = check_output_size(
+      static_cast<uint64_t>(output.numel()),
+      static_cast<size_t>(output.element_size()),
+      dtype ? std::string(dtype_name(*dtype))
+            : std::string(c10::toString(output.scalar_type())));
+  if (problem) {
+    throw InvalidCaseError("output " + std::to_string(index) + ": " + *problem);
+  }
 }
 
 }  // namespace casebook

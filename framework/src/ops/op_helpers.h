@@ -31,6 +31,14 @@ c10::optional<at::ScalarType> arg_scalar_type(const OpCall& call,
 // `reduction: mean|sum|none` as at::Reduction; default mean.
 int64_t arg_reduction(const OpCall& call);
 
+// Throws InvalidCaseError ("output 1: an output of 1600000000 elements of
+// float32 (6.0 GiB) is over the limit of ...") when output `index` is over
+// the output limits (casebook/limits.h, check_output_size). Asked of the
+// outputs an ATen op would make, computed on the meta device before it
+// runs (aten_op.cpp), and of every output a run made, in the child before
+// it is written (child/execute.cpp): the runner never receives one.
+void refuse_oversized_output(const at::Tensor& output, size_t index);
+
 // validate.class_mapping (class_mapping.cpp), registered with the other
 // validate.* ops by register_validate_ops.
 void register_class_mapping_op(OpRegistry& registry);

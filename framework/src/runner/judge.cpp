@@ -276,6 +276,10 @@ void judge_count(const Expectation& expect, const Observed& seen,
 }  // namespace
 
 CaseVerdict fit_to_show(CaseVerdict verdict) {
+  // Printable when loaded (derive_case_id, the loader's `id` rule); made so
+  // here too, since every writer prints it.
+  verdict.case_id =
+      printable_line(bounded_text(verdict.case_id, kMessageBytes));
   verdict.message =
       printable_line(bounded_text(verdict_message(verdict), kMessageBytes));
   for (std::string* line :
@@ -384,9 +388,9 @@ CaseVerdict judge_run(const JudgeInputs& in, MismatchEvidence* evidence) {
     return verdict;
   }
   // The part of the backend the case needs decides; without one, the whole.
-  const PartReadiness whole = in.status != nullptr
-                                  ? whole_backend(*in.status)
-                                  : PartReadiness{Readiness::kReady, {}, {}, {}};
+  const PartReadiness whole =
+      in.status != nullptr ? whole_backend(*in.status)
+                           : PartReadiness{Readiness::kReady, {}, {}, {}};
   const PartReadiness& needed = in.part != nullptr ? *in.part : whole;
   if (needed.state == Readiness::kBroken) {
     // Broken is never a skip, whatever the case expects (an expected

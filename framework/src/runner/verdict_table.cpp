@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "casebook/printable.h"
 #include "runner/output.h"
 
 namespace casebook {
@@ -69,8 +70,10 @@ Rows rows_of(const std::vector<CaseVerdict>& verdicts) {
 }
 
 std::string markdown_escape(const std::string& text) {
+  // Printable first (casebook/printable.h), as every writer's text is: a
+  // newline shows as `\n` and cannot end a table row.
   std::string out;
-  for (char c : text) {
+  for (char c : printable_line(text)) {
     if (c == '|' || c == '`' || c == '*' || c == '_' || c == '<' || c == '>') {
       out += '\\';
     }
@@ -283,8 +286,7 @@ void write_markdown_summary(const std::filesystem::path& file,
     if (verdict.verdict == Verdict::kInternal) {
       out << markdown_escape(std::string(kInternalErrorNote)) << "\n\n";
     }
-    out << "```sh\n"
-        << verdict.rerun_command << "\n```\n";
+    out << "```sh\n" << verdict.rerun_command << "\n```\n";
   }
   if (!out) throw std::runtime_error("cannot write " + file.string());
 }
