@@ -18,9 +18,10 @@ data=$prefix/share/casebook
 cmp schema/case.schema.json "$data/case.schema.json"
 cmp python/casebook_capture/__init__.py "$data/python/casebook_capture/__init__.py"
 test -f "$data/python/pyproject.toml"
-# A training loop imports it from the installed tree, not the source tree.
+# A training loop finds it in the installed tree, not the source tree
+# (found, not imported: importing needs torch).
 (cd / && PYTHONPATH="$data/python" python3 -c \
-  'import casebook_capture, sys; sys.exit(0 if casebook_capture.__file__.startswith(sys.argv[1]) else 1)' \
+  'import importlib.util, sys; spec = importlib.util.find_spec("casebook_capture"); sys.exit(0 if spec and spec.origin.startswith(sys.argv[1]) else 1)' \
   "$data/python")
 for case_file in examples/downstream/cases/*/*.yaml; do
   if ! head -n1 "$case_file" | grep -qx '# yaml-language-server: $schema=/usr/local/share/casebook/case.schema.json'; then
