@@ -184,6 +184,36 @@ TEST_F(ReportBundle, ThePythonReproductionRebuildsLargeStridedInputsAndChecks) {
       << script.output;
 }
 
+// An aten:: op through torch.ops (its `self` by position: OpOverload's
+// __call__ has a `self` of its own), a complex input, a negative zero, and
+// the cpu64 reference the case asks for: the script runs and checks.
+TEST_F(ReportBundle, ThePythonReproductionCallsAnAtenOverloadAgainstCpu64) {
+  write("add.yaml",
+        "casebook: 1\nsummary: s\nop: aten::add.Tensor\nreference: cpu64\n"
+        "inputs:\n  self: {dtype: float32, values: [1.5, -0.0, 3.25]}\n"
+        "  other: {dtype: complex64, values: [[1, 2], [3, -4], 5]}\n"
+        "args: {alpha: 2}\n");
+  const CommandResult run = report("add.yaml", root_ / "work");
+  ASSERT_EQ(run.status, 0) << run.output;
+  const std::string script = read_text(bundle() / "reproduce.py");
+  EXPECT_TRUE(
+      has_line(script, "^    return torch\\.ops\\.aten\\.add\\.Tensor\\($"))
+      << script;
+  EXPECT_TRUE(has_line(script, "^        place\\(self, device, floating\\),$"))
+      << script;
+  EXPECT_NE(script.find("[1.5, -0.0, 3.25]"), std::string::npos) << script;
+  EXPECT_NE(script.find("complex(3.0, -4.0)"), std::string::npos) << script;
+  EXPECT_TRUE(
+      has_line(script, "^reference = run\\(\"cpu\", torch\\.float64\\)$"))
+      << script;
+  if (!python_has_torch()) GTEST_SKIP() << python() << " has no torch";
+  const CommandResult python_run = run_shell(
+      "cd '" + bundle().string() + "' && " + python() + " reproduce.py");
+  EXPECT_EQ(python_run.status, 0) << python_run.output;
+  EXPECT_TRUE(has_line(python_run.output, "^tensor\\(\\[ *3\\.5000\\+4\\.j"))
+      << python_run.output;
+}
+
 // The base passes; its float64 neighbour fails on the CPU (the kernels take
 // float32, float16 and bfloat16 only): that run is the subject, written out
 // as a case of its own, and reproduced from the bundle.

@@ -368,7 +368,13 @@ std::string run_function(const Case& kase, const PythonCall& call,
       }
       value += "]";
     }
-    arguments.push_back(name + "=" + value);
+    // torch.ops' OpOverload.__call__ has a `self` of its own: the schema's
+    // `self`, always its first argument, goes first by position.
+    if (name == "self") {
+      arguments.insert(arguments.begin(), value);
+    } else {
+      arguments.push_back(name + "=" + value);
+    }
   }
   for (const auto& [name, value] : kase.args) {
     const auto type = call.arg_types.find(name);
