@@ -6,7 +6,11 @@
 # to run its own case folders through ctest, with its own ops and kernels
 # (examples/downstream). Installed: the `casebook` executable and the kernel
 # plugins (bin/), the public headers, the static libraries a program with its
-# own ops links (casebook_lib and what it needs), and the CMake files.
+# own ops links (casebook_lib and what it needs), the CMake files, and for
+# the project's case files and training loops share/casebook/: the case
+# format's JSON Schema for editors (case.schema.json; CASEBOOK_SCHEMA) and
+# the Python capture package (python/, a pip-installable folder and a
+# PYTHONPATH entry; CASEBOOK_PYTHON_DIR).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -30,6 +34,15 @@ if(TARGET casebook_kernels_hip_plugin)
   install(FILES ${CMAKE_BINARY_DIR}/bin/libcasebook_kernels_hip.so
     DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
+
+set(CASEBOOK_INSTALL_DATADIR ${CMAKE_INSTALL_DATADIR}/casebook)
+install(FILES ${PROJECT_SOURCE_DIR}/schema/case.schema.json
+  DESTINATION ${CASEBOOK_INSTALL_DATADIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/casebook_capture
+  DESTINATION ${CASEBOOK_INSTALL_DATADIR}/python
+  PATTERN "__pycache__" EXCLUDE)
+install(FILES ${PROJECT_SOURCE_DIR}/python/pyproject.toml
+  DESTINATION ${CASEBOOK_INSTALL_DATADIR}/python)
 
 install(EXPORT casebookTargets NAMESPACE casebook::
   DESTINATION ${CASEBOOK_INSTALL_CMAKEDIR})

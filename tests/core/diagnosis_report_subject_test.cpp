@@ -21,6 +21,11 @@ ReportCandidate run(Verdict verdict, bool absent = false,
 
 const ReportCandidate kAbsentSkip = run(Verdict::kSkip, true);
 const ReportCandidate kExpectedError = run(Verdict::kPass, false, true);
+const ReportCandidate kUnjudged = [] {
+  ReportCandidate candidate = run(Verdict::kError);
+  candidate.unjudged = true;
+  return candidate;
+}();
 
 struct Row {
   const char* what;
@@ -67,6 +72,18 @@ TEST(ReportSubject, ChosenByWhatRan) {
        SubjectReason::kSkipped,
        1,
        {}},
+      // casebook's own "cannot be derived" ERROR of a neighbour ran no op:
+      // the base's expected failure is the subject, the ERROR is listed.
+      {"an unjudged neighbour after an XFAIL",
+       {run(Verdict::kXfail), kUnjudged, kAbsentSkip},
+       SubjectReason::kExpected,
+       0,
+       {1}},
+      {"a real failure after an unjudged neighbour",
+       {kUnjudged, run(Verdict::kPass), run(Verdict::kFail)},
+       SubjectReason::kFailed,
+       2,
+       {0}},
       {"nothing ran",
        {kAbsentSkip, run(Verdict::kNotRun)},
        SubjectReason::kNothingRan,

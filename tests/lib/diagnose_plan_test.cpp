@@ -295,6 +295,58 @@ TEST(DiagnosePlan, AFilledInputKeepsItsNumbersInFloat64) {
             (std::vector<int64_t>{0, 2, 4}));
 }
 
+// Issue 34: a bfloat16 case's float32 rerun expects its output in float32
+// (it was `dtype differs from the case's: expected bfloat16`), its values
+// within bfloat16's tolerance, which they were written with.
+TEST(DiagnosePlan, ThePrecisionRerunsMoveTheExpectedOutputsDtype) {
+  const Case kase = case_of(
+      "casebook: 1\nsummary: s\nop: torch.softmax\n"
+      "inputs:\n  input: {dtype: bfloat16, values: [1.0, 2.0, 3.0, 4.0]}\n"
+      "args: {dim: 0}\n"
+      "outputs:\n"
+      "  0: {dtype: bfloat16, values: [0.0320, 0.0869, 0.2363, 0.6445]}\n"
+      "  1: {dtype: int64}\n");
+  const auto reruns = plan_reruns(kase, rerun_stack(kase, "cpu", {}, "cpu"),
+                                  Family::kMismatch, "");
+  for (const char* name : {"float32", "float64"}) {
+    const PlannedRerun& rerun = rerun_named(reruns, name);
+    ASSERT_TRUE(rerun.kase.has_value()) << rerun.not_run;
+    const DType moved = *parse_dtype(name);
+    const OutputExpectation& output = rerun.kase->outputs.at(0);
+    ASSERT_TRUE(output.values.has_value());
+    EXPECT_EQ(output.values->dtype, moved) << name;
+    ASSERT_TRUE(output.tolerance.has_value()) << name;
+    EXPECT_EQ(output.tolerance->rtol, default_tolerance(DType::kBFloat16).rtol);
+    EXPECT_EQ(output.values->float_values.size(), 4u);
+    // An output of another dtype stays.
+    EXPECT_EQ(rerun.kase->outputs.at(1).dtype, DType::kInt64) << name;
+    EXPECT_EQ(rerun.detail, std::string("bfloat16 -> ") + name +
+                                "; expected output 0 as " + name);
+  }
+  EXPECT_EQ(kase.outputs.at(0).values->dtype, DType::kBFloat16);
+}
+
+TEST(DiagnosePlan, NonFiniteInputsAreNamedWithTheirCountsAndFirstPlace) {
+  const Case kase = case_of(
+      "casebook: 1\nsummary: s\nop: torch.cross_entropy\n"
+      "inputs:\n"
+      "  input: {dtype: float32, values: [[0.5, .nan, 1.0], [0.1, 0.2, "
+      ".inf]]}\n"
+      "  target: {dtype: int64, values: [0, 2]}\n");
+  EXPECT_EQ(non_finite_inputs(kase),
+            (std::vector<std::string>{"input `input` holds 1 NaN and 1 inf "
+                                      "among its 6 elements (first at [0, "
+                                      "1])"}));
+  EXPECT_TRUE(non_finite_inputs(labels_case()).empty());
+  // The NaN a strided layout leaves in skipped storage is not the input's.
+  EXPECT_TRUE(non_finite_inputs(
+                  case_of("casebook: 1\nsummary: s\nop: torch.sum\n"
+                          "inputs:\n  input: {dtype: float32, shape: [2, 2], "
+                          "values: [1, 2, 3, 4], layout: {stride: [4, 1], "
+                          "storage_offset: 1}}\n"))
+                  .empty());
+}
+
 TEST(DiagnosePlan, TheValidIndexRerunIsForIndexFamiliesOnly) {
   const Case kase = labels_case();
   const RerunStack stack = rerun_stack(kase, "cpu", {}, "cpu");

@@ -85,7 +85,8 @@ TEST(Diagnose, AMissingFloat16KernelIsAMissingKernelNotPrecision) {
 }
 
 // The issue's float64 rerun that fails for another reason was "same
-// outcome": it changed the failure, and both are shown.
+// outcome": it changed the failure, and both are shown. (The sum's `dtype`
+// argument keeps its output float32 where the rerun expects float64.)
 TEST(Diagnose, ARerunThatFailsOtherwiseChangedTheFailure) {
   Result run =
       run_casebook("diagnose tests/data/diagnose/sum_outputs_float32.yaml");
@@ -96,12 +97,49 @@ TEST(Diagnose, ARerunThatFailsOtherwiseChangedTheFailure) {
                        "differs"))
       << out;
   EXPECT_TRUE(has_line(out,
-                       "^  float64 \\(float32 -> float64\\) changed the "
+                       "^  float64 \\(float32 -> float64; expected output 0 as "
+                       "float64\\) changed the "
                        "failure without removing it: first mismatch: output "
                        "0: mismatched elements: 1 / 1 .*; now mismatch: "
                        "output 0: dtype differs"))
       << out;
   EXPECT_FALSE(has_line(out, "^float64 +same outcome")) << out;
+}
+
+// Issue 34: the float32 and float64 reruns of a bfloat16 case expect its
+// output in their dtype (they failed with `dtype differs from the case's:
+// expected bfloat16`), the values within bfloat16's tolerance.
+TEST(Diagnose, ThePrecisionRerunsExpectTheOutputInTheirDtype) {
+  Result run =
+      run_casebook("diagnose tests/data/diagnose/softmax_bfloat16.yaml");
+  ASSERT_EQ(run.status, 0) << run.output;
+  const std::string& out = run.output;
+  EXPECT_TRUE(has_line(out, "^as written +PASS")) << out;
+  for (const char* name : {"float32", "float64"}) {
+    EXPECT_TRUE(has_line(out, std::string("^") + name +
+                                  " +same outcome: PASS \\(the outputs match "
+                                  "the reference\\)$"))
+        << out;
+    EXPECT_TRUE(has_line(out, std::string("bfloat16 -> ") + name +
+                                  "; expected output 0 as " + name + "\\)$"))
+        << out;
+  }
+  EXPECT_FALSE(has_line(out, "dtype differs")) << out;
+}
+
+// Issue 34: NaN and inf in an input are said as a finding, before the
+// reruns.
+TEST(Diagnose, NonFiniteInputsAreAFinding) {
+  Result run = run_casebook("diagnose tests/data/diagnose/nan_input.yaml");
+  ASSERT_EQ(run.status, 0) << run.output;
+  const std::string& out = run.output;
+  EXPECT_TRUE(has_line(out,
+                       "^  non-finite input: input `input` holds 1 NaN and "
+                       "1 inf among its 6 elements \\(first at \\[0, 1\\]\\)$"))
+      << out;
+  EXPECT_LT(out.find("findings:"), out.find("as written")) << out;
+  Result clean = run_casebook("diagnose tests/data/diagnose/passes.yaml");
+  EXPECT_FALSE(has_line(clean.output, "^findings:")) << clean.output;
 }
 
 TEST(Diagnose, AnIndexErrorIsRerunWithValidIndicesAndTheMissingGpuSaidOnce) {

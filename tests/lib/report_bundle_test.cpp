@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -62,6 +63,18 @@ class ReportBundle : public testing::Test {
   fs::path root_;
 };
 
+// Runs the bundle's reproduce.py where the bundle was moved to
+// (run_moved_bundle first), with Debian's Python and its torch 1.13 and
+// NumPy, or CASEBOOK_PYTHON: a PyTorch without casebook.
+std::string python() {
+  const char* chosen = std::getenv("CASEBOOK_PYTHON");
+  return chosen != nullptr ? chosen : "/usr/bin/python3";
+}
+bool python_has_torch() {
+  return run_shell(python() + " -c 'import numpy, torch; print(\"ok\")'")
+             .output == "ok\n";
+}
+
 // The YAML block of a report: the case file it carries.
 std::string carried_case_file(const std::string& markdown) {
   const size_t open = markdown.find("```yaml\n");
@@ -111,6 +124,94 @@ TEST_F(ReportBundle, TheReadmeExampleReportsTheCpuRunAndItsBundleReproducesIt) {
   EXPECT_TRUE(has_line(again.output, "^label_out_of_range +PASS"))
       << again.output;
   EXPECT_TRUE(has_line(again.output, "^1 PASS \\(1 runs\\)$")) << again.output;
+
+  // The same run with PyTorch alone: the script the report shows, in the
+  // bundle, raises the error casebook's run raised.
+  EXPECT_TRUE(has_line(out, "^## Reproduce with PyTorch alone$")) << out;
+  EXPECT_TRUE(
+      has_line(out, "^    return torch\\.nn\\.functional\\.cross_entropy\\($"))
+      << out;
+  EXPECT_TRUE(has_line(out, "^## Environment as collect_env gives it$")) << out;
+  EXPECT_TRUE(has_line(out, "^PyTorch version: [0-9]")) << out;
+  EXPECT_TRUE(has_line(out, "^OS: ")) << out;
+  EXPECT_TRUE(has_line(out, "^Python version: ")) << out;
+  if (!python_has_torch()) GTEST_SKIP() << python() << " has no torch";
+  const fs::path moved = root_ / "elsewhere" / "attached";
+  const CommandResult script =
+      run_shell("cd '" + moved.string() + "' && " + python() + " reproduce.py");
+  EXPECT_NE(script.status, 0) << script.output;
+  EXPECT_TRUE(
+      has_line(script.output, "^IndexError: Target 4 is out of bounds\\.$"))
+      << script.output;
+  EXPECT_TRUE(has_line(script.output, "^PyTorch [0-9]")) << script.output;
+}
+
+// A run's input of more than 64 elements travels as inputs/<name>.npy, its
+// transposed layout as the storage viewed again (as_strided); the script
+// prints what the op returns and fails the case's check as casebook's run
+// does.
+TEST_F(ReportBundle, ThePythonReproductionRebuildsLargeStridedInputsAndChecks) {
+  // x is [9, 8] of 0..71, transposed in memory: its column sums are
+  // 288 + 9 j; the case expects 289 first.
+  write("column_sums.yaml",
+        "casebook: 1\nsummary: s\nop: torch.sum\n"
+        "inputs:\n  x: {dtype: float32, shape: [9, 8], fill: {arange: "
+        "{start: 0, step: 1}}, layout: {transpose: [0, 1]}}\n"
+        "args: {dim: [0]}\n"
+        "outputs:\n  0: {dtype: float32, values: [289, 297, 306, 315, 324, "
+        "333, 342, 351]}\n");
+  const CommandResult run = report("column_sums.yaml", root_ / "work");
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_TRUE(has_line(run.output, "^Verdict: FAIL\\.")) << run.output;
+  EXPECT_TRUE(has_line(run.output, "it loads `inputs/x\\.npy`")) << run.output;
+  EXPECT_TRUE(fs::exists(bundle() / "inputs" / "x.npy"));
+  EXPECT_TRUE(has_line(read_text(bundle() / "reproduce.py"),
+                       "\\.as_strided\\(\\(9, 8\\), \\(1, 9\\), 0\\),$"))
+      << read_text(bundle() / "reproduce.py");
+  if (!python_has_torch()) GTEST_SKIP() << python() << " has no torch";
+  const CommandResult again = run_moved_bundle("column_sums.yaml");
+  EXPECT_EQ(again.status, 1) << again.output;
+  const CommandResult script =
+      run_shell("cd '" + (root_ / "elsewhere" / "attached").string() + "' && " +
+                python() + " reproduce.py");
+  EXPECT_NE(script.status, 0) << script.output;
+  EXPECT_TRUE(has_line(script.output,
+                       "^tensor\\(\\[288\\., 297\\., 306\\., 315\\., 324\\., "
+                       "333\\., 342\\., 351\\.\\]\\)$"))
+      << script.output;
+  EXPECT_TRUE(
+      has_line(script.output, "^AssertionError: Tensor-likes are not close!$"))
+      << script.output;
+}
+
+// An aten:: op through torch.ops (its `self` by position: OpOverload's
+// __call__ has a `self` of its own), a complex input, a negative zero, and
+// the cpu64 reference the case asks for: the script runs and checks.
+TEST_F(ReportBundle, ThePythonReproductionCallsAnAtenOverloadAgainstCpu64) {
+  write("add.yaml",
+        "casebook: 1\nsummary: s\nop: aten::add.Tensor\nreference: cpu64\n"
+        "inputs:\n  self: {dtype: float32, values: [1.5, -0.0, 3.25]}\n"
+        "  other: {dtype: complex64, values: [[1, 2], [3, -4], 5]}\n"
+        "args: {alpha: 2}\n");
+  const CommandResult run = report("add.yaml", root_ / "work");
+  ASSERT_EQ(run.status, 0) << run.output;
+  const std::string script = read_text(bundle() / "reproduce.py");
+  EXPECT_TRUE(
+      has_line(script, "^    return torch\\.ops\\.aten\\.add\\.Tensor\\($"))
+      << script;
+  EXPECT_TRUE(has_line(script, "^        place\\(self, device, floating\\),$"))
+      << script;
+  EXPECT_NE(script.find("[1.5, -0.0, 3.25]"), std::string::npos) << script;
+  EXPECT_NE(script.find("complex(3.0, -4.0)"), std::string::npos) << script;
+  EXPECT_TRUE(
+      has_line(script, "^reference = run\\(\"cpu\", torch\\.float64\\)$"))
+      << script;
+  if (!python_has_torch()) GTEST_SKIP() << python() << " has no torch";
+  const CommandResult python_run = run_shell(
+      "cd '" + bundle().string() + "' && " + python() + " reproduce.py");
+  EXPECT_EQ(python_run.status, 0) << python_run.output;
+  EXPECT_TRUE(has_line(python_run.output, "^tensor\\(\\[ *3\\.5000\\+4\\.j"))
+      << python_run.output;
 }
 
 // The base passes; its float64 neighbour fails on the CPU (the kernels take
@@ -203,6 +304,26 @@ TEST_F(ReportBundle, SmallFixturesAreInlinedLargerOnesListedAndBundled) {
   EXPECT_NE(again.output.find("expected contract, got outputs"),
             std::string::npos)
       << again.output;
+
+  // The Python reproduction loads the carried .npy fixture, inlines the
+  // small one, and returns what casebook's run returned.
+  const std::string script =
+      read_text(root_ / "elsewhere" / "attached" / "reproduce.py");
+  EXPECT_NE(script.find("np.load(\"fixtures/big/x.npy\")"), std::string::npos)
+      << script;
+  EXPECT_NE(
+      script.find(
+          "torch.tensor([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0], "
+          "dtype=torch.float32)"),
+      std::string::npos)
+      << script;
+  if (!python_has_torch()) GTEST_SKIP() << python() << " has no torch";
+  const CommandResult python_run =
+      run_shell("cd '" + (root_ / "elsewhere" / "attached").string() + "' && " +
+                python() + " reproduce.py");
+  EXPECT_EQ(python_run.status, 0) << python_run.output;
+  EXPECT_TRUE(has_line(python_run.output, "\\[ *90\\., +92\\., +94\\."))
+      << python_run.output;
 }
 
 TEST_F(ReportBundle, ABundleNeverOverwritesAndAnAbsentBackendIsNoSubject) {

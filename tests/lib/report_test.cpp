@@ -125,4 +125,69 @@ TEST_F(Report, DefaultsToStdoutAndTheFirstRunThatDoesNotPass) {
   EXPECT_NE(output.find("index_out_of_range"), std::string::npos) << output;
 }
 
+// Issue 34: casebook's own "cannot be derived" ERROR (a neighbour of an
+// xfail) is no run of the op; the base's XFAIL is the subject, the ERROR
+// listed. `--id` chooses a case of the file; an id it lacks is refused.
+TEST_F(Report, NeverChoosesAnUnjudgedNeighbourAndTakesAnId) {
+  std::ofstream(case_dir_ / "known.yaml")
+      << "casebook: 1\nsummary: s\nop: torch.cross_entropy\n"
+         "inputs:\n"
+         "  input: {shape: [3, 4], dtype: float32, fill: {normal: {mean: 0, "
+         "std: 1}}, seed: 7}\n"
+         "  target: {dtype: int64, values: [0, 2, 4]}\n"
+         "expect:\n  cpu: {xfail: 'a known bug of this loss'}\n"
+         "neighbors:\n  dtypes: {dtypes: [float64]}\n";
+  const std::string in = "cd '" + case_dir_.string() + "' && '" +
+                         CASEBOOK_EXECUTABLE + "' report known.yaml ";
+  std::string output;
+  ASSERT_EQ(run_shell(in + "--backend cpu", &output), 0) << output;
+  EXPECT_NE(output.find("casebook report: known on cpu (XFAIL)"),
+            std::string::npos)
+      << output;
+  EXPECT_NE(output.find("- ERROR  known~dtypes[float64]  cpu  invalid_case: "
+                        "the expected outcome of known~dtypes[float64] on "
+                        "cpu cannot be derived"),
+            std::string::npos)
+      << output;
+
+  output.clear();
+  ASSERT_EQ(run_shell(in + "--backend cpu --id known", &output), 0) << output;
+  EXPECT_NE(output.find("casebook report: known on cpu (XFAIL)"),
+            std::string::npos)
+      << output;
+  EXPECT_NE(output.find("- other runs that failed: none"), std::string::npos)
+      << output;
+
+  output.clear();
+  EXPECT_EQ(run_shell(in + "--id knwon", &output), 2) << output;
+  EXPECT_NE(output.find("casebook report: --id `knwon`: no case of known.yaml "
+                        "has this id; its ids: known known~dtypes[float64]"),
+            std::string::npos)
+      << output;
+}
+
+// A case file that does not load has no run to report: refused with its
+// error at its line, exit 2, no report.
+TEST_F(Report, RefusesACaseFileThatDoesNotLoad) {
+  std::ofstream(case_dir_ / "broken.yaml")
+      << "casebook: 1\nsummary: s\nop: torch.cross_entropy\n"
+         "inputs:\n"
+         "  input: {shape: [3, 4], dtype: float33, fill: {normal: {mean: 0, "
+         "std: 1}}}\n"
+         "  target: {dtype: int64, values: [0, 2, 1]}\n";
+  std::string output;
+  EXPECT_EQ(run_shell("cd '" + case_dir_.string() + "' && '" +
+                          CASEBOOK_EXECUTABLE + "' report broken.yaml",
+                      &output),
+            2)
+      << output;
+  EXPECT_NE(output.find("casebook report: broken.yaml: the case file is "
+                        "invalid, so there is no run to report"),
+            std::string::npos)
+      << output;
+  EXPECT_NE(output.find("  broken.yaml:5:"), std::string::npos) << output;
+  EXPECT_NE(output.find("float33"), std::string::npos) << output;
+  EXPECT_EQ(output.find("# Request"), std::string::npos) << output;
+}
+
 }  // namespace

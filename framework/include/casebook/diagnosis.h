@@ -206,6 +206,11 @@ struct ReportCandidate {
   Verdict verdict = Verdict::kNotRun;
   bool backend_absent = false;  // a SKIP because the backend is not here
   bool expected_error = false;  // a PASS: it raised the error its case expects
+  // An ERROR casebook gives without running the op (a neighbour whose
+  // expected outcome cannot be derived): casebook's question to the case's
+  // author, no run of the op to analyse. Never the subject; listed among
+  // the other runs that failed.
+  bool unjudged = false;
 };
 
 enum class SubjectReason {
@@ -223,8 +228,9 @@ struct ReportSubject {
   std::vector<size_t> other_failures;
 };
 
-// Which run a report is about. A SKIP of an absent backend is never the
-// subject: on a machine without a GPU the report is about what ran.
+// Which run a report is about. A SKIP of an absent backend and an unjudged
+// ERROR are never the subject: on a machine without a GPU the report is
+// about what ran.
 ReportSubject choose_report_subject(const std::vector<ReportCandidate>& runs);
 
 // "the first run that failed", "no run failed; the first that raised the
@@ -273,6 +279,15 @@ struct ReportInput {
   std::string case_file_note;
   std::vector<ReportFixture> fixtures;
   std::string reproduce_command;
+  // The same run as a Python script a PyTorch developer runs without
+  // casebook (its inputs rebuilt, the op called as PyTorch spells it), and
+  // the .npy files it loads besides the fixtures ("inputs/logits.npy"),
+  // which `--bundle` writes. Empty: none made.
+  std::string python_script;
+  std::vector<std::string> python_files;
+  // What PyTorch's issue template asks for, in `python -m
+  // torch.utils.collect_env`'s words ("PyTorch version", "OS", ...).
+  ReportPairs collect_env;
   // The run's verdict ("FAIL", "PASS", "SKIP", "XFAIL", ...): a PASS or SKIP
   // report says nothing fails; an XFAIL's reason is the author's expectation.
   std::string verdict = "FAIL";
@@ -294,7 +309,8 @@ ReportInput scrub_report(const ReportInput& input, const ScrubContext& ctx);
 // order: what was chosen and why; the operation; the inputs' shapes, dtypes
 // and strides; the backend; the versions; the first relevant message and
 // its possible consequences; the case's arguments; its origin; then the
-// case file, its fixtures, how to reproduce, the other failing runs and the
+// case file, its fixtures, how to reproduce (with casebook, then with
+// PyTorch alone), the collect_env facts, the other failing runs and the
 // rest of the environment. `scrubbed` must come from scrub_report.
 std::string render_scrubbed_report(const ReportInput& scrubbed);
 

@@ -95,11 +95,16 @@ int diagnose_command(const std::string& kase, const std::string& backend);
 // every backend) and writes a scrubbed Markdown request for a targeted
 // analysis of one run to `output` (empty: stdout): the first that FAILed,
 // ERRORed, XPASSed or timed out, else the first expected error, never a
-// SKIP of an absent backend. `bundle` not empty: that folder also gets the
-// case file the report carries, its fixtures and the report. 1 when
-// nothing ran or the bundle cannot be written.
-int report_command(const std::string& kase, const std::string& backend,
-                   const std::string& output, const std::string& bundle);
+// SKIP of an absent backend, never casebook's own "cannot be derived"
+// ERROR. `id` not empty: only that case (or neighbour) of the file (`kase`
+// empty: the file of that id under cases/). `bundle` not empty: that folder
+// also gets the case file the report carries, its fixtures, the Python
+// reproduction and the report. 2 (kExitUsage) for a case file that does not
+// load or an id it does not have; 1 when nothing ran or the bundle cannot be
+// written.
+int report_command(const std::string& kase, const std::string& id,
+                   const std::string& backend, const std::string& output,
+                   const std::string& bundle);
 
 // Runs one case on `backend` (empty: cpu) in a child and prints each output:
 // shape, dtype, strides, statistics, values (the first 64, all with `full`).

@@ -52,6 +52,66 @@ std::string reading_word(RerunReading reading) {
   return "not run";
 }
 
+// Runs each planned rerun and prints its line; the reruns that say
+// something, for the conclusion.
+std::vector<Rerun> run_reruns(const LoadedCase& loaded, const fs::path& file,
+                              const RunOutcome& first,
+                              const std::vector<PlannedRerun>& planned_reruns,
+                              const std::string& sanitizer) {
+  const Case& kase = *loaded.value;
+  std::vector<Rerun> reruns;
+  for (const PlannedRerun& planned : planned_reruns) {
+    std::cout << std::setw(kNameWidth) << planned.name;
+    Rerun rerun;
+    rerun.change = planned.kind;
+    rerun.detail = planned.detail;
+    if (planned.kind == RerunKind::kMemcheck && planned.not_run.empty()) {
+      MemcheckResult memcheck = run_memcheck(
+          sanitizer, file, std::min(600.0, 120.0 + 5.0 * kase.timeout_seconds));
+      std::cout << memcheck.summary << "\n";
+      rerun.outcome.ran = memcheck.ran;
+      rerun.outcome.matched = memcheck.errors == 0;
+      rerun.outcome.family =
+          memcheck.errors == 0 ? Family::kNone : Family::kIllegalAddress;
+      rerun.outcome.message = memcheck.summary;
+      reruns.push_back(rerun);
+      continue;
+    }
+    if (!planned.kase) {
+      std::cout << "not run: " << planned.not_run
+                << (planned.needs_gpu ? " (below)" : "") << "\n";
+      // One that could not run here says nothing; one that does not apply
+      // to this case is not a rerun at all.
+      if (planned.needs_gpu) reruns.push_back(rerun);
+      continue;
+    }
+    const CaseVerdict seen =
+        run_rerun(loaded, *planned.kase, planned.backend, planned.environment);
+    rerun.outcome = outcome_of(seen);
+    const RerunReading reading = read_rerun(first, rerun.outcome);
+    std::cout << reading_word(reading) << ": " << outcome_text(seen) << "\n";
+    std::cout << std::setw(kNameWidth) << ""
+              << "(" << planned.change
+              << (planned.detail.empty() ? "" : ": " + planned.detail) << ")\n";
+    reruns.push_back(rerun);
+  }
+  return reruns;
+}
+
+// NaN and inf in the inputs, said before any rerun: a finding of its own,
+// whatever the reruns show.
+void print_input_findings(const Case& kase) {
+  const std::vector<std::string> findings = non_finite_inputs(kase);
+  if (findings.empty()) return;
+  std::cout << "findings:\n";
+  for (const std::string& line : findings) {
+    std::cout << "  non-finite input: " << line << "\n";
+  }
+  std::cout << "  NaN and inf in an input make NaN or inf in the outputs of "
+               "most ops, on every backend: check the data (or what made it) "
+               "before the op\n\n";
+}
+
 }  // namespace
 
 int diagnose_command(const std::string& argument, const std::string& backend) {
@@ -90,6 +150,7 @@ int diagnose_command(const std::string& argument, const std::string& backend) {
             << "  reruns on: " << target
             << ", each in a fresh process, expecting the outputs to match "
                "the reference\n\n";
+  print_input_findings(kase);
   const CaseVerdict baseline = run_rerun(loaded, kase, stack.target, {});
   const RunOutcome first = outcome_of(baseline);
   std::cout << std::left << std::setw(kNameWidth) << "as written"
@@ -98,42 +159,8 @@ int diagnose_command(const std::string& argument, const std::string& backend) {
   const std::string sanitizer = find_compute_sanitizer();
   const std::vector<PlannedRerun> planned_reruns =
       plan_reruns(kase, stack, first.family, sanitizer);
-  std::vector<Rerun> reruns;
-  for (const PlannedRerun& planned : planned_reruns) {
-    std::cout << std::setw(kNameWidth) << planned.name;
-    Rerun rerun;
-    rerun.change = planned.kind;
-    rerun.detail = planned.detail;
-    if (planned.kind == RerunKind::kMemcheck && planned.not_run.empty()) {
-      MemcheckResult memcheck = run_memcheck(
-          sanitizer, file, std::min(600.0, 120.0 + 5.0 * kase.timeout_seconds));
-      std::cout << memcheck.summary << "\n";
-      rerun.outcome.ran = memcheck.ran;
-      rerun.outcome.matched = memcheck.errors == 0;
-      rerun.outcome.family =
-          memcheck.errors == 0 ? Family::kNone : Family::kIllegalAddress;
-      rerun.outcome.message = memcheck.summary;
-      reruns.push_back(rerun);
-      continue;
-    }
-    if (!planned.kase) {
-      std::cout << "not run: " << planned.not_run
-                << (planned.needs_gpu ? " (below)" : "") << "\n";
-      // One that could not run here says nothing; one that does not apply
-      // to this case is not a rerun at all.
-      if (planned.needs_gpu) reruns.push_back(rerun);
-      continue;
-    }
-    const CaseVerdict seen =
-        run_rerun(loaded, *planned.kase, planned.backend, planned.environment);
-    rerun.outcome = outcome_of(seen);
-    const RerunReading reading = read_rerun(first, rerun.outcome);
-    std::cout << reading_word(reading) << ": " << outcome_text(seen) << "\n";
-    std::cout << std::setw(kNameWidth) << ""
-              << "(" << planned.change
-              << (planned.detail.empty() ? "" : ": " + planned.detail) << ")\n";
-    reruns.push_back(rerun);
-  }
+  const std::vector<Rerun> reruns =
+      run_reruns(loaded, file, first, planned_reruns, sanitizer);
   std::cout << "\nconclusion:\n";
   for (const std::string& line : conclude(first, reruns, target)) {
     std::cout << "  " << line << "\n";

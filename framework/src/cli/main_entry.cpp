@@ -169,10 +169,12 @@ int main_entry(int argc, char** argv) {
       "run one case and write a Markdown request for a targeted analysis, "
       "with nothing personal in it (home paths, user and host names, "
       "e-mails, secrets are scrubbed)");
-  report
-      ->add_option("case", report_case,
-                   "a case file, or a case id under cases/")
-      ->required();
+  report->add_option("case", report_case,
+                     "a case file, or a case id under cases/");
+  std::string report_id;
+  report->add_option("--id", report_id,
+                     "report this case or neighbour of the file "
+                     "(`case~rule[param]`); alone, a case under cases/");
   report->add_option("--backend,-b", report_backend,
                      "the backend whose runs to report (default: every "
                      "backend; the report is about the first run that "
@@ -319,7 +321,7 @@ int main_entry(int argc, char** argv) {
   if (*new_case) return new_command(new_op, new_name);
   if (*diagnose) return diagnose_command(diagnose_case, diagnose_backend);
   if (*report) {
-    return report_command(report_case, report_backend, report_output,
+    return report_command(report_case, report_id, report_backend, report_output,
                           report_bundle);
   }
   if (*show)

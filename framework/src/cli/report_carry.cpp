@@ -188,27 +188,22 @@ CarriedCase carry_case(const PlannedCase& planned, const fs::path& file) {
   return carried;
 }
 
-CarriedCase carry_unloaded_case(const fs::path& file) {
-  CarriedCase carried;
-  carried.file_name = file.filename().string();
-  carried.text = file_text(file);
-  carried.note = "the file as written (it does not load: see the first error)";
-  carried.loads = false;
-  return carried;
-}
-
 bool write_bundle(const fs::path& folder, const CarriedCase& carried,
-                  const std::string& scrubbed_case_text,
-                  const std::vector<ReportFixture>& scrubbed_fixtures,
+                  const ReportInput& clean,
+                  const std::vector<PythonInputFile>& python_inputs,
                   const std::string& markdown, std::string* error) {
   const fs::path case_file = folder / carried.file_name;
   std::vector<std::pair<fs::path, fs::path>> copies;  // from, to
   for (size_t i = 0; i < carried.fixtures.size(); ++i) {
     copies.emplace_back(carried.fixtures[i].source,
-                        folder / "fixtures" / scrubbed_fixtures.at(i).file);
+                        folder / "fixtures" / clean.fixtures.at(i).file);
   }
   std::vector<fs::path> targets = {case_file, folder / "report.md"};
+  if (!clean.python_script.empty()) targets.push_back(folder / "reproduce.py");
   for (const auto& [from, to] : copies) targets.push_back(to);
+  for (const std::string& file : clean.python_files) {
+    targets.push_back(folder / file);
+  }
   for (const fs::path& target : targets) {
     if (fs::exists(target)) {
       *error = target.string() + " exists (a bundle never overwrites a file)";
@@ -224,8 +219,10 @@ bool write_bundle(const fs::path& folder, const CarriedCase& carried,
     if (!out) *error = "cannot write " + target.string();
     return static_cast<bool>(out);
   };
-  if (!write(case_file, scrubbed_case_text) ||
-      !write(folder / "report.md", markdown)) {
+  if (!write(case_file, clean.case_file_text) ||
+      !write(folder / "report.md", markdown) ||
+      (!clean.python_script.empty() &&
+       !write(folder / "reproduce.py", clean.python_script))) {
     return false;
   }
   for (const auto& [from, to] : copies) {
@@ -236,9 +233,19 @@ bool write_bundle(const fs::path& folder, const CarriedCase& carried,
       return false;
     }
   }
+  for (size_t i = 0; i < python_inputs.size(); ++i) {
+    const fs::path target = folder / clean.python_files.at(i);
+    fs::create_directories(target.parent_path(), failed);
+    try {
+      write_npy(target, python_inputs[i].values);
+    } catch (const std::exception& what) {
+      *error = "cannot write " + target.string() + ": " + what.what();
+      return false;
+    }
+  }
   // As the recipient's casebook will read it.
   const LoadedCase loaded = load_case_file(case_file);
-  if (!loaded.ok() && carried.loads) {
+  if (!loaded.ok()) {
     *error = "the bundle's case file does not load: " +
              loaded.errors.front().to_string();
     return false;

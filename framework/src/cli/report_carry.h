@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "casebook/diagnosis.h"
+#include "cli/report_python.h"
 #include "runner/plan.h"
 
 namespace casebook {
@@ -28,7 +29,6 @@ struct CarriedCase {
   std::string text;       // not scrubbed yet
   std::string note;       // "as written" or why and how it was written out
   std::vector<CarriedFixture> fixtures;
-  bool loads = true;  // false: a case file that does not load here either
 };
 
 // The case file that reproduces `planned`'s run alone: the file's own text
@@ -39,19 +39,17 @@ struct CarriedCase {
 CarriedCase carry_case(const PlannedCase& planned,
                        const std::filesystem::path& file);
 
-// A case file that does not load, carried as written (its ERROR says why).
-CarriedCase carry_unloaded_case(const std::filesystem::path& file);
-
-// Writes `folder`/<case file name> (the scrubbed text), each fixture under
-// `folder`/fixtures/<file> (its bytes, as the scrubbed case names it: the
-// i-th of `scrubbed_fixtures` for the i-th carried one) and
-// `folder`/report.md; never overwrites a file. Then loads the case file
-// back, as its recipient's casebook will (a case that did not load here is
-// not checked). False, with the reason in `error`, when anything fails.
+// Writes, from the scrubbed report `clean`, `folder`/<case file name>, each
+// fixture under `folder`/fixtures/<file> (its bytes, as the scrubbed case
+// names it: the i-th of clean.fixtures for the i-th carried one),
+// `folder`/reproduce.py (the Python reproduction) with the .npy files it
+// loads (the i-th of clean.python_files holding the i-th of
+// `python_inputs`) and `folder`/report.md; never overwrites a file. Then
+// loads the case file back, as its recipient's casebook will. False, with
+// the reason in `error`, when anything fails.
 bool write_bundle(const std::filesystem::path& folder,
-                  const CarriedCase& carried,
-                  const std::string& scrubbed_case_text,
-                  const std::vector<ReportFixture>& scrubbed_fixtures,
+                  const CarriedCase& carried, const ReportInput& clean,
+                  const std::vector<PythonInputFile>& python_inputs,
                   const std::string& markdown, std::string* error);
 
 }  // namespace casebook

@@ -1,8 +1,10 @@
 // `casebook report CASE`: runs one case file (its declared neighbours too)
 // and writes a Markdown request for a targeted analysis of the run that
 // matters (choose_report_subject: what failed first, else the first
-// expected error), scrubbed by scrub_report; `--bundle DIR` writes the
-// case file it carries and its fixtures beside the report.
+// expected error; `--id` chooses the case or neighbour), scrubbed by
+// scrub_report; `--bundle DIR` writes the case file it carries, its
+// fixtures and the Python reproduction beside the report. A case file that
+// does not load is refused (exit 2): there is no run to report.
 #include <ATen/Parallel.h>
 
 #include <fstream>
@@ -11,6 +13,7 @@
 #include "casebook/diagnosis.h"
 #include "cli/commands.h"
 #include "cli/report_carry.h"
+#include "cli/report_python.h"
 #include "cli/report_request.h"
 #include "runner/output.h"
 #include "runner/planner.h"
@@ -37,11 +40,14 @@ std::vector<ReportCandidate> candidates(const Plan& plan,
     candidate.verdict = verdict.verdict;
     candidate.backend_absent = verdict.backend_absent;
     const PlannedCase* planned = planned_case_of(plan, verdict.case_id);
-    candidate.expected_error =
-        verdict.verdict == Verdict::kPass && planned != nullptr &&
-        planned->loaded.value &&
-        expectation_in_run(plan, *planned, verdict.backend).kind ==
-            Expectation::Kind::kError;
+    if (planned != nullptr && planned->loaded.value) {
+      const Expectation expected =
+          expectation_in_run(plan, *planned, verdict.backend);
+      candidate.expected_error = verdict.verdict == Verdict::kPass &&
+                                 expected.kind == Expectation::Kind::kError;
+      // casebook's own "cannot be derived" ERROR: no run of the op.
+      candidate.unjudged = !expected.missing.empty();
+    }
     out.push_back(candidate);
   }
   return out;
@@ -109,95 +115,121 @@ bool resolve_case_argument(const std::string& argument, fs::path* file) {
   return false;
 }
 
-int report_command(const std::string& argument, const std::string& backend,
-                   const std::string& output, const std::string& bundle) {
-  RunOptions options;
-  if (!backend.empty()) {
-    auto parsed = parse_backend(backend);
-    if (!parsed) {
-      std::cerr
-          << "casebook report: --backend: expected cpu, cuda or hip; got `"
-          << backend << "`\n";
-      return kExitUsage;
+namespace {
+
+// A case file that does not load (or names what its op does not take) has
+// no run to report: its errors, each at its line, and exit 2.
+bool refuse_invalid(const Plan& plan, const fs::path& file) {
+  std::vector<std::string> problems;
+  for (const PlannedCase& planned : plan.cases) {
+    for (const CaseError& error : planned.loaded.errors) {
+      problems.push_back(error.to_string());
     }
-    options.backends = {*parsed};
+    for (const std::string& error : planned.plan_errors) {
+      problems.push_back(error);
+    }
   }
-  fs::path file;
-  if (!resolve_case_argument(argument, &file)) return kExitUsage;
-  at::set_num_threads(1);  // no OpenMP pool in the runner before forks
-  Plan plan = load_plan({file}, options);
-  Execution execution = execute_plan(
-      plan, options, [](const PlannedCase&, Backend) { return true; }, nullptr);
-  const std::vector<CaseVerdict>& runs = execution.summary.verdicts;
+  if (problems.empty()) return false;
+  std::cerr << "casebook report: " << file.string()
+            << ": the case file is invalid, so there is no run to report; "
+               "fix it first (`casebook check "
+            << file.string() << "` says the same):\n";
+  for (const std::string& problem : problems) {
+    std::cerr << "  " << problem << "\n";
+  }
+  return true;
+}
+
+// `--id` names no case of the file: the ids it has.
+void refuse_unknown_id(const Plan& plan, const fs::path& file,
+                       const std::string& id) {
+  std::cerr << "casebook report: --id `" << id << "`: no case of "
+            << file.string() << " has this id; its ids:";
+  for (const PlannedCase& planned : plan.cases) {
+    std::cerr << " " << planned.loaded.id;
+  }
+  std::cerr << "\n";
+}
+
+// casebook's own error is no run of the op to look at: said, exit 1.
+bool refuse_internal(const std::vector<CaseVerdict>& runs) {
   for (const CaseVerdict& verdict : runs) {
     if (verdict.verdict != Verdict::kInternal) continue;
     // A report asks the op's authors to look at a run; casebook's own error
     // is no run of the op to look at, and is casebook's to fix.
     std::cerr << "casebook report: " << verdict.case_id << " on "
-              << backend_name(verdict.backend) << ": INTERNAL: "
-              << verdict.message << "\ncasebook report: " << kInternalErrorNote
+              << backend_name(verdict.backend)
+              << ": INTERNAL: " << verdict.message
+              << "\ncasebook report: " << kInternalErrorNote
               << "\ncasebook report:   rerun: " << verdict.rerun_command
               << "\n";
-    return 1;
+    return true;
   }
-  const ReportSubject subject = choose_report_subject(candidates(plan, runs));
-  if (subject.reason == SubjectReason::kNothingRan) {
-    std::cerr << "casebook report: " << file.string()
-              << ": nothing ran to report";
-    for (const CaseVerdict& verdict : runs) {
-      if (verdict.backend_absent) {
-        std::cerr << "; " << backend_name(verdict.backend)
-                  << " absent: " << verdict.message;
-        break;
-      }
-    }
-    std::cerr << "\n";
-    return 1;
-  }
-  const CaseVerdict& chosen = runs[subject.index];
-  const PlannedCase* planned = planned_case_of(plan, chosen.case_id);
-  ReportInput input;
-  input.case_id = chosen.case_id;
-  input.backend = std::string(backend_name(chosen.backend));
-  input.chosen_because = std::string(subject_reason_text(subject.reason));
-  for (size_t other : subject.other_failures) {
-    input.other_failures.push_back(failure_line(runs[other]));
-  }
-  ReportPairs rest;
-  input.versions = report_versions(run_environment(execution.backends),
-                                   execution.backends, chosen.backend, &rest);
-  input.environment = std::move(rest);
-  for (auto& entry : allowed_environment(environ)) {
-    input.environment.push_back(std::move(entry));
-  }
-  input.verdict = std::string(verdict_name(chosen.verdict));
-  input.family = chosen.family;
-  input.first_message = chosen.message;
-  CarriedCase carried;
-  if (planned != nullptr && planned->loaded.value) {
-    const Case& kase = planned->value();
-    input.op = kase.op;
-    input.summary = kase.summary;
-    input.inputs = report_inputs(kase);
-    input.args = report_args(kase);
-    input.origin = kase.origin.entries;
-    describe_outcome(chosen, &input);
-    input.expected_error = candidates(plan, {chosen}).front().expected_error;
-    carried = carry_case(*planned, file);
-    input.case_file_note = carried.note;
-    for (const CarriedFixture& fixture : carried.fixtures) {
-      input.fixtures.push_back(fixture.shown);
-    }
-  } else {
-    // A file that does not load: the report carries it as written, and its
-    // ERROR says why.
-    carried = carry_unloaded_case(file);
-    input.case_file_note = carried.note;
-  }
-  input.case_file_text = carried.text;
-  input.case_file_name = carried.file_name;
-  input.reproduce_command = reproduce_line(carried.file_name, chosen.backend);
+  return false;
+}
 
+void nothing_ran(const fs::path& file, const std::vector<CaseVerdict>& runs) {
+  std::cerr << "casebook report: " << file.string()
+            << ": nothing ran to report";
+  for (const CaseVerdict& verdict : runs) {
+    if (verdict.backend_absent) {
+      std::cerr << "; " << backend_name(verdict.backend)
+                << " absent: " << verdict.message;
+      break;
+    }
+  }
+  std::cerr << "\n";
+}
+
+// What the report says of the chosen run of `planned`: the case, the
+// carried file, the Python reproduction.
+void describe_case(const Plan& plan, const PlannedCase& planned,
+                   const CaseVerdict& chosen, const fs::path& file,
+                   ReportInput* input, CarriedCase* carried,
+                   PythonReproduction* python) {
+  const Case& kase = planned.value();
+  input->op = kase.op;
+  input->summary = kase.summary;
+  input->inputs = report_inputs(kase);
+  input->args = report_args(kase);
+  input->origin = kase.origin.entries;
+  describe_outcome(chosen, input);
+  input->expected_error = candidates(plan, {chosen}).front().expected_error;
+  *carried = carry_case(planned, file);
+  input->case_file_note = carried->note;
+  for (const CarriedFixture& fixture : carried->fixtures) {
+    input->fixtures.push_back(fixture.shown);
+  }
+  std::string seen = std::string(verdict_name(chosen.verdict));
+  if (chosen.family != Family::kNone) {
+    seen += " " + std::string(family_name(chosen.family));
+  }
+  const std::string first_line =
+      chosen.message.substr(0, chosen.message.find('\n'));
+  seen += (first_line.empty() ? "" : ": " + first_line.substr(0, 300));
+  *python = python_reproduction(kase, planned.op, chosen.backend, seen);
+  input->python_script = python->script;
+  for (const PythonInputFile& each : python->files) {
+    input->python_files.push_back(each.file);
+  }
+}
+
+void say_written(const CaseVerdict& chosen, const ReportInput& input,
+                 const ReportSubject& subject, const std::string& output) {
+  std::cerr << "casebook report: " << chosen.case_id << " on " << input.backend
+            << " (" << verdict_name(chosen.verdict) << ")"
+            << (output.empty() ? "" : "; written to " + output) << "\n"
+            << "casebook report: chosen: " << input.chosen_because << "; "
+            << subject.other_failures.size() << " other run"
+            << (subject.other_failures.size() == 1 ? "" : "s") << " failed\n";
+}
+
+// Scrubs the report, writes it (stdout or `output`) and the bundle, and
+// says what it wrote and what it replaced.
+int write_report(const ReportInput& input, const CarriedCase& carried,
+                 const PythonReproduction& python, const CaseVerdict& chosen,
+                 const ReportSubject& subject, const std::string& output,
+                 const std::string& bundle) {
   ScrubLog replaced;
   ScrubContext scrub_context = ScrubContext::from_process();
   scrub_context.log = &replaced;
@@ -209,23 +241,20 @@ int report_command(const std::string& argument, const std::string& backend,
     std::cerr << "casebook report: cannot write " << output << "\n";
     return 1;
   }
-  std::cerr << "casebook report: " << chosen.case_id << " on " << input.backend
-            << " (" << verdict_name(chosen.verdict) << ")"
-            << (output.empty() ? "" : "; written to " + output) << "\n"
-            << "casebook report: chosen: " << input.chosen_because << "; "
-            << subject.other_failures.size() << " other run"
-            << (subject.other_failures.size() == 1 ? "" : "s") << " failed\n";
+  say_written(chosen, input, subject, output);
   if (!bundle.empty()) {
     std::string error;
-    if (!write_bundle(bundle, carried, clean.case_file_text, clean.fixtures,
-                      markdown, &error)) {
+    if (!write_bundle(bundle, carried, clean, python.files, markdown, &error)) {
       std::cerr << "casebook report: --bundle: " << error << "\n";
       return 1;
     }
     std::cerr << "casebook report: bundle in " << bundle << ": "
               << clean.case_file_name
-              << (clean.fixtures.empty() ? "" : ", fixtures/") << ", report.md"
-              << " (reproduce there: " << clean.reproduce_command << ")\n";
+              << (clean.fixtures.empty() ? "" : ", fixtures/")
+              << (python.files.empty() ? "" : ", inputs/")
+              << ", reproduce.py, report.md"
+              << " (reproduce there: " << clean.reproduce_command
+              << ", or python3 reproduce.py)\n";
   }
   std::cerr << (replaced.replaced.empty()
                     ? std::string("casebook report: nothing was replaced\n")
@@ -233,6 +262,83 @@ int report_command(const std::string& argument, const std::string& backend,
                       "report for anything else):\n" +
                           replaced.summary());
   return 0;
+}
+
+}  // namespace
+
+int report_command(const std::string& argument, const std::string& id,
+                   const std::string& backend, const std::string& output,
+                   const std::string& bundle) {
+  RunOptions options;
+  if (!backend.empty()) {
+    auto parsed = parse_backend(backend);
+    if (!parsed) {
+      std::cerr
+          << "casebook report: --backend: expected cpu, cuda or hip; got `"
+          << backend << "`\n";
+      return kExitUsage;
+    }
+    options.backends = {*parsed};
+  }
+  if (argument.empty() && id.empty()) {
+    std::cerr << "casebook report: name a case file, or a case with --id\n";
+    return kExitUsage;
+  }
+  fs::path file;
+  // `--id` alone: the file of its case under cases/ (a neighbour's, too).
+  if (!resolve_case_argument(
+          argument.empty() ? id.substr(0, id.find('~')) : argument, &file)) {
+    return kExitUsage;
+  }
+  at::set_num_threads(1);  // no OpenMP pool in the runner before forks
+  Plan plan = load_plan({file}, options);
+  if (refuse_invalid(plan, file)) return kExitUsage;
+  if (!id.empty() && planned_case_of(plan, id) == nullptr) {
+    refuse_unknown_id(plan, file, id);
+    return kExitUsage;
+  }
+  options.case_id = id;
+  Execution execution = execute_plan(
+      plan, options, [](const PlannedCase&, Backend) { return true; }, nullptr);
+  std::vector<CaseVerdict> runs;
+  for (const CaseVerdict& verdict : execution.summary.verdicts) {
+    if (id.empty() || verdict.case_id == id) runs.push_back(verdict);
+  }
+  if (refuse_internal(runs)) return 1;
+  const ReportSubject subject = choose_report_subject(candidates(plan, runs));
+  if (subject.reason == SubjectReason::kNothingRan) {
+    nothing_ran(file, runs);
+    return 1;
+  }
+  const CaseVerdict& chosen = runs[subject.index];
+  ReportInput input;
+  input.case_id = chosen.case_id;
+  input.backend = std::string(backend_name(chosen.backend));
+  input.chosen_because = std::string(subject_reason_text(subject.reason));
+  for (size_t other : subject.other_failures) {
+    input.other_failures.push_back(failure_line(runs[other]));
+  }
+  ReportPairs rest;
+  const ReportPairs environment = run_environment(execution.backends);
+  input.versions =
+      report_versions(environment, execution.backends, chosen.backend, &rest);
+  input.collect_env = collect_env_facts(environment, execution.backends);
+  input.environment = std::move(rest);
+  for (auto& entry : allowed_environment(environ)) {
+    input.environment.push_back(std::move(entry));
+  }
+  input.verdict = std::string(verdict_name(chosen.verdict));
+  input.family = chosen.family;
+  input.first_message = chosen.message;
+  CarriedCase carried;
+  PythonReproduction python;
+  describe_case(plan, *planned_case_of(plan, chosen.case_id), chosen, file,
+                &input, &carried, &python);
+  input.case_file_text = carried.text;
+  input.case_file_name = carried.file_name;
+  input.reproduce_command = reproduce_line(carried.file_name, chosen.backend);
+
+  return write_report(input, carried, python, chosen, subject, output, bundle);
 }
 
 }  // namespace casebook

@@ -118,6 +118,48 @@ ReportPairs report_versions(const ReportPairs& environment,
   return versions;
 }
 
+ReportPairs collect_env_facts(const ReportPairs& environment,
+                              const std::map<Backend, BackendStatus>& probed) {
+  std::map<std::string, std::string> facts(environment.begin(),
+                                           environment.end());
+  const auto fact = [&](const std::string& key) {
+    const auto found = facts.find(key);
+    return found == facts.end() ? std::string("not recorded") : found->second;
+  };
+  const std::map<std::string, std::string> built =
+      condition_facts(fact("libtorch"));
+  const auto built_with = [&](const char* key, const char* none) {
+    const auto found = built.find(key);
+    return found == built.end() ? std::string(none) : found->second;
+  };
+  ReportPairs out;
+  out.emplace_back("PyTorch version", facts.count("libtorch.library")
+                                          ? fact("libtorch.library")
+                                          : fact("libtorch"));
+  out.emplace_back("CUDA used to build PyTorch", built_with("cuda", "None"));
+  out.emplace_back("ROCM used to build PyTorch", built_with("hip", "N/A"));
+  out.emplace_back("OS", fact("os.name") + " (" + fact("os.machine") + ")");
+  out.emplace_back("Kernel", fact("os.kernel"));
+  out.emplace_back("Compiler (casebook's build)", fact("build.compiler"));
+  out.emplace_back("Python version",
+                   "none in this run (casebook runs LibTorch from C++); the "
+                   "Python reproduction prints its own");
+  for (const auto& [backend, status] : probed) {
+    const std::string name(backend_name(backend));
+    out.emplace_back("Is " + name + " available",
+                     status.ready() ? "True" : "False");
+    out.emplace_back(
+        name + " device, runtime and driver",
+        status.ready()
+            ? status.description
+            : std::string(readiness_name(status.state)) + ": " + status.reason);
+  }
+  out.emplace_back("CPU", fact("cpu.model"));
+  out.emplace_back("casebook", fact("casebook.version") + " (" +
+                                   fact("casebook.revision") + ")");
+  return out;
+}
+
 std::string reproduce_line(const std::string& case_file_name, Backend backend) {
   std::string line;
   // The CPU's runs read none of them.

@@ -28,6 +28,15 @@ ReportPairs report_versions(const ReportPairs& environment,
                             const std::map<Backend, BackendStatus>& probed,
                             Backend backend, ReportPairs* rest);
 
+// The facts PyTorch's issue template asks for (`python -m
+// torch.utils.collect_env`), as casebook's run knows them, in collect_env's
+// words: the PyTorch (LibTorch) version and how it was built (CUDA, ROCm),
+// the OS, the compiler, Python, each GPU backend's device, runtime and
+// driver, the CPU. Python ran no part of the run: it says so, and the
+// Python reproduction prints the one it runs under.
+ReportPairs collect_env_facts(const ReportPairs& environment,
+                              const std::map<Backend, BackendStatus>& probed);
+
 // "casebook run label_out_of_range.yaml --backend cuda", preceded on a GPU
 // backend by the device and runtime variables set here (CUDA_VISIBLE_DEVICES,
 // ...): the run of the file the report carries.

@@ -40,14 +40,15 @@ ScrubContext learned_from(const ReportInput& input, const ScrubContext& ctx) {
   for (const std::string* text :
        {&input.case_id, &input.summary, &input.first_message,
         &input.reproduce_command, &input.expectation_reason,
-        &input.case_file_name}) {
+        &input.case_file_name, &input.python_script}) {
     learn_names(*text, learned);
   }
   for (const auto* lines : {&input.consequences, &input.other_failures}) {
     for (const std::string& line : *lines) learn_names(line, learned);
   }
   for (const ReportPairs* pairs :
-       {&input.versions, &input.environment, &input.args, &input.origin}) {
+       {&input.versions, &input.environment, &input.args, &input.origin,
+        &input.collect_env}) {
     for (const auto& [key, value] : *pairs) {
       learn_names_from_entry(key, value, learned);
     }
@@ -91,6 +92,11 @@ ReportInput scrub_report(const ReportInput& input, const ScrubContext& given) {
   }
   clean.reproduce_command =
       scrub_then_truncate(input.reproduce_command, kCommandLimit, ctx);
+  // Never cut: cut, it would not run (report_sections leaves out one too
+  // long to show; `--bundle` writes it).
+  clean.python_script = scrub(input.python_script, ctx);
+  for (std::string& file : clean.python_files) file = scrub(file, ctx);
+  clean.collect_env = scrub_pairs(input.collect_env, ctx);
   clean.expectation_reason =
       scrub_then_truncate(input.expectation_reason, kCellLimit, ctx);
   clean.chosen_because = scrub(input.chosen_because, ctx);
@@ -117,6 +123,8 @@ std::string render_scrubbed_report(const ReportInput& input) {
   report += case_file(input);
   report += fixtures(input);
   report += reproduce(input);
+  report += python_reproduction(input);
+  report += collect_env(input);
   report += other_failures(input);
   report +=
       "## Environment\n\n" + pairs_table(input.environment, "Not recorded.");

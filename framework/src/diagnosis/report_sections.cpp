@@ -219,6 +219,39 @@ std::string reproduce(const ReportInput& input) {
   return text + ", as here.\n\n";
 }
 
+std::string python_reproduction(const ReportInput& input) {
+  if (input.python_script.empty()) return "";
+  std::string text =
+      "## Reproduce with PyTorch alone\n\nThe same run as a Python script "
+      "(`reproduce.py` in the bundle): the inputs rebuilt, the op called as "
+      "PyTorch spells it, its result checked as the case checks it";
+  if (!input.python_files.empty()) {
+    text += "; it loads ";
+    for (size_t i = 0; i < input.python_files.size(); ++i) {
+      text += (i ? ", `" : "`") + cell(input.python_files[i]) + "`";
+    }
+    text += ", which `casebook report CASE --bundle DIR` writes";
+  }
+  text += ".\n\n";
+  if (input.python_script.size() > kCaseFileShown) {
+    return text + "Not shown: " + std::to_string(input.python_script.size()) +
+           " bytes. `casebook report CASE --bundle DIR` writes it.\n\n";
+  }
+  return text + fenced(input.python_script, "python") + "\n";
+}
+
+std::string collect_env(const ReportInput& input) {
+  if (input.collect_env.empty()) return "";
+  std::string lines;
+  for (const auto& [key, value] : input.collect_env) {
+    lines += cell(key) + ": " + cell(value) + "\n";
+  }
+  return "## Environment as collect_env gives it\n\nWhat PyTorch's issue "
+         "template asks for (`python -m torch.utils.collect_env`), as "
+         "casebook's run knows it:\n\n" +
+         fenced(lines, "text") + "\n";
+}
+
 std::string other_failures(const ReportInput& input) {
   if (input.other_failures.empty()) return "";
   std::string text = "## Other runs that failed (" +

@@ -28,6 +28,11 @@ std::string first_message(const ReportInput& input);
 std::string case_file(const ReportInput& input);
 std::string fixtures(const ReportInput& input);
 std::string reproduce(const ReportInput& input);
+// The Python script, fenced, with the .npy files it loads; nothing when
+// there is none.
+std::string python_reproduction(const ReportInput& input);
+// "PyTorch version: 1.13.1 ..." lines, as collect_env prints them.
+std::string collect_env(const ReportInput& input);
 std::string other_failures(const ReportInput& input);
 
 }  // namespace casebook::report_sections

@@ -1,5 +1,6 @@
 // Which run a report is about: what ran and failed first, else what ran and
-// raised the error it expects, else what ran; never a run that did not run.
+// raised the error it expects, else what ran; never a run that did not run
+// (an absent backend's SKIP, an ERROR given without running the op).
 #include <optional>
 
 #include "casebook/diagnosis.h"
@@ -29,7 +30,7 @@ ReportSubject choose_report_subject(const std::vector<ReportCandidate>& runs) {
     const ReportCandidate& run = runs[i];
     if (is_failure(run.verdict)) {
       failures.push_back(i);
-      if (!failed) failed = i;
+      if (!failed && !run.unjudged) failed = i;
     } else if (is_expected_failure(run)) {
       if (!expected) expected = i;
     } else if (run.verdict == Verdict::kPass) {

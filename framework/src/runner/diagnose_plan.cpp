@@ -22,6 +22,53 @@ PlannedRerun make_rerun(std::string name, std::string change, Backend backend,
   return rerun;
 }
 
+// `spec`'s numbers, as rounded to its dtype, written as `values` (a fill or
+// a file made once), so that its dtype can change and the numbers stay.
+void as_values(TensorSpec* spec) {
+  const at::Tensor view = materialise(*spec).view;
+  const at::Tensor values = view.to(at::kDouble).contiguous().reshape({-1});
+  spec->float_values.assign(values.data_ptr<double>(),
+                            values.data_ptr<double>() + values.numel());
+  spec->int_values.clear();
+  spec->shape = view.sizes().vec();
+  spec->shape_given = true;
+  spec->source = TensorSpec::Source::kValues;  // a file's dtype is the file's
+}
+
+// The expected outputs follow the inputs: an output the case expects in a
+// dtype the inputs were changed from is expected in `dtype`, its values
+// (if any) within the tolerance they were written with (the old dtype's,
+// where the case names none), since they hold only the old precision.
+void with_output_dtype(Case* changed, const std::vector<std::string>& from,
+                       DType dtype, std::string* detail) {
+  std::vector<std::string> moved;
+  for (OutputExpectation& output : changed->outputs) {
+    const std::optional<DType> old =
+        output.values ? std::optional<DType>(output.values->dtype)
+                      : output.dtype;
+    if (!old || std::find(from.begin(), from.end(),
+                          std::string(dtype_name(*old))) == from.end()) {
+      continue;
+    }
+    if (output.values) {
+      if (!output.tolerance && !changed->tolerance) {
+        output.tolerance = default_tolerance(*old);
+      }
+      as_values(&*output.values);
+      output.values->dtype = dtype;
+    }
+    if (output.dtype) output.dtype = dtype;
+    moved.push_back(output.key);
+  }
+  if (moved.empty()) return;
+  *detail += "; expected output";
+  *detail += moved.size() == 1 ? " " : "s ";
+  for (size_t i = 0; i < moved.size(); ++i) {
+    *detail += (i ? ", " : "") + moved[i];
+  }
+  *detail += " as " + std::string(dtype_name(dtype));
+}
+
 // The case with every floating input as `dtype`, holding the case's own
 // numbers (as rounded to its dtype): only the precision of the op changes.
 std::optional<Case> with_precision(const Case& kase, DType dtype,
@@ -37,14 +84,7 @@ std::optional<Case> with_precision(const Case& kase, DType dtype,
     if (std::find(from.begin(), from.end(), name) == from.end()) {
       from.push_back(name);
     }
-    const at::Tensor view = materialise(spec).view;
-    const at::Tensor values = view.to(at::kDouble).contiguous().reshape({-1});
-    spec.float_values.assign(values.data_ptr<double>(),
-                             values.data_ptr<double>() + values.numel());
-    spec.int_values.clear();
-    spec.shape = view.sizes().vec();
-    spec.shape_given = true;
-    spec.source = TensorSpec::Source::kValues;  // a file's dtype is the file's
+    as_values(&spec);
     spec.dtype = dtype;
   }
   if (!any) {
@@ -58,6 +98,7 @@ std::optional<Case> with_precision(const Case& kase, DType dtype,
     *detail += (detail->empty() ? "" : ", ") + name;
   }
   *detail += " -> " + std::string(dtype_name(dtype));
+  with_output_dtype(&changed, from, dtype, detail);
   return changed;
 }
 
@@ -296,6 +337,44 @@ std::vector<PlannedRerun> plan_reruns(const Case& kase, const RerunStack& stack,
   }
   reruns.push_back(memcheck);
   return reruns;
+}
+
+std::vector<std::string> non_finite_inputs(const Case& kase) {
+  std::vector<std::string> lines;
+  for (const TensorSpec& spec : kase.inputs) {
+    if (!is_floating(spec.dtype) && !is_complex(spec.dtype)) continue;
+    at::Tensor view;
+    try {
+      view = materialise(spec).view;
+    } catch (const std::exception&) {
+      continue;
+    }
+    // A complex element is NaN (inf) when either part is.
+    const bool complex = is_complex(spec.dtype);
+    const at::Tensor parts = complex ? at::view_as_real(view) : view;
+    at::Tensor nan = at::isnan(parts);
+    at::Tensor inf = at::isinf(parts);
+    if (complex) {
+      nan = nan.any(-1);
+      inf = at::logical_and(inf.any(-1), nan.logical_not());
+    }
+    const int64_t nans = nan.sum().item<int64_t>();
+    const int64_t infs = inf.sum().item<int64_t>();
+    if (nans == 0 && infs == 0) continue;
+    std::string line = "input `" + spec.name + "` holds ";
+    if (nans > 0) line += std::to_string(nans) + " NaN";
+    if (nans > 0 && infs > 0) line += " and ";
+    if (infs > 0) line += std::to_string(infs) + " inf";
+    line += " among its " + std::to_string(view.numel()) + " elements";
+    const at::Tensor positions = at::nonzero(at::logical_or(nan, inf));
+    const at::Tensor first = positions[0].contiguous();
+    line += " (first at [";
+    for (int64_t i = 0; i < first.numel(); ++i) {
+      line += (i ? ", " : "") + std::to_string(first[i].item<int64_t>());
+    }
+    lines.push_back(line + "])");
+  }
+  return lines;
 }
 
 std::vector<std::string> gpu_reruns_elsewhere(

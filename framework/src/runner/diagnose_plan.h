@@ -86,6 +86,12 @@ std::vector<PlannedRerun> plan_reruns(const Case& kase, const RerunStack& stack,
 std::optional<Case> with_valid_indices(const Case& kase, std::string* detail,
                                        std::string* why_not);
 
+// The inputs that hold NaN or an infinity (floating and complex inputs, the
+// elements the op reads; a layout's skipped storage is not counted), a line
+// each: "input `logits` holds 1 NaN and 2 inf among its 12 elements (first
+// at [0, 1])". An input that cannot be made is left to the run's own error.
+std::vector<std::string> non_finite_inputs(const Case& kase);
+
 // Said once, on a machine without the GPU the case asks for (empty where
 // none is missing): which reruns could not run, why each missing backend is
 // not ready, and on which machine to run what:
