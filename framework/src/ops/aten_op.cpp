@@ -10,6 +10,7 @@
 
 #include "casebook/loader.h"
 #include "casebook/ops.h"
+#include "casebook/suggestions.h"
 #include "ops/aten_schema.h"
 #include "ops/names.h"
 #include "ops/python_overloads.h"
@@ -212,6 +213,16 @@ ResolvedOp resolve_one_op(const Case& kase, const OpRegistry& registry) {
         resolved.problems.push_back(message);
         return resolved;
       }
+    }
+    // PyTorch's Python spelling of an op casebook has
+    // (`torch.nn.functional.cross_entropy`): the case's name for it.
+    const std::string spelled = python_op_spelling(kase.op);
+    std::optional<std::string> unused;
+    if (!spelled.empty() &&
+        (registry.find(spelled) != nullptr ||
+         !aten::overloads_of(aten::operator_name(spelled, &unused)).empty())) {
+      resolved.problems.push_back(message + did_you_mean(spelled));
+      return resolved;
     }
     const std::vector<std::string> nearest =
         nearest_operators(kase.op, registry);

@@ -30,6 +30,9 @@ c10::optional<at::ScalarType> arg_scalar_type(const OpCall& call,
 
 // `reduction: mean|sum|none` as at::Reduction; default mean.
 int64_t arg_reduction(const OpCall& call);
+// The words `reduction` takes (PyTorch's): mean, sum, none. make_op gives
+// them to every op with a `reduction` argument (OpDef::arg_words).
+const std::vector<std::string>& reduction_words();
 
 // validate.class_mapping (class_mapping.cpp), registered with the other
 // validate.* ops by register_validate_ops.
