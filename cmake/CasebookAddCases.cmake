@@ -20,7 +20,7 @@
 # neighbours run with it), so that `ctest -R label_4` runs that case. The
 # files are globbed with CONFIGURE_DEPENDS: `cmake --build` picks up a new
 # or removed file with no CMake edit. Each is a process of its own, a
-# LibTorch start each (about 0.5 s of CPU), so a folder of many cases takes
+# LibTorch start each (about 0.7 s of CPU), so a folder of many cases takes
 # longer than its one `<prefix>.cpu` test: CI turns it off
 # (-DCASEBOOK_CTEST_EACH_CASE=OFF, ci/lane.sh). GPU backends keep one test
 # each (one GPU, one device start).
