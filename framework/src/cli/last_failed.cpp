@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <sstream>
 
@@ -25,17 +26,13 @@ std::optional<fs::path> build_folder_of_executable() {
   return build;
 }
 
-// The working folder as a short name (FNV-1a, 64 bits, hex).
+// The working folder as a short name: only this machine's later runs read
+// it, so std::hash (stable within one build) is enough.
 std::string working_folder_key() {
   std::error_code error;
   const std::string folder = fs::current_path(error).string();
-  uint64_t hash = 14695981039346656037ull;
-  for (unsigned char c : folder) {
-    hash ^= c;
-    hash *= 1099511628211ull;
-  }
   std::ostringstream text;
-  text << std::hex << hash;
+  text << std::hex << std::hash<std::string>{}(folder);
   return text.str();
 }
 
