@@ -177,6 +177,19 @@ std::string random_reference_problem(const Case& kase) {
          "(`expect.<backend>.outputs`)";
 }
 
+// PyTorch's Python spelling of an op casebook has
+// (`torch.nn.functional.cross_entropy`): the case's name for it, or empty.
+std::string case_name_of_python_op(const std::string& op,
+                                   const OpRegistry& registry) {
+  const std::string spelled = python_op_spelling(op);
+  if (spelled.empty()) return "";
+  std::optional<std::string> overload;
+  const bool known =
+      registry.find(spelled) != nullptr ||
+      !aten::overloads_of(aten::operator_name(spelled, &overload)).empty();
+  return known ? spelled : "";
+}
+
 ResolvedOp resolve_one_op(const Case& kase, const OpRegistry& registry) {
   ResolvedOp resolved;
   if (const OpDef* def = registry.find(kase.op)) {
@@ -214,13 +227,8 @@ ResolvedOp resolve_one_op(const Case& kase, const OpRegistry& registry) {
         return resolved;
       }
     }
-    // PyTorch's Python spelling of an op casebook has
-    // (`torch.nn.functional.cross_entropy`): the case's name for it.
-    const std::string spelled = python_op_spelling(kase.op);
-    std::optional<std::string> unused;
-    if (!spelled.empty() &&
-        (registry.find(spelled) != nullptr ||
-         !aten::overloads_of(aten::operator_name(spelled, &unused)).empty())) {
+    const std::string spelled = case_name_of_python_op(kase.op, registry);
+    if (!spelled.empty()) {
       resolved.problems.push_back(message + did_you_mean(spelled));
       return resolved;
     }
