@@ -46,12 +46,16 @@ if ldd "$plugin" | grep -q libcudart; then
 fi
 pass "one CUDA runtime: $cudart (LibTorch: $torch_cuda); the plugin's is static"
 
-# No device: every cuda run is SKIP with the reason said once, exit 0.
+# No device: every cuda run is SKIP with the reason said once: nothing was
+# tested, exit 77 (0 with --allow-skipped).
 status=0
 "$casebook" run cases --backend cuda,hip --verbose >"$work/skip.log" 2>&1 || status=$?
-[ "$status" -eq 0 ] || { tail -40 "$work/skip.log"; fail "run --backend cuda,hip exited $status"; }
-grep -Eq '^ +cuda +absent: ' "$work/skip.log" ||
-  { head -30 "$work/skip.log"; fail "the environment does not say cuda is absent"; }
+[ "$status" -eq 77 ] || { tail -40 "$work/skip.log"; fail "run --backend cuda,hip exited $status, not 77"; }
+status=0
+"$casebook" run cases --backend cuda,hip --quiet --allow-skipped >/dev/null 2>&1 || status=$?
+[ "$status" -eq 0 ] || fail "run --backend cuda,hip --allow-skipped exited $status"
+grep -Eq '^ +cuda +absent: no CUDA device: no NVIDIA driver or device' "$work/skip.log" ||
+  { head -30 "$work/skip.log"; fail "the environment does not say cuda is absent for want of a driver or device"; }
 if grep -Eqi 'built without cuda|cuda +broken|internal error' "$work/skip.log"; then
   fail "a CUDA build says: $(grep -Ei 'built without cuda|cuda +broken|internal error' "$work/skip.log" | head -3)"
 fi

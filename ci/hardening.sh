@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The hardening lane (issue 16), run by ci/test.sh after the tests:
+# The hardening lane (issue 16): `CASEBOOK_LANES=hardening ci/test.sh`
+# (ci/lane.sh hardening; `all`, what .ci/run runs, ends with it):
 #  - the framework's tests (unit.core, unit.lib, unit.kernels) under
 #    AddressSanitizer, LeakSanitizer and UndefinedBehaviorSanitizer (`asan`
 #    preset, GCC). casebook's code is instrumented, LibTorch is Debian's; no

@@ -3,8 +3,10 @@
 # to ctest. Each lane prints how long its parts took.
 #
 #   cpu         the `cpu` preset with the LibTorch found first; unit tests and
-#               every case (ctest), the downstream example, the hardening lane
+#               every case (ctest), the downstream example
 #   debian      the same with Debian's libtorch-dev 1.13.1 (CASEBOOK_TORCH_FROM=system)
+#   hardening   ci/hardening.sh: the framework's tests under the sanitizers,
+#               then the fuzzers (Debian's LibTorch unless CASEBOOK_TORCH_FROM)
 #   torch-2.13  the `pip-cpu` preset against pip's torch 2.13.0 (CPU) in a venv
 #               of its own (ci/install-torch.sh): unit tests, every case, the
 #               Python capture module with that torch, the downstream example
@@ -13,7 +15,7 @@
 #               (ci/cuda-without-gpu.sh), and the downstream example
 set -euo pipefail
 cd "$(dirname "$0")/.."
-lane=${1:?usage: ci/lane.sh cpu|debian|torch-2.13|cuda-2.14 [CTEST_ARGS...]}
+lane=${1:?usage: ci/lane.sh cpu|debian|torch-2.13|cuda-2.14|hardening [CTEST_ARGS...]}
 shift
 
 step_start=$(date +%s)
@@ -30,19 +32,25 @@ case "$lane" in
     from=${CASEBOOK_TORCH_FROM:-auto}
     [ "$lane" = debian ] && from=system
     export CASEBOOK_TORCH_FROM=$from
-    timed configure cmake --preset cpu -DCASEBOOK_TORCH_FROM="$from"
+    # One ctest test per backend for cases/ (one LibTorch start each), not
+    # one per case file (CASEBOOK_CTEST_EACH_CASE, cmake/CasebookAddCases.cmake).
+    timed configure cmake --preset cpu -DCASEBOOK_TORCH_FROM="$from" \
+      -DCASEBOOK_CTEST_EACH_CASE=OFF
     timed build cmake --build --preset cpu
     timed ctest ctest --preset cpu "$@"
     # The installed CMake package, used by a project of its own (examples/).
     timed downstream ci/downstream.sh build/cpu
-    # Sanitizers and fuzzers: the hardening lane.
+    ;;
+  hardening)
+    # Sanitizers and fuzzers, a lane of its own (README, "The two commands").
+    export CASEBOOK_TORCH_FROM=${CASEBOOK_TORCH_FROM:-system}
     timed hardening ci/hardening.sh
     ;;
   torch-2.13)
     CASEBOOK_PYTHON=$(ci/install-torch.sh 2.13.0)
     export CASEBOOK_PYTHON
     timed install-torch true
-    timed configure cmake --preset pip-cpu
+    timed configure cmake --preset pip-cpu -DCASEBOOK_CTEST_EACH_CASE=OFF
     timed build cmake --build --preset pip-cpu
     timed ctest ctest --preset pip-cpu "$@"
     timed downstream ci/downstream.sh build/pip-cpu
@@ -63,7 +71,7 @@ case "$lane" in
     timed downstream ci/downstream.sh build/cuda
     ;;
   *)
-    echo "ci/lane.sh: unknown lane '$lane' (cpu, debian, torch-2.13, cuda-2.14)" >&2
+    echo "ci/lane.sh: unknown lane '$lane' (cpu, debian, torch-2.13, cuda-2.14, hardening)" >&2
     exit 2
     ;;
 esac

@@ -3,16 +3,20 @@
 # more lanes, each a LibTorch with its build and its tests (ci/lane.sh):
 #
 #   ci/test.sh [CTEST_ARGS...]        the `cpu` lane: the LibTorch found first
-#                                     (README, "Which LibTorch")
+#                                     (README, "Which LibTorch"): the build,
+#                                     unit tests and every case, the
+#                                     downstream example; no sanitizers
+#   CASEBOOK_LANES=hardening ci/test.sh   the sanitizer and fuzz builds
 #   CASEBOOK_LANES="debian torch-2.13" ci/test.sh
-#   CASEBOOK_LANES=all ci/test.sh     what CI runs: debian torch-2.13 cuda-2.14
+#   CASEBOOK_LANES=all ci/test.sh     what CI runs (.ci/run): debian
+#                                     torch-2.13 cuda-2.14 hardening
 #
 # Every lane runs even when one before it failed; a table of lanes, results
 # and times ends the output, and the exit status is 1 if any lane failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lanes=${CASEBOOK_LANES:-cpu}
-[ "$lanes" = all ] && lanes="debian torch-2.13 cuda-2.14"
+[ "$lanes" = all ] && lanes="debian torch-2.13 cuda-2.14 hardening"
 ci/install-deps.sh
 
 results=()

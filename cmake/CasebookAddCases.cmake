@@ -5,6 +5,7 @@
 #   casebook_add_cases(DIRECTORY <folder>
 #                      [NAME <prefix>]              default: cases
 #                      [BACKENDS <backend>...]      default: cpu cuda hip
+#                      [EACH_CASE ON|OFF]           default: CASEBOOK_CTEST_EACH_CASE
 #                      [OPS <target> [REGISTER <function>]])
 #
 # One ctest test per backend, `<prefix>.<backend>`, runs `casebook test`
@@ -13,6 +14,16 @@
 # Labels: `cases` and the backend. GPU backends take one GPU from ctest's
 # resource allocation (RESOURCE_GROUPS gpus:1) and report Skipped, not
 # Passed, when their backend is absent.
+#
+# EACH_CASE ON: the cpu backend gets one ctest test per case file instead,
+# `<prefix>.cpu/<id>` (its id: the path under the folder without .yaml; its
+# neighbours run with it), so that `ctest -R label_4` runs that case. The
+# files are globbed with CONFIGURE_DEPENDS: `cmake --build` picks up a new
+# or removed file with no CMake edit. Each is a process of its own, a
+# LibTorch start each (about 0.7 s of CPU), so a folder of many cases takes
+# longer than its one `<prefix>.cpu` test: CI turns it off
+# (-DCASEBOOK_CTEST_EACH_CASE=OFF, ci/lane.sh). GPU backends keep one test
+# each (one GPU, one device start).
 #
 # OPS: a library target holding the project's own ops and kernels, with a
 # function `void <function>(casebook::OpRegistry&)` at global scope (default
@@ -25,8 +36,37 @@ set(_CASEBOOK_ADD_CASES_DIR ${CMAKE_CURRENT_LIST_DIR})
 # absent (ctest's SKIP_RETURN_CODE; kExitNothingRan in cli/commands.h).
 set(CASEBOOK_SKIP_RETURN_CODE 77)
 
+option(CASEBOOK_CTEST_EACH_CASE
+  "casebook_add_cases: one ctest test per case file on cpu (ctest -R <case>), not one per folder"
+  ON)
+
+# `<id>` as a glob that matches only itself: fnmatch's special characters
+# escaped (a neighbour's `[C]`, a file named `a*b.yaml`).
+function(_casebook_glob_escape text out)
+  string(REGEX REPLACE "([][*?\\])" "\\\\\\1" _escaped "${text}")
+  set(${out} "${_escaped}" PARENT_SCOPE)
+endfunction()
+
+# One ctest test per case file under `dir` on cpu (EACH_CASE).
+function(_casebook_add_each_case runner dir prefix)
+  file(GLOB_RECURSE _files CONFIGURE_DEPENDS RELATIVE "${dir}" "${dir}/*.yaml")
+  list(SORT _files)
+  foreach(_file IN LISTS _files)
+    string(REGEX REPLACE "\\.yaml$" "" _id "${_file}")
+    string(MAKE_C_IDENTIFIER "${_id}" _junit)
+    _casebook_glob_escape("${dir}/${_file}" _pattern)
+    # The folder is named, as for the whole lane, so that ids are the same;
+    # the filter on the file's path runs this file and its neighbours.
+    add_test(NAME ${prefix}.cpu/${_id}
+      COMMAND ${runner} test --backend cpu ${dir} --filter ${_pattern}
+              --gtest_output=xml:${CMAKE_BINARY_DIR}/junit/${prefix}-cpu-${_junit}.xml)
+    set_tests_properties(${prefix}.cpu/${_id} PROPERTIES
+      LABELS "cases;cpu" SKIP_RETURN_CODE ${CASEBOOK_SKIP_RETURN_CODE})
+  endforeach()
+endfunction()
+
 function(casebook_add_cases)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "DIRECTORY;NAME;OPS;REGISTER" "BACKENDS")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "DIRECTORY;NAME;OPS;REGISTER;EACH_CASE" "BACKENDS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "casebook_add_cases: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -78,7 +118,14 @@ function(casebook_add_cases)
     endif()
   endif()
 
+  if(NOT DEFINED arg_EACH_CASE)
+    set(arg_EACH_CASE ${CASEBOOK_CTEST_EACH_CASE})
+  endif()
   foreach(_backend IN LISTS arg_BACKENDS)
+    if(_backend STREQUAL "cpu" AND arg_EACH_CASE)
+      _casebook_add_each_case(${_runner} "${_dir}" ${arg_NAME})
+      continue()
+    endif()
     add_test(NAME ${arg_NAME}.${_backend}
       COMMAND ${_runner} test --backend ${_backend} ${_dir}
               --gtest_output=xml:${CMAKE_BINARY_DIR}/junit/${arg_NAME}-${_backend}.xml)

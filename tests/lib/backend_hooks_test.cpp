@@ -65,7 +65,8 @@ TEST(BackendHooks, TheRuntimesFailureNamesItsDeviceNode) {
             "a HIP device is present (/dev/kfd) but the runtime cannot use "
             "it: hipErrorNoDevice");
   EXPECT_EQ(runtime_failure(Backend::kCuda, "cudaErrorNoDevice", false).reason,
-            "no CUDA device: cudaErrorNoDevice");
+            "no CUDA device: no NVIDIA driver or device (no /dev/nvidia0, "
+            "nothing in /proc/driver/nvidia/gpus)");
   // The nodes are the table's: an AMD node shows no NVIDIA device.
   char pattern[] = "/tmp/casebook-hooks-XXXXXX";
   ASSERT_NE(mkdtemp(pattern), nullptr);

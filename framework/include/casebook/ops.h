@@ -121,6 +121,10 @@ struct OpDef {
   std::vector<std::string> inputs;           // required, in argument order
   std::vector<std::string> optional_inputs;  // may follow the required ones
   std::vector<std::string> args;             // every argument name it accepts
+  // The arguments that take one of a closed set of words, with the words
+  // (`reduction`: mean, sum, none): another word is the case's error before
+  // anything runs (check_case_against_op), never a run's.
+  std::map<std::string, std::vector<std::string>> arg_words;
   // Dispatcher ops (made for one case): the schema argument each of the
   // case's inputs binds to, in the case's order (`x` of a version-1 file is
   // `self`), and the overload chosen. Empty for registered ops, whose

@@ -51,8 +51,13 @@ enum class Isolation {
 struct RunOptions {
   std::vector<Backend> backends = {Backend::kCpu, Backend::kCuda,
                                    Backend::kHip};
-  std::string
-      filter;  // glob on "<case id>" or "<case id>/<backend>"; empty: all
+  // --filter: patterns on "<case id>", "<case id>/<backend>" or the case
+  // file's path (a glob; a plain word: a part of the id). A run is selected
+  // when it matches any of them; none given: every run.
+  std::vector<std::string> filters;
+  // --exclude: the same patterns; a run that matches any is never selected,
+  // whatever `filters` say.
+  std::vector<std::string> excludes;
   // Exactly this case id (a base case without its neighbours, or one
   // neighbour); empty: any. What a rerun line selects with `--id`.
   std::string case_id;
@@ -75,6 +80,10 @@ struct RunOptions {
   // `casebook diagnose` reruns with CUDA_LAUNCH_BLOCKING=1 and the like.
   std::vector<std::pair<std::string, std::string>> child_environment;
   bool print_progress = false;  // a line per verdict as it lands
+  // --fail-fast: the first verdict that is not a success (FAIL, XPASS,
+  // ERROR, TIMEOUT, INTERNAL) stops the run: children are ended, and every
+  // selected run not judged yet is NOT RUN.
+  bool fail_fast = false;
   // Linked case files and folders resolving outside the folders named are
   // taken (refused otherwise: each an ERROR, invalid_case).
   bool allow_links_outside = false;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace casebook {
 
@@ -13,10 +14,25 @@ namespace casebook {
 std::string suggest_dtype(const std::string& given);
 // The error family name, or empty.
 std::string suggest_family(const std::string& given);
-// The backend name (cpu, cuda, hip), or empty.
+// The backend names `given` may mean: the nearest of cpu, cuda, hip, or
+// for a word that names no backend but a kind of device, each backend of
+// that kind (`gpu`: cuda and hip; `rocm`: hip; `cuda:0`: cuda). Empty when
+// none is close.
+std::vector<std::string> suggest_backends(const std::string& given);
+// The one backend suggest_backends gives, or empty (none, or several).
 std::string suggest_backend(const std::string& given);
 
 // "; did you mean `float32`?", or empty for an empty suggestion.
 std::string did_you_mean(const std::string& suggestion);
+// "; did you mean `cuda` or `hip`?", or empty for none.
+std::string did_you_mean(const std::vector<std::string>& suggestions);
+
+// An op as PyTorch's Python spells it, as a case names it: a function of
+// torch.nn.functional (`torch.nn.functional.cross_entropy`,
+// `F.cross_entropy`) is `torch.cross_entropy`; a module class
+// (`nn.CrossEntropyLoss`, `torch.nn.NLLLoss`) is the function it calls
+// (`torch.cross_entropy`, `torch.nll_loss`). Empty for any other name. The
+// caller says whether an op of that name exists: this only spells.
+std::string python_op_spelling(const std::string& given);
 
 }  // namespace casebook

@@ -12,15 +12,21 @@
 namespace casebook {
 
 constexpr int kExitUsage = 2;
-// `casebook test`: every selected run was on a backend that is absent, so
-// nothing ran (ctest's SKIP_RETURN_CODE for cases.cuda and cases.hip).
+// `run` and `test`: every selected run was SKIP (an absent backend, a
+// `skip` expectation) or none was left to run (an empty shard, no case on
+// the backends asked for): nothing was tested. ctest's SKIP_RETURN_CODE
+// for the cases.* lanes (cases.cuda and cases.hip without a GPU);
+// --allow-skipped makes it 0.
 constexpr int kExitNothingRan = 77;
 
 struct CommonArguments {
   std::vector<std::string> paths;  // default: cases/
   std::string backends = "cpu,cuda,hip";
-  std::string filter;
-  std::string case_id;  // --id: exactly this case id
+  std::vector<std::string> filters;   // --filter, any of them
+  std::vector<std::string> excludes;  // --exclude, none of them
+  std::string case_id;                // --id: exactly this case id
+  // --allow-skipped: exit 0, not kExitNothingRan, when nothing was tested.
+  bool allow_skipped = false;
   int jobs = 0;
   std::string isolation = "pooled";
   // Backends that must run (a list like `backends`), joined with those of
@@ -51,7 +57,16 @@ struct RunOutput {
   bool details = true;   // failure blocks with details (false: --brief)
   bool verbose = false;  // a line per case and backend, absent ones too
   bool quiet = false;    // no progress, no table: failures and counts
+  // --last-failed: only the runs that failed when last run (cli/last_failed.h)
+  bool last_failed = false;
+  bool fail_fast = false;  // --fail-fast: RunOptions::fail_fast
 };
+
+// The exit status of `command` ("casebook run") for `summary`: its own (0 or
+// 1), or kExitNothingRan, said on stderr, where every selected run was SKIP
+// or none ran, unless `allow_skipped`.
+int exit_status_of(const RunSummary& summary, bool allow_skipped,
+                   const char* command);
 
 int run_command(const CommonArguments& arguments, const RunOutput& output);
 int list_command(const CommonArguments& arguments);

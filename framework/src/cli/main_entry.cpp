@@ -2,6 +2,9 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "casebook/loader.h"
+#include "casebook/printable.h"
+#include "casebook/suggestions.h"
 #include "cli/commands.h"
 #include "runner/scheduler.h"
 
@@ -16,9 +19,17 @@ void add_common(CLI::App* command, CommonArguments* arguments) {
                    "backends to run: a list of cpu, cuda, hip (cpu always "
                    "runs as the reference)")
       ->capture_default_str();
-  command->add_option("--filter,-f", arguments->filter,
+  command->add_option("--filter,-f", arguments->filters,
                       "a glob on the case id, `<id>/<backend>` or the file "
-                      "path; a plain word matches as a substring");
+                      "path; a plain word matches as a substring. Repeat it: "
+                      "a run matching any is selected; one that selects "
+                      "nothing is an error");
+  command->add_option("--exclude,-x", arguments->excludes,
+                      "a pattern as --filter takes: the runs it matches are "
+                      "left out, whatever --filter selects (repeatable)");
+  command->add_flag("--allow-skipped", arguments->allow_skipped,
+                    "exit 0, not 77, when every selected run was skipped "
+                    "(an absent backend) or none was left to run");
   command->add_option("--id", arguments->case_id,
                       "exactly this case id: a case without its neighbours, "
                       "or one neighbour (what rerun lines use)");
@@ -42,6 +53,22 @@ void add_common(CLI::App* command, CommonArguments* arguments) {
                    "replaced when poisoned; strict: a fresh process for "
                    "every run")
       ->capture_default_str();
+}
+
+// A first word that is no command (`casebook diagnos`): said with the
+// nearest command, where CLI11 would only say that a command is required.
+bool unknown_command(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return false;
+  const std::string given = argv[1];
+  std::vector<std::string> names;
+  for (const CLI::App* command : app.get_subcommands({})) {
+    if (command->check_name(given)) return false;
+    names.push_back(command->get_name());
+  }
+  std::cerr << "casebook: unknown command `" << printable_text(given) << "`"
+            << did_you_mean(nearest_name(given, names))
+            << " (casebook --help lists them)\n";
+  return true;
 }
 
 void add_evidence(CLI::App* command, CommonArguments* arguments) {
@@ -80,7 +107,9 @@ int main_entry(int argc, char** argv) {
       "row per case and a column per backend that ran, a block per failure "
       "and the counts.\n\nExit status: 0 when "
       "every verdict is PASS, XFAIL or SKIP; 1 when any is FAIL, XPASS, "
-      "ERROR, TIMEOUT or NOT RUN; 2 for a usage or configuration error."};
+      "ERROR, TIMEOUT or NOT RUN; 2 for a usage or configuration error "
+      "(a selection that selects nothing included); 77 when every selected "
+      "run was SKIP (nothing tested; --allow-skipped: 0)."};
   app.require_subcommand(1);
 
   CommonArguments run_arguments;
@@ -108,6 +137,13 @@ int main_entry(int argc, char** argv) {
                 "skips included");
   run->add_flag("--quiet,-q", run_output.quiet,
                 "no progress and no table: only failures and the counts");
+  run->add_flag("--last-failed,--lf", run_output.last_failed,
+                "only the runs that failed when last run (kept in the build "
+                "folder's casebook-cache/, or $CASEBOOK_CACHE_DIR); every "
+                "selected run when none failed");
+  run->add_flag("--fail-fast", run_output.fail_fast,
+                "stop at the first run that does not pass: the runs not "
+                "finished are NOT RUN");
 
   CommonArguments list_arguments;
   CLI::App* list = app.add_subcommand(
@@ -289,6 +325,7 @@ int main_entry(int argc, char** argv) {
       "limits, last batch, lengths, block boundaries, layouts, dtypes), one "
       "per line with its expected outcome; --write turns them into case "
       "files");
+  neighbors->alias("neighbours");  // the README's prose spells it so
   neighbors
       ->add_option("case", neighbors_case,
                    "a case file, or a case id under cases/")
@@ -300,6 +337,7 @@ int main_entry(int argc, char** argv) {
                         "the neighbours to list and write: an id, "
                         "<rule>[<param>], a rule, or a glob (default: all)");
 
+  if (unknown_command(app, argc, argv)) return kExitUsage;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

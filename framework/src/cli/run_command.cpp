@@ -5,13 +5,15 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "casebook/diagnosis.h"
 #include "casebook/ops.h"
+#include "casebook/suggestions.h"
 #include "cli/commands.h"
 #include "cli/filter_check.h"
-#include "casebook/suggestions.h"
+#include "cli/last_failed.h"
 #include "runner/junit.h"
 #include "runner/output.h"
 #include "runner/progress.h"
@@ -34,7 +36,7 @@ bool parse_backend_list(const std::string& text, const std::string& what,
     if (!backend) {
       std::cerr << "casebook: " << what
                 << ": expected a list of cpu, cuda, hip; got `" << name << "`"
-                << did_you_mean(suggest_backend(name)) << "\n";
+                << did_you_mean(suggest_backends(name)) << "\n";
       return false;
     }
     if (std::find(backends->begin(), backends->end(), *backend) ==
@@ -108,7 +110,8 @@ bool to_run_options(const CommonArguments& arguments, RunOptions* options,
               << arguments.shard << "`\n";
     return false;
   }
-  options->filter = arguments.filter;
+  options->filters = arguments.filters;
+  options->excludes = arguments.excludes;
   options->case_id = arguments.case_id;
   options->evidence_root = arguments.evidence;
   options->allow_links_outside = arguments.allow_links_outside;
@@ -135,21 +138,104 @@ bool to_run_options(const CommonArguments& arguments, RunOptions* options,
   return true;
 }
 
+int exit_status_of(const RunSummary& summary, bool allow_skipped,
+                   const char* command) {
+  const int status = summary.exit_code();
+  const bool nothing_tested = std::all_of(
+      summary.verdicts.begin(), summary.verdicts.end(),
+      [](const CaseVerdict& v) { return v.verdict == Verdict::kSkip; });
+  if (status != 0 || !nothing_tested || allow_skipped) return status;
+  std::cout.flush();
+  std::cerr << command << ": nothing was tested: "
+            << (summary.verdicts.empty()
+                    ? std::string("no run was selected (no case runs on "
+                                  "the backends asked for, or none is on "
+                                  "this shard)")
+                    : "every one of the " +
+                          std::to_string(summary.verdicts.size()) +
+                          " selected runs was skipped")
+            << "; exit " << kExitNothingRan << " (--allow-skipped to exit 0)\n";
+  return kExitNothingRan;
+}
+
+namespace {
+
+// --last-failed: the recorded failures among the runs `selected` takes, as
+// a selection; all of `selected` where none is (pytest's rule), said.
+Selection last_failed_selection(const Plan& plan, Selection selected,
+                                const fs::path& record) {
+  auto failed = std::make_shared<std::set<RecordedRun>>();
+  for (const RecordedRun& run : read_last_failed(record)) {
+    for (const PlannedCase& planned : plan.cases) {
+      if (planned.loaded.id == run.first && selected(planned, run.second)) {
+        failed->insert(run);
+      }
+    }
+  }
+  if (failed->empty()) {
+    std::cout << "casebook run: --last-failed: no run among those selected "
+                 "failed when last run ("
+              << record.string() << "): running every selected run\n";
+    return selected;
+  }
+  std::cout << "casebook run: --last-failed: " << failed->size()
+            << " runs that failed when last run\n";
+  return [failed](const PlannedCase& planned, Backend backend) {
+    return failed->count({planned.loaded.id, backend}) > 0;
+  };
+}
+
+size_t count_selected(const Plan& plan, const Selection& selected) {
+  size_t runs = 0;
+  for (const PlannedCase& planned : plan.cases) {
+    for (Backend backend : planned.reported) {
+      runs += selected(planned, backend) ? 1 : 0;
+    }
+  }
+  return runs;
+}
+
+// A results file that could not be written (a full disk) is said last,
+// under the table it did not hold: returns why, empty when written.
+std::string finish_junit(JunitWriter* junit, const std::string& file,
+                         const RunSummary& summary,
+                         const Environment& environment) {
+  std::string error_text;
+  if (junit != nullptr) {
+    junit->finish();
+    error_text = junit->write_error();
+  } else if (!file.empty()) {
+    try {
+      write_junit(file, summary, environment);
+    } catch (const std::runtime_error& error) {
+      error_text = error.what();
+    }
+  }
+  if (!error_text.empty()) {
+    std::cout.flush();
+    std::cerr << "casebook: --junit: " << error_text
+              << "; the table above holds every result\n";
+  }
+  return error_text;
+}
+
+}  // namespace
+
 int run_command(const CommonArguments& arguments, const RunOutput& output) {
   RunOptions options;
   std::vector<fs::path> paths;
   if (!to_run_options(arguments, &options, &paths)) return kExitUsage;
+  options.fail_fast = output.fail_fast;
   Plan plan = load_plan(paths, options);
-  if (filter_selects_nothing(plan, options, "casebook run")) return kExitUsage;
+  if (selection_is_empty(plan, options, "casebook run")) return kExitUsage;
   Selection selected = [&options](const PlannedCase& planned, Backend backend) {
     return selected_by(options, planned, backend);
   };
-  size_t total_runs = 0;
-  for (const PlannedCase& planned : plan.cases) {
-    for (Backend backend : planned.reported) {
-      total_runs += selected(planned, backend) ? 1 : 0;
-    }
+  const fs::path record = last_failed_file();
+  if (output.last_failed) {
+    selected = last_failed_selection(plan, selected, record);
   }
+  const size_t total_runs = count_selected(plan, selected);
   const bool terminal = isatty(STDOUT_FILENO) == 1;
   const bool colour = colour_wanted(STDOUT_FILENO);
   Progress progress(std::cout, terminal, colour, total_runs);
@@ -190,24 +276,8 @@ int run_command(const CommonArguments& arguments, const RunOutput& output) {
   style.every_run = output.verbose;
   style.quiet = output.quiet;
   print_verdict_table(std::cout, execution.summary, style);
-  // A results file that could not be written (a full disk) is said last,
-  // under the table it did not hold, and fails the run.
-  std::string junit_error;
-  if (junit) {
-    junit->finish();
-    junit_error = junit->write_error();
-  } else if (!output.junit.empty()) {
-    try {
-      write_junit(output.junit, execution.summary, environment);
-    } catch (const std::runtime_error& error) {
-      junit_error = error.what();
-    }
-  }
-  if (!junit_error.empty()) {
-    std::cout.flush();
-    std::cerr << "casebook: --junit: " << junit_error
-              << "; the table above holds every result\n";
-  }
+  const std::string junit_error =
+      finish_junit(junit.get(), output.junit, execution.summary, environment);
   if (!output.summary.empty()) {
     try {
       write_markdown_summary(output.summary, execution.summary,
@@ -217,7 +287,15 @@ int run_command(const CommonArguments& arguments, const RunOutput& output) {
       return kExitUsage;
     }
   }
-  return junit_error.empty() ? execution.summary.exit_code() : kExitUsage;
+  const std::string record_error = record_verdicts(record, execution.summary);
+  if (!record_error.empty()) {
+    std::cerr << "casebook: warning: the record of failed runs for "
+                 "--last-failed: "
+              << record_error << "\n";
+  }
+  if (!junit_error.empty()) return kExitUsage;
+  return exit_status_of(execution.summary, arguments.allow_skipped,
+                        "casebook run");
 }
 
 int list_command(const CommonArguments& arguments) {
@@ -225,6 +303,7 @@ int list_command(const CommonArguments& arguments) {
   std::vector<fs::path> paths;
   if (!to_run_options(arguments, &options, &paths)) return kExitUsage;
   Plan plan = load_plan(paths, options);
+  if (selection_is_empty(plan, options, "casebook list")) return kExitUsage;
   int broken = 0;
   for (const PlannedCase& planned : plan.cases) {
     std::vector<std::string> backends;

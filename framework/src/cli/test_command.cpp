@@ -38,8 +38,9 @@ struct Batch {
   RunOptions options;
   std::map<std::pair<std::string, Backend>, CaseVerdict> verdicts;
   Environment environment;
-  // Every selected run was on an absent backend: nothing ran at all.
-  bool nothing_ran = false;
+  // The verdicts of the runs gtest selected (RunSummary::exit_code and
+  // exit_status_of read them).
+  RunSummary summary;
 };
 
 // Runs every test gtest will run, once, before the first of them.
@@ -65,15 +66,11 @@ class BatchEnvironment : public testing::Environment {
     };
     Execution execution =
         execute_plan(batch_->plan, batch_->options, selected, nullptr);
-    const auto& verdicts = execution.summary.verdicts;
-    batch_->nothing_ran =
-        !verdicts.empty() &&
-        std::all_of(verdicts.begin(), verdicts.end(),
-                    [](const CaseVerdict& v) { return v.backend_absent; });
-    for (CaseVerdict& verdict : execution.summary.verdicts) {
+    for (const CaseVerdict& verdict : execution.summary.verdicts) {
       auto key = std::make_pair(gtest_name(verdict.case_id), verdict.backend);
-      batch_->verdicts[key] = std::move(verdict);
+      batch_->verdicts[key] = verdict;
     }
+    batch_->summary = std::move(execution.summary);
     batch_->environment = run_environment(execution.backends);
     for (const auto& [key, value] : batch_->environment) {
       testing::Test::RecordProperty(key, value);
@@ -173,6 +170,24 @@ void print_failed_runs(std::ostream& out, const Batch& batch) {
   }
 }
 
+// After RUN_ALL_TESTS: --gtest_filter (or $GTEST_FILTER) left none of the
+// tests registered (gtest's sharding is casebook's own, so nothing else
+// does), said as --filter's typo is: a usage error, never Skipped.
+bool gtest_filter_selected_nothing() {
+  const testing::UnitTest& unit = *testing::UnitTest::GetInstance();
+  if (unit.total_test_count() == 0 || unit.test_to_run_count() > 0) {
+    return false;
+  }
+  std::cerr << "casebook test: --gtest_filter='"
+            << printable_text(GTEST_FLAG_GET(filter))
+            << "' selects none of the " << unit.total_test_count()
+            << " tests (named <case id>.<backend>, each character not in "
+               "[A-Za-z0-9_] as _, e.g. "
+            << unit.GetTestSuite(0)->name() << "."
+            << unit.GetTestSuite(0)->GetTestInfo(0)->name() << ")\n";
+  return true;
+}
+
 }  // namespace
 
 int test_command(const CommonArguments& arguments,
@@ -182,7 +197,7 @@ int test_command(const CommonArguments& arguments,
   if (!to_run_options(arguments, &batch.options, &paths)) return kExitUsage;
   if (!take_gtest_sharding(&batch.options)) return kExitUsage;
   batch.plan = load_plan(paths, batch.options);
-  if (filter_selects_nothing(batch.plan, batch.options, "casebook test")) {
+  if (selection_is_empty(batch.plan, batch.options, "casebook test")) {
     return kExitUsage;
   }
   for (const PlannedCase& planned : batch.plan.cases) {
@@ -214,20 +229,18 @@ int test_command(const CommonArguments& arguments,
     print_failed_runs(std::cout, batch);
     return 1;
   }
-  // A lane that selected nothing (no case runs on its backends, a filter or
-  // a shard that matches none) ran nothing: Skipped, never Passed, so that
-  // "0 tests, PASSED" cannot stand for a lane; an error when a backend is
-  // required.
-  if (testing::UnitTest::GetInstance()->test_to_run_count() == 0 &&
-      !GTEST_FLAG_GET(list_tests)) {
-    std::cerr << "casebook test: no run selected (no case runs on the "
-                 "backends asked for, or the filter or shard matches none): "
-                 "nothing ran\n";
-    return batch.options.required.empty() ? kExitNothingRan : 1;
+  if (GTEST_FLAG_GET(list_tests)) return 0;
+  if (gtest_filter_selected_nothing()) return kExitUsage;
+  // A lane that ran nothing (no case runs on its backends, an empty shard)
+  // or whose every run was skipped (its backend is absent) tested nothing:
+  // Skipped, never Passed, so that "0 tests, PASSED" cannot stand for a
+  // lane (ctest: SKIP_RETURN_CODE); an error when a backend is required.
+  if (batch.summary.verdicts.empty() && !batch.options.required.empty()) {
+    std::cerr << "casebook test: no run selected on the required backends\n";
+    return 1;
   }
-  // Skipped, never Passed, when the backend was not there to run anything
-  // (ctest: SKIP_RETURN_CODE); --require turns that into an error instead.
-  return batch.nothing_ran ? kExitNothingRan : 0;
+  return exit_status_of(batch.summary, arguments.allow_skipped,
+                        "casebook test");
 }
 
 }  // namespace casebook

@@ -24,6 +24,7 @@ std::vector<BackendHooks> make_table() {
   cuda.backend = Backend::kCuda;
   cuda.runtime = "CUDA";
   cuda.vendor_device = "an NVIDIA GPU";
+  cuda.missing_driver_or_device = "NVIDIA driver or device";
   cuda.device_files = {"dev/nvidia0"};
   cuda.device_folders = {"proc/driver/nvidia/gpus"};
   cuda.kernel_plugin_file = "libcasebook_kernels_cuda.so";
@@ -37,6 +38,7 @@ std::vector<BackendHooks> make_table() {
   hip.backend = Backend::kHip;
   hip.runtime = "HIP";
   hip.vendor_device = "an AMD GPU";
+  hip.missing_driver_or_device = "AMD GPU driver (amdgpu/KFD) or device";
   hip.device_files = {"dev/kfd"};
   hip.kernel_plugin_file = "libcasebook_kernels_hip.so";
   hip.device_facts = gfx_target;

@@ -25,6 +25,11 @@ struct BackendHooks {
   Backend backend = Backend::kCpu;
   std::string_view runtime;        // "CUDA", "HIP" (messages); cpu: ""
   std::string_view vendor_device;  // "an NVIDIA GPU", "an AMD GPU"
+  // What a host without any of device_files and device_folders lacks, said
+  // instead of the runtime's own words then ("driver version is
+  // insufficient" is how CUDA says there is no driver at all): "NVIDIA
+  // driver or device". Empty: the runtime's words.
+  std::string_view missing_driver_or_device;
   // What shows a device without initialising a runtime (the runner may look):
   // a file that exists, or a folder with an entry, under the root given.
   std::vector<std::string_view> device_files;    // "dev/nvidia0"

@@ -124,6 +124,25 @@ bool device_node_present(Backend backend, const fs::path& root) {
   return false;
 }
 
+namespace {
+
+// "no NVIDIA driver or device (no /dev/nvidia0, nothing in
+// /proc/driver/nvidia/gpus)": what the host lacks, by the paths looked at.
+std::string no_driver_or_device(const BackendHooks& hooks) {
+  std::string looked;
+  for (std::string_view file : hooks.device_files) {
+    looked += (looked.empty() ? "no /" : ", no /") + std::string(file);
+  }
+  for (std::string_view folder : hooks.device_folders) {
+    looked += (looked.empty() ? "nothing in /" : ", nothing in /") +
+              std::string(folder);
+  }
+  return "no " + std::string(hooks.missing_driver_or_device) +
+         (looked.empty() ? "" : " (" + looked + ")");
+}
+
+}  // namespace
+
 PartReadiness runtime_failure(Backend backend, const std::string& reason,
                               bool device_present) {
   PartReadiness part;
@@ -139,7 +158,10 @@ PartReadiness runtime_failure(Backend backend, const std::string& reason,
                   ") but the runtime cannot use it: " + reason;
   } else {
     part.state = Readiness::kAbsent;
-    part.reason = "no " + device + " device: " + reason;
+    part.reason =
+        "no " + device + " device: " +
+        (hooks.missing_driver_or_device.empty() ? reason
+                                                : no_driver_or_device(hooks));
   }
   return part;
 }

@@ -78,7 +78,11 @@ bool device_node_present(Backend backend,
 // A runtime that was asked and failed (an error from cudaGetDeviceCount, or 0
 // devices): absent where the host shows no device, broken where it does (the
 // device is there and the runtime cannot reach it: a driver/runtime mismatch,
-// a container without the device, a LibTorch without its CUDA part).
+// a container without the device, a LibTorch without its CUDA part). Absent
+// says what the host lacks ("no CUDA device: no NVIDIA driver or device (no
+// /dev/nvidia0, ...)", BackendHooks::missing_driver_or_device), not the
+// runtime's words for it ("CUDA driver version is insufficient for CUDA
+// runtime version" is what CUDA says when there is no driver at all).
 PartReadiness runtime_failure(Backend backend, const std::string& reason,
                               bool device_present);
 

@@ -12,6 +12,7 @@
 #include "casebook/neighbors.h"
 #include "casebook/op_traits.h"
 #include "casebook/printable.h"
+#include "casebook/suggestions.h"
 #include "model/placeholders.h"
 #include "model/sections.h"
 #include "model/yaml_prescan.h"
@@ -76,9 +77,12 @@ void read_op(Reader& reader, const Entry& entry, Case& out) {
   // table); whether the op exists is the registry's, when it runs.
   const OpTraitsTable& traits = installed_op_traits();
   if (traits.find(out.op) != nullptr) return;
+  // PyTorch's Python spelling (`F.cross_entropy`, `nn.CrossEntropyLoss`):
+  // the name a case gives the same op.
   reader.error(out.op_where, "op",
                "expected " + traits.wording.op_names + "; got " +
-                   model::describe(entry.value));
+                   model::describe(entry.value) +
+                   did_you_mean(python_op_spelling(out.op)));
 }
 
 void read_reference(Reader& reader, const Entry& entry, Case& out) {

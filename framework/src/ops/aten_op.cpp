@@ -10,6 +10,7 @@
 
 #include "casebook/loader.h"
 #include "casebook/ops.h"
+#include "casebook/suggestions.h"
 #include "ops/aten_schema.h"
 #include "ops/names.h"
 #include "ops/op_helpers.h"
@@ -203,6 +204,19 @@ std::string random_reference_problem(const Case& kase) {
          "(`expect.<backend>.outputs`)";
 }
 
+// PyTorch's Python spelling of an op casebook has
+// (`torch.nn.functional.cross_entropy`): the case's name for it, or empty.
+std::string case_name_of_python_op(const std::string& op,
+                                   const OpRegistry& registry) {
+  const std::string spelled = python_op_spelling(op);
+  if (spelled.empty()) return "";
+  std::optional<std::string> overload;
+  const bool known =
+      registry.find(spelled) != nullptr ||
+      !aten::overloads_of(aten::operator_name(spelled, &overload)).empty();
+  return known ? spelled : "";
+}
+
 ResolvedOp resolve_one_op(const Case& kase, const OpRegistry& registry) {
   ResolvedOp resolved;
   if (const OpDef* def = registry.find(kase.op)) {
@@ -239,6 +253,11 @@ ResolvedOp resolve_one_op(const Case& kase, const OpRegistry& registry) {
         resolved.problems.push_back(message);
         return resolved;
       }
+    }
+    const std::string spelled = case_name_of_python_op(kase.op, registry);
+    if (!spelled.empty()) {
+      resolved.problems.push_back(message + did_you_mean(spelled));
+      return resolved;
     }
     const std::vector<std::string> nearest =
         nearest_operators(kase.op, registry);

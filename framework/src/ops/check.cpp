@@ -1,5 +1,6 @@
 // check_case_against_op: what can be told about a case from its op's
 // signature alone, before anything runs.
+#include <algorithm>
 #include <sstream>
 
 #include "casebook/loader.h"
@@ -61,6 +62,28 @@ void check_counts(const Case& kase, const OpDef& def,
   }
 }
 
+// An argument that takes one of a closed set of words (OpDef::arg_words),
+// given another: `reduction: average` is refused at its line, as the op
+// would refuse it when it runs.
+void check_arg_words(const Case& kase, const OpDef& def,
+                     std::vector<std::string>* problems) {
+  for (const auto& [name, words] : def.arg_words) {
+    const auto given = kase.args.find(name);
+    if (given == kase.args.end() ||
+        given->second.kind != ArgValue::Kind::kString) {
+      continue;  // absent: the default; another kind: the op's own error
+    }
+    const std::string& word = given->second.string_value;
+    if (std::find(words.begin(), words.end(), word) != words.end()) continue;
+    const std::string nearest = nearest_name(word, words);
+    problems->push_back(
+        format_location(given->second.where) + ": `" + kase.op +
+        "`'s argument `" + name + "`: expected one of " + join_names(words) +
+        "; got `" + word + "`" +
+        (nearest.empty() ? "" : "; did you mean `" + nearest + "`?"));
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> check_case_against_op(const Case& kase,
@@ -101,6 +124,7 @@ std::vector<std::string> check_registered_op(const Case& kase,
     }
     problems.push_back(message);
   }
+  check_arg_words(kase, *def, &problems);
   check_counts(kase, *def, &problems);
   return problems;
 }

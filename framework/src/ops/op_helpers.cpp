@@ -2,6 +2,7 @@
 
 #include <ATen/core/Reduction.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "casebook/limits.h"
@@ -19,6 +20,11 @@ OpDef make_op(const char* file, int line, std::string name,
   def.inputs = std::move(inputs);
   def.optional_inputs = std::move(optional_inputs);
   def.args = std::move(args);
+  // Every registered op's `reduction` is arg_reduction's.
+  if (std::find(def.args.begin(), def.args.end(), "reduction") !=
+      def.args.end()) {
+    def.arg_words["reduction"] = reduction_words();
+  }
   def.run = std::move(run);
   def.file = file;
   def.line = line;
@@ -63,6 +69,11 @@ c10::optional<at::ScalarType> arg_scalar_type(const OpCall& call,
                            text + "`" + did_you_mean(suggest_dtype(text)));
   }
   return to_scalar_type(*dtype);
+}
+
+const std::vector<std::string>& reduction_words() {
+  static const std::vector<std::string> words{"mean", "sum", "none"};
+  return words;
 }
 
 int64_t arg_reduction(const OpCall& call) {

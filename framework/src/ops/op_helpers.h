@@ -30,6 +30,9 @@ c10::optional<at::ScalarType> arg_scalar_type(const OpCall& call,
 
 // `reduction: mean|sum|none` as at::Reduction; default mean.
 int64_t arg_reduction(const OpCall& call);
+// The words `reduction` takes (PyTorch's): mean, sum, none. make_op gives
+// them to every op with a `reduction` argument (OpDef::arg_words).
+const std::vector<std::string>& reduction_words();
 
 // Throws InvalidCaseError ("output 1: an output of 1600000000 elements of
 // float32 (6.0 GiB) is over the limit of ...") when output `index` is over

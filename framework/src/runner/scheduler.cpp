@@ -48,7 +48,7 @@ void install_interrupt_handlers() {
   if (pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return;
   track_child_fd(g_signal_pipe[0]);
   track_child_fd(g_signal_pipe[1]);
-  struct sigaction action {};
+  struct sigaction action{};
   action.sa_handler = on_interrupt;
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
@@ -373,7 +373,10 @@ bool Scheduler::run(const std::function<void(size_t)>& on_case_done) {
   install_interrupt_handlers();
   Impl& s = *impl_;
   s.on_case_done = on_case_done;
-  while (s.pending()) {
+  auto stop_asked = [&s] {
+    return s.options.stop_requested && s.options.stop_requested();
+  };
+  while (s.pending() && !stop_asked()) {
     s.fill_slots();
     std::vector<pollfd> fds;
     fds.push_back({g_signal_pipe[0], POLLIN, 0});
@@ -412,7 +415,7 @@ bool Scheduler::run(const std::function<void(size_t)>& on_case_done) {
   s.kill_all();
   counters_.workers_started = s.gpu_pool.counters().workers_started;
   counters_.confirm_reruns = s.gpu_pool.counters().confirm_reruns;
-  return true;
+  return !stop_asked();
 }
 
 }  // namespace casebook

@@ -29,6 +29,10 @@ struct SchedulerOptions {
   bool fork_server = true;
   // Called with a case's position when its first job starts (progress).
   std::function<void(size_t)> on_case_started;
+  // Asked after each event: true stops the run as an interrupt does
+  // (children killed, run() returns false), e.g. --fail-fast after the first
+  // failure. Empty: never.
+  std::function<bool()> stop_requested;
 };
 
 struct SchedulerCounters {
@@ -45,8 +49,9 @@ class Scheduler {
   Scheduler& operator=(const Scheduler&) = delete;
 
   // Runs every job; calls `on_case_done(position)` as each case's last job
-  // finishes. Returns false when interrupted (SIGINT, SIGTERM): children are
-  // killed and unfinished jobs stay unfinished.
+  // finishes. Returns false when interrupted (SIGINT, SIGTERM, or
+  // SchedulerOptions::stop_requested): children are killed and unfinished
+  // jobs stay unfinished.
   bool run(const std::function<void(size_t)>& on_case_done);
 
   const SchedulerCounters& counters() const { return counters_; }

@@ -182,12 +182,22 @@ bool in_shard(const std::string& case_id, int index, int count) {
   return static_cast<int>(hash % static_cast<uint64_t>(count)) == index;
 }
 
+bool any_pattern_matches(const std::vector<std::string>& patterns,
+                         const PlannedCase& planned, Backend backend) {
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&](const std::string& pattern) {
+                       return filter_matches(pattern, planned, backend);
+                     });
+}
+
 bool selected_by(const RunOptions& options, const PlannedCase& planned,
                  Backend backend) {
   return in_shard(planned.loaded.id, options.shard_index,
                   options.shard_count) &&
          (options.case_id.empty() || options.case_id == planned.loaded.id) &&
-         filter_matches(options.filter, planned, backend);
+         (options.filters.empty() ||
+          any_pattern_matches(options.filters, planned, backend)) &&
+         !any_pattern_matches(options.excludes, planned, backend);
 }
 
 std::map<Backend, BackendStatus> probe_backends(
@@ -328,7 +338,10 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
   if (!options.evidence_root.empty()) {
     listeners.push_back(evidence_listener(options.evidence_root));
   }
+  // --fail-fast: the first verdict that is not a success stops the run.
+  bool failed = false;
   auto deliver = [&](CaseVerdict verdict) {
+    failed = failed || !verdict_is_success(verdict.verdict);
     if (observer.on_verdict) observer.on_verdict(verdict);
     execution.summary.verdicts.push_back(std::move(verdict));
   };
@@ -346,6 +359,9 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
 
   const std::string run_root = make_run_root();
   SchedulerOptions scheduler_options = scheduler_options_for(options, run_root);
+  if (options.fail_fast) {
+    scheduler_options.stop_requested = [&failed] { return failed; };
+  }
   if (observer.on_case_started) {
     scheduler_options.on_case_started = [&plan, &observer](size_t position) {
       observer.on_case_started(plan.cases[position]);
@@ -363,11 +379,17 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
     execution.confirm_reruns = scheduler.counters().confirm_reruns;
   }
   if (!finished) {
-    // Interrupted: the cases that finished keep their verdicts; every other
-    // selected pair is NOT RUN.
-    execution.summary.interrupted = true;
-    for (CaseVerdict& verdict : not_run_verdicts(
-             plan, jobs.order, selected, options, last_interrupting_signal())) {
+    // Interrupted, or stopped by --fail-fast: the cases that finished keep
+    // their verdicts; every other selected pair is NOT RUN.
+    const int signal = last_interrupting_signal();
+    std::vector<CaseVerdict> not_run =
+        not_run_verdicts(plan, jobs.order, selected, options, signal);
+    execution.summary.interrupted = signal != 0 || !not_run.empty();
+    for (CaseVerdict& verdict : not_run) {
+      if (signal == 0) {
+        verdict.message =
+            "not run: --fail-fast stopped the run at the first failure";
+      }
       deliver(std::move(verdict));
     }
   }

@@ -39,7 +39,11 @@ Plan load_plan(const std::vector<std::filesystem::path>& paths,
 bool filter_matches(const std::string& pattern, const PlannedCase& planned,
                     Backend backend);
 
-// What the options select: the filter and the shard.
+// Whether any of `patterns` matches (filter_matches); false for none.
+bool any_pattern_matches(const std::vector<std::string>& patterns,
+                         const PlannedCase& planned, Backend backend);
+
+// What the options select: the shard, --id, the filters and the exclusions.
 bool selected_by(const RunOptions& options, const PlannedCase& planned,
                  Backend backend);
 

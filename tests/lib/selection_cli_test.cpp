@@ -1,0 +1,215 @@
+// Nothing selected, nothing green (issue 34, part 5 and part 7's selection):
+// an --id or --gtest_filter that selects nothing is a usage error, a run
+// whose every run was skipped exits 77 unless --allow-skipped, and the
+// choices a test tool gives: several --filter, --exclude, --fail-fast,
+// --last-failed. Each drives the real executable.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "device/backend_readiness.h"
+#include "run_command.h"
+
+namespace casebook {
+namespace {
+
+namespace fs = std::filesystem;
+using testing_support::CommandResult;
+using testing_support::has_line;
+using testing_support::read_text;
+using testing_support::run_casebook;
+using testing_support::run_shell;
+using testing_support::TempFolder;
+
+constexpr const char* kPassing =
+    "casebook: 1\n"
+    "summary: valid labels (PASS)\n"
+    "op: torch.cross_entropy\n"
+    "backends: [cpu]\n"
+    "inputs:\n"
+    "  input:  {shape: [2, 4], dtype: float32, fill: {full: 0.5}}\n"
+    "  target: {dtype: int64, values: [0, 3]}\n";
+
+constexpr const char* kFailing =
+    "casebook: 1\n"
+    "summary: expects an error from valid labels (FAIL)\n"
+    "op: torch.cross_entropy\n"
+    "backends: [cpu]\n"
+    "inputs:\n"
+    "  input:  {shape: [2, 4], dtype: float32, fill: {full: 0.5}}\n"
+    "  target: {dtype: int64, values: [0, 3]}\n"
+    "expect:\n"
+    "  cpu: {error: index_out_of_range}\n";
+
+void write(const fs::path& file, const std::string& text) {
+  fs::create_directories(file.parent_path());
+  std::ofstream(file) << text;
+}
+
+// casebook with CASEBOOK_CACHE_DIR set (the record of --last-failed).
+CommandResult run_with_cache(const fs::path& cache,
+                             const std::string& arguments) {
+  return run_shell("cd '" + std::string(CASEBOOK_SOURCE_DIR) +
+                   "' && CASEBOOK_CACHE_DIR='" + cache.string() + "' '" +
+                   CASEBOOK_EXECUTABLE + "' " + arguments);
+}
+
+TEST(SelectionCli, AnIdThatNamesNoCaseIsAUsageErrorWithTheNearestIds) {
+  const auto typo = run_casebook(
+      "run --backend cpu cases/cross_entropy --id "
+      "cross_entropy/label_out_of_rnage");
+  EXPECT_EQ(typo.status, 2) << typo.output;
+  EXPECT_TRUE(has_line(typo.output,
+                       "^casebook run: --id 'cross_entropy/label_out_of_rnage' "
+                       "is none of the [0-9]+ cases found; did you mean "
+                       "`cross_entropy/label_out_of_range`"))
+      << typo.output;
+  EXPECT_EQ(typo.output.find("no case selected"), std::string::npos)
+      << typo.output;
+  const auto right = run_casebook(
+      "run --backend cpu cases/cross_entropy --id "
+      "cross_entropy/label_out_of_range");
+  EXPECT_EQ(right.status, 0) << right.output;
+}
+
+TEST(SelectionCli, ARunWhoseEveryRunWasSkippedExits77UnlessAllowed) {
+  if (device_node_present(Backend::kCuda)) GTEST_SKIP() << "a CUDA host";
+  const std::string only_cuda =
+      "run --backend cuda cases/cross_entropy/label_out_of_range.yaml";
+  const auto skipped = run_casebook(only_cuda);
+  EXPECT_EQ(skipped.status, 77) << skipped.output;
+  EXPECT_TRUE(has_line(skipped.output,
+                       "^casebook run: nothing was tested: every one of the "
+                       "7 selected runs was skipped; exit 77 "
+                       "\\(--allow-skipped to exit 0\\)$"))
+      << skipped.output;
+  EXPECT_EQ(run_casebook(only_cuda + " --allow-skipped").status, 0);
+  // One run that ran is enough: the cpu runs pass, cuda's are skipped.
+  EXPECT_EQ(run_casebook("run --backend cpu,cuda "
+                         "cases/cross_entropy/label_out_of_range.yaml")
+                .status,
+            0);
+}
+
+TEST(SelectionCli, AGtestFilterThatSelectsNothingIsAUsageErrorNotSkipped) {
+  const auto typo = run_casebook(
+      "test --backend cpu cases/cross_entropy --gtest_filter='nonexistent*'");
+  EXPECT_EQ(typo.status, 2) << typo.output;
+  EXPECT_TRUE(has_line(typo.output,
+                       "^casebook test: --gtest_filter='nonexistent\\*' "
+                       "selects none of the [0-9]+ tests \\(named <case "
+                       "id>.<backend>"))
+      << typo.output;
+  const auto one = run_casebook(
+      "test --backend cpu cases/cross_entropy "
+      "--gtest_filter='cross_entropy_valid_labels.*'");
+  EXPECT_EQ(one.status, 0) << one.output;
+}
+
+TEST(SelectionCli, SeveralFiltersSelectAnyAndAnExclusionLeavesOut) {
+  const auto two = run_casebook(
+      "run --verbose --backend cpu cases/cross_entropy --filter valid_labels "
+      "--filter logits_from_npy");
+  EXPECT_EQ(two.status, 0) << two.output;
+  EXPECT_TRUE(has_line(two.output, "^PASS +cross_entropy/valid_labels +cpu"))
+      << two.output;
+  EXPECT_TRUE(has_line(two.output, "^PASS +cross_entropy/logits_from_npy +cpu"))
+      << two.output;
+  EXPECT_FALSE(has_line(two.output, "cross_entropy/label_out_of_range "))
+      << two.output;
+
+  const auto excluded = run_casebook(
+      "run --verbose --backend cpu cases/cross_entropy --filter "
+      "label_out_of_range --exclude '*message*' --exclude '*~*'");
+  EXPECT_EQ(excluded.status, 0) << excluded.output;
+  EXPECT_TRUE(has_line(excluded.output,
+                       "^XFAIL +cross_entropy/label_out_of_range +cpu|"
+                       "^PASS +cross_entropy/label_out_of_range +cpu"))
+      << excluded.output;
+  EXPECT_FALSE(has_line(excluded.output, "label_out_of_range_message"))
+      << excluded.output;
+  EXPECT_FALSE(has_line(excluded.output, "label_out_of_range~"))
+      << excluded.output;
+
+  // One typo among several filters is still a typo.
+  const auto typo = run_casebook(
+      "run --backend cpu cases/cross_entropy --filter valid_labels "
+      "--filter valid_lables");
+  EXPECT_EQ(typo.status, 2) << typo.output;
+  EXPECT_TRUE(has_line(typo.output, "--filter 'valid_lables' selects none"))
+      << typo.output;
+  // A choice that excludes everything it selected selects nothing.
+  const auto nothing = run_casebook(
+      "run --backend cpu cases/cross_entropy --filter valid_labels "
+      "--exclude valid");
+  EXPECT_EQ(nothing.status, 2) << nothing.output;
+  EXPECT_TRUE(has_line(nothing.output,
+                       "--filter, --exclude and --id together leave none"))
+      << nothing.output;
+}
+
+TEST(SelectionCli, FailFastStopsAtTheFirstFailure) {
+  TempFolder folder;
+  write(folder.path() / "cases" / "a_fails.yaml", kFailing);
+  for (int i = 0; i < 6; ++i) {
+    write(folder.path() / "cases" / ("b_passes_" + std::to_string(i) + ".yaml"),
+          kPassing);
+  }
+  const std::string cases = (folder.path() / "cases").string();
+  const auto all = run_casebook("run -j 1 --verbose --evidence '' " + cases);
+  EXPECT_EQ(all.status, 1) << all.output;
+  EXPECT_TRUE(has_line(all.output, "^1 FAIL|, 1 FAIL|6 PASS, 1 FAIL"))
+      << all.output;
+
+  const auto fast =
+      run_casebook("run -j 1 --fail-fast --verbose --evidence '' " + cases);
+  EXPECT_EQ(fast.status, 1) << fast.output;
+  EXPECT_TRUE(has_line(fast.output, "^FAIL +a_fails +cpu")) << fast.output;
+  EXPECT_TRUE(has_line(fast.output,
+                       "NOT RUN.*--fail-fast stopped the run at the first "
+                       "failure"))
+      << fast.output;
+  EXPECT_FALSE(has_line(fast.output, "^6 PASS")) << fast.output;
+}
+
+TEST(SelectionCli, LastFailedRunsOnlyWhatFailedAndKeepsItsRecordOutside) {
+  TempFolder folder;
+  const fs::path cases = folder.path() / "cases";
+  const fs::path cache = folder.path() / "cache";
+  write(cases / "fails.yaml", kFailing);
+  write(cases / "passes.yaml", kPassing);
+  const auto first =
+      run_with_cache(cache, "run --verbose --evidence '' " + cases.string());
+  EXPECT_EQ(first.status, 1) << first.output;
+  EXPECT_EQ(read_text(cache / "last-failed"), "cpu fails\n");
+
+  const auto again = run_with_cache(
+      cache, "run --last-failed --verbose --evidence '' " + cases.string());
+  EXPECT_EQ(again.status, 1) << again.output;
+  EXPECT_TRUE(has_line(again.output, "^FAIL +fails +cpu")) << again.output;
+  EXPECT_FALSE(has_line(again.output, "^PASS +passes +cpu")) << again.output;
+
+  // Fixed: it passes, leaves the record, and --last-failed runs everything.
+  write(cases / "fails.yaml", kPassing);
+  EXPECT_EQ(
+      run_with_cache(cache, "run --last-failed --evidence '' " + cases.string())
+          .status,
+      0);
+  EXPECT_EQ(read_text(cache / "last-failed"), "");
+  const auto everything = run_with_cache(
+      cache, "run --last-failed --verbose --evidence '' " + cases.string());
+  EXPECT_EQ(everything.status, 0) << everything.output;
+  EXPECT_TRUE(has_line(everything.output,
+                       "--last-failed: no run among those "
+                       "selected failed when last run"))
+      << everything.output;
+  EXPECT_TRUE(has_line(everything.output, "^PASS +passes +cpu"))
+      << everything.output;
+  // Nothing was written beside the cases.
+  EXPECT_FALSE(fs::exists(cases / "last-failed"));
+  EXPECT_FALSE(fs::exists(cases / "casebook-cache"));
+}
+
+}  // namespace
+}  // namespace casebook
