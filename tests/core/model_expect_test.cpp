@@ -226,9 +226,9 @@ std::vector<Malformed> malformed() {
   return {
       {"float16_overflow",
        with_input("{dtype: float16, values: [1, 70000]}"),
-       {f + "5:35: `inputs.x.values[1]`: float16 cannot hold 70000 exactly: "
-            "it would become .inf; write that value, or add `rounding: "
-            "nearest` to the tensor"}},
+       {f + "5:35: `inputs.x.values[1]`: float16 cannot hold 70000: it is "
+            "beyond its range, whose largest finite value is 65504 (write "
+            ".inf for an infinity)"}},
       {"bfloat16_half",
        with_input("{dtype: bfloat16, values: [1024.5]}"),
        {f + "5:33: `inputs.x.values[0]`: bfloat16 cannot hold 1024.5 "

@@ -7,7 +7,7 @@ Run with a Python whose torch matches the LibTorch casebook runs (Debian's
 /usr/bin/python3 with python3-torch 1.13.1 for the debian build):
 
     make_opinfo_cases.py OUT [--no-steps] [--samples N] [--entries NAME ...]
-                             [--wrong-expected ENTRY]
+                             [--wrong-expected ENTRY] [--every N [--offset K]]
 
 For every entry of torch.testing._internal.common_methods_invocations.op_db
 (or only the --entries named, by OpInfo name with its variant: `softmax`,
@@ -39,18 +39,27 @@ A Python number that PyTorch passes for a Tensor argument (a wrapped
 number: `x + 2.5` is `add.Tensor(x, 2.5)`) is written through the sibling
 overload that takes a Scalar there (`add.Scalar`).
 
-Not expressible (one reason per sample, the first that applies): no float32
-or float64 on the CPU, the sample inputs cannot be made, the sample raises,
-a complex or other dtype casebook has no name for (or a sparse layout), a
+Dtypes: float32 and float64 where the entry has them on the CPU, else the
+first of int64, int32, bool, uint8, int8, int16, complex64, complex128 it
+has (complex values as `[re, im]` pairs).
+
+Not expressible (one reason per sample, the first that applies): no dtype
+casebook names on the CPU, the sample inputs cannot be made, the sample
+raises, a dtype casebook has no name for (or a sparse layout), a
 read of a tensor changed in place through another view, no
-ATen call, a non-tensor result, a result gathered from several calls, a
-result made by `empty*` and filled through views or never written, a random op (a Generator
-in its schema, a dropout; OpInfo seeds these itself, so two runs agree in
-Python, but casebook does not seed them), a call that moved the CPU's
-default random generator (a dropout inside an op), a result that differs beyond the tolerance when run
-twice, several calls with --no-steps, a `None` in a `Tensor?[]` list with
---no-steps, an argument type casebook cannot write (Dimname, str[], a
-complex Scalar, a non-strided layout...).
+ATen call, a non-tensor result (a bool, int or float that the last ATen
+call returned, `allclose`, `item`, is written as the 0-d tensor casebook
+makes of it), a result gathered from several calls with --no-steps (with
+steps, a steps case whose outputs are the last call's and earlier steps'
+`<step>.<k>`), a result made by `empty*` and filled through views or never written, a random
+op (a Generator in its schema, a dropout, or a call that moved the CPU's
+default random generator) whose values depend on the draw (a random op whose
+result is the same from two other seeds: `p: 0`, eval mode, probabilities 0
+or 1, an empty result, is written with its values like any op), a result
+that differs beyond the tolerance when run twice, several calls with
+--no-steps, a `None` in a `Tensor?[]` list with --no-steps, an argument
+type casebook cannot write (Dimname, str[], a complex Scalar, a non-strided
+layout...).
 
 --wrong-expected ENTRY perturbs the first floating expected value of each of
 that entry's cases (and says so in the summary), so that a test can show a
@@ -104,7 +113,13 @@ DTYPE_NAMES = {
     torch.int16: "int16", torch.int32: "int32", torch.int64: "int64",
     torch.float16: "float16", torch.bfloat16: "bfloat16",
     torch.float32: "float32", torch.float64: "float64",
+    torch.complex64: "complex64", torch.complex128: "complex128",
 }
+# An entry with neither float32 nor float64 on the CPU (the bitwise ops,
+# complex-only ones) is run in the first of these it supports.
+OTHER_DTYPES = (torch.int64, torch.int32, torch.bool, torch.uint8, torch.int8,
+                torch.int16, torch.complex64, torch.complex128)
+PART_DTYPE = {torch.complex64: torch.float32, torch.complex128: torch.float64}
 MEMORY_FORMATS = {
     torch.contiguous_format: "contiguous_format",
     torch.preserve_format: "preserve_format",
@@ -265,6 +280,10 @@ def tensor_values(t):
         return ["true" if b else "false" for b in flat.tolist()]
     if t.dtype.is_floating_point:
         return [fmt_float(v, t.dtype) for v in flat.double().tolist()]
+    if t.dtype.is_complex:
+        part = PART_DTYPE[t.dtype]
+        return [f"[{fmt_float(v.real, part)}, {fmt_float(v.imag, part)}]"
+                for v in flat.to(torch.complex128).tolist()]
     return [str(v) for v in flat.tolist()]
 
 
@@ -272,8 +291,7 @@ def check_dtype(t, what):
     if t.layout != torch.strided:
         raise NotExpressible(f"{what}: layout {t.layout}")
     if t.dtype not in DTYPE_NAMES:
-        kind = "complex" if t.dtype.is_complex else "unsupported"
-        raise NotExpressible(f"{what}: {kind} dtype {t.dtype}")
+        raise NotExpressible(f"{what}: unsupported dtype {t.dtype}")
 
 
 class Writer:
@@ -375,6 +393,70 @@ def result_tensors(res):
     raise NotExpressible(f"non-tensor result ({type(res).__name__})")
 
 
+def results_again(res):
+    """The result tensors of a second run; a bool, int or float as 0-d."""
+    if isinstance(res, (bool, int, float)):
+        dtype = torch.bool if isinstance(res, bool) else (
+            torch.int64 if isinstance(res, int) else torch.float64)
+        return [torch.tensor(res, dtype=dtype)]
+    return result_tensors(res)
+
+
+def scalar_of_last_call(res, rec):
+    """A bool, int or float result that the last ATen call returned
+    (`allclose`, `equal`, `item`), as the 0-d tensor casebook makes of it;
+    None for any other result."""
+    if isinstance(res, torch.Tensor) or not isinstance(res, (bool, int, float)):
+        return None
+    out = rec.calls[-1][3]
+    if type(out) is not type(res) or out != res and not (
+            isinstance(res, float) and math.isnan(res) and math.isnan(out)):
+        return None
+    return results_again(res)[0]
+
+
+def same_values(a, b):
+    """The same dtype, shape and values, NaN where the other has NaN."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.is_floating_point or a.dtype.is_complex:
+        return bool(((a == b) | (a.isnan() & b.isnan())).all())
+    return bool(torch.equal(a, b))
+
+
+def calls_same_under_other_seeds(rec, indices):
+    """Whether each recorded ATen call of `indices`, made again on copies of
+    its arguments from two other seeds of the default generator, gives the
+    outputs it gave: its values do not depend on the draw. Call by call, not
+    the whole sample: OpInfo's wrappers of random ops seed the generator
+    themselves (wrapper_set_seed), which casebook does not."""
+    def copy(x):
+        if isinstance(x, torch.Tensor):
+            return x.clone()
+        if isinstance(x, (list, tuple)):
+            return type(x)(copy(y) for y in x)
+        return x
+    state = torch.get_rng_state()
+    try:
+        for i in indices:
+            func, a, kw, out = rec.calls[i]
+            if any("!" in str(arg) for arg in func._schema.arguments):
+                return False  # an in-place call's input is its output now
+            first = [t for t in flatten_out(out) if isinstance(t, torch.Tensor)]
+            for seed in (1, 2):
+                torch.manual_seed(seed)
+                again = func(*copy(list(a)), **copy(dict(kw)))
+                again = [t for t in flatten_out(again) if isinstance(t, torch.Tensor)]
+                if len(again) != len(first) or not all(
+                        same_values(x, y) for x, y in zip(first, again)):
+                    return False
+        return True
+    except Exception:
+        return False
+    finally:
+        torch.set_rng_state(state)
+
+
 def clone_sample(sample):
     def c(x):
         if isinstance(x, torch.Tensor):
@@ -399,7 +481,8 @@ def close(a, b):
     if a.shape != b.shape or a.dtype != b.dtype:
         return False
     tol = {torch.float16: (1e-3, 1e-5), torch.bfloat16: (1.6e-2, 1e-5),
-           torch.float32: (1.3e-6, 1e-5), torch.float64: (1e-7, 1e-7)}
+           torch.float32: (1.3e-6, 1e-5), torch.float64: (1e-7, 1e-7),
+           torch.complex64: (1.3e-6, 1e-5), torch.complex128: (1e-7, 1e-7)}
     if a.dtype in tol:
         rtol, atol = tol[a.dtype]
         return bool(torch.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
@@ -423,11 +506,12 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
         raise
     except Exception as e:  # the sample itself fails in PyTorch
         raise NotExpressible(f"the sample raises in PyTorch: {type(e).__name__}")
-    results = result_tensors(res)
-    for t in results:
-        check_dtype(t, "result")
     if not rec.calls:
         raise NotExpressible("no ATen call (the result is an input or a Python value)")
+    scalar_result = scalar_of_last_call(res, rec)
+    results = [scalar_result] if scalar_result is not None else result_tensors(res)
+    for t in results:
+        check_dtype(t, "result")
 
     # Replay the calls in order: which call produced each tensor as each call
     # reads it (an in-place call re-produces its self). A call that writes a
@@ -471,6 +555,9 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
                     stale.discard(id(u))
                 else:
                     stale.add(id(u))
+    if scalar_result is not None:
+        # casebook returns an ATen call's bool, int or float as a 0-d tensor.
+        producer_at[id(scalar_result)] = (len(rec.calls) - 1, 0)
     sources = []
     for t in results:
         if id(t) in stale:
@@ -478,11 +565,13 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
         if id(t) not in producer_at:
             raise NotExpressible("the result is a sample input, not an ATen call's output")
         sources.append(producer_at[id(t)])
-    last = {i for i, _ in sources}
-    if len(last) != 1:
-        raise NotExpressible("the result gathers outputs of several ATen calls")
-    last = last.pop()
-    keep, todo = set(), [last]
+    # A result gathered from several calls (split-like ops) is a steps case
+    # whose outputs are the last call's and, by `<step>.<index>`, earlier ones.
+    producers = {i for i, _ in sources}
+    last = max(producers)
+    if len(producers) > 1 and not steps_on:
+        raise NotExpressible("the result gathers outputs of several ATen calls (steps off)")
+    keep, todo = set(), list(producers)
     while todo:
         i = todo.pop()
         if i not in keep:
@@ -501,16 +590,19 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
     random_ops = [op_name(rec.calls[i][0]) for i in order
                   if "Generator" in str(rec.calls[i][0]._schema) or
                   rec.calls[i][0].overloadpacket.__name__ in RANDOM_WITHOUT_GENERATOR]
-    if random_ops:
-        raise NotExpressible(f"random op ({random_ops[0]})")
     drawn = [op_name(rec.calls[i][0]) for i in order if rec.rng_used[i]]
-    if drawn:
-        raise NotExpressible(f"draws random numbers ({drawn[0]})")
+    random_calls = [i for i in order if rec.rng_used[i] or op_name(rec.calls[i][0]) in random_ops]
+    if random_calls and not calls_same_under_other_seeds(rec, random_calls):
+        # A random op whose values do not depend on the draw (p = 0, eval
+        # mode, probabilities 0 or 1, an empty result) is a case with stated
+        # values like any other (issue 36); one whose values do is not.
+        raise NotExpressible(
+            f"random op whose values depend on the draw ({(random_ops or drawn)[0]})")
     # Run again on fresh copies: a result that differs beyond the dtype's
     # tolerance cannot be expected.
     inp2, args2, kwargs2 = clone_sample(sample)
     try:
-        res2 = result_tensors(op(inp2, *args2, **kwargs2))
+        res2 = results_again(op(inp2, *args2, **kwargs2))
     except Exception:
         raise NotExpressible("the sample raises when run a second time")
     if len(res2) != len(results) or not all(close(a, b) for a, b in zip(results, res2)):
@@ -724,14 +816,21 @@ def build_steps_case(lines, plan, results, sources, writer, wrong, input_name,
     lines.append("inputs:" if used_inputs else "inputs: {}")
     for name, t in used_inputs.items():
         lines.append(f"  {name}: {writer.tensor(initial_value(t))}")
-    write_outputs(lines, results, sources, writer, wrong)
+    write_outputs(lines, results, sources, writer, wrong, step_names, plan[-1][0])
     return "\n".join(lines) + "\n", ops
 
 
-def write_outputs(lines, results, sources, writer, wrong):
+def write_outputs(lines, results, sources, writer, wrong, step_names=None, last=None):
+    """`outputs`: each result under its key, `k` for the last call's output k,
+    `<step>.<k>` for an earlier step's; a result given twice once."""
     lines.append("outputs:")
     done = False
-    for t, (_, k) in zip(results, sources):
+    keys = set()
+    for t, (i, k) in zip(results, sources):
+        key = f"{step_names[i]}.{k}" if step_names and i != last else str(k)
+        if key in keys:
+            continue
+        keys.add(key)
         t = t.detach()
         if wrong and not done and t.dtype.is_floating_point and t.numel() > 0:
             t = t.clone()
@@ -740,8 +839,9 @@ def write_outputs(lines, results, sources, writer, wrong):
             flat[0] = flat[0] + 1 + flat[0].abs() if torch.isfinite(flat[0]) else 1.0
             t = flat.reshape(t.shape)
             done = True
-        extra = "equal_nan: true" if t.dtype.is_floating_point and bool(t.isnan().any()) else ""
-        lines.append(f"  {k}: {writer.tensor(t, keep_layout=False, extra=extra)}")
+        floating = t.dtype.is_floating_point or t.dtype.is_complex
+        extra = "equal_nan: true" if floating and bool(t.isnan().any()) else ""
+        lines.append(f"  {key}: {writer.tensor(t, keep_layout=False, extra=extra)}")
 
 
 # ---------------------------------------------------------------- main
@@ -759,12 +859,18 @@ def main():
     parser.add_argument("--entries", nargs="*", help="only these OpInfo entries")
     parser.add_argument("--wrong-expected", default=None,
                         help="perturb the expected values of this entry's cases")
+    parser.add_argument("--every", type=int, default=1, metavar="N",
+                        help="only every Nth entry of op_db (a sample spread over it)")
+    parser.add_argument("--offset", type=int, default=0, metavar="K",
+                        help="with --every: start at entry K (0 <= K < N); the "
+                             "N offsets together are every entry")
     opts = parser.parse_args()
     op_db = import_op_db()
     torch.set_num_threads(1)
     want = set(opts.entries or [])
     entries = [op for op in op_db if not want or entry_name(op) in want]
-    missing = want - {entry_name(op) for op in entries}
+    entries = entries[opts.offset::max(opts.every, 1)]
+    missing = want - {entry_name(op) for op in op_db}
     if missing:
         sys.exit(f"no OpInfo entry named {sorted(missing)}")
     writer = Writer(opts.out)
@@ -775,10 +881,11 @@ def main():
         info = {"entry": name, "cases": [], "not_expressible": []}
         supported = op.supported_dtypes("cpu")
         dtypes = [d for d in (torch.float32, torch.float64) if d in supported]
+        dtypes = dtypes or [d for d in OTHER_DTYPES if d in supported][:1]
         if not dtypes:
             info["not_expressible"].append(
                 {"dtype": None, "sample": None,
-                 "reason": "no float32 or float64 on the CPU"})
+                 "reason": "no dtype casebook names on the CPU"})
         for dtype in dtypes:
             torch.manual_seed(0)
             try:

@@ -5,7 +5,7 @@ Contract
 --------
     run_opinfo_corpus.py CORPUS --casebook PATH [-j 2] [--junit FILE]
                          [--no-run] [--report FILE.csv] [--markdown FILE.md]
-                         [--expect-all-pass] [--expect-fail ENTRY]
+                         [--expect-all-pass] [--expect-fail ENTRY] [--per-entry]
 
 CORPUS is a folder written by make_opinfo_cases.py (CORPUS/cases/,
 CORPUS/manifest.json). Runs `casebook run CORPUS/cases --backend cpu
@@ -22,7 +22,7 @@ OpInfo entry through the manifest, and prints:
   their commonest reason; the commonest FAIL/ERROR patterns (the first
   message with numbers replaced by N), each with an example.
 
---report writes a CSV, one row per entry: entry, expressible (yes/no),
+--per-entry prints the same one line per entry. --report writes a CSV, one row per entry: entry, expressible (yes/no),
 reason (the commonest reason a sample was not written, if any), cases,
 PASS, FAIL, ERROR, not_expressible (samples). --markdown writes the same
 as a Markdown table with the counts above it.
@@ -104,6 +104,8 @@ def main():
     ap.add_argument("--markdown")
     ap.add_argument("--expect-all-pass", action="store_true")
     ap.add_argument("--expect-fail", action="append", default=[])
+    ap.add_argument("--per-entry", action="store_true",
+                    help="print one line per entry: its cases and verdicts, or why it has none")
     opts = ap.parse_args()
 
     with open(os.path.join(opts.corpus, "manifest.json")) as f:
@@ -183,6 +185,13 @@ def main():
         lines.append("")
         lines.append("entries with a non-PASS case: " + ", ".join(
             r["entry"] for r in expressible if r["PASS"] < r["cases"]))
+    if opts.per_entry:
+        lines.append("")
+        lines.append("per entry (cases: PASS FAIL ERROR; not expressible samples: commonest reason):")
+        for r in rows:
+            lines.append(f"  {r['entry']}: {r['cases']} cases: {r['PASS']} {r['FAIL']} {r['ERROR']}"
+                         + (f"; {r['not_expressible']} not expressible: {r['reason']}"
+                            if r["not_expressible"] else ""))
     text = "\n".join(lines)
     print(text)
 

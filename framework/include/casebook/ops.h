@@ -141,7 +141,8 @@ struct OpDef {
   bool reports_positions = false;
   // A seeded random op (ATen's schema tag nondeterministic_seeded; a case of
   // steps with one): a GPU's generator draws other numbers than the CPU's,
-  // so its values are never compared with the CPU reference.
+  // so a mismatch of its values on a GPU or against cpu64 says so first
+  // (diagnosis/random_op_advice.h); comparing them is the case's claim.
   bool random = false;
   OpFunction run;
   // Ops that know their outputs' names (dispatcher ops): the same call as

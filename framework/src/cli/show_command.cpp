@@ -1,7 +1,8 @@
 // `casebook show CASE [--backend B] [--full] [--write-expected]`: runs one
-// case on one backend, in a child process like every run, and prints each
-// output (shape, dtype, strides, summary statistics, values), so that an
-// author can turn a correct run into the case's expected `outputs`.
+// case on one backend, in a child process like every run, and prints the
+// ATen overload its op resolved to and each output (shape, dtype, strides,
+// summary statistics, values), so that an author can turn a correct run into
+// the case's expected `outputs`.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <unistd.h>
@@ -263,6 +264,11 @@ int show_command(const std::string& argument, const std::string& backend_name_,
   }
   int status = 0;
   std::cout << kase.id << " on " << backend_name(backend) << "\n";
+  // Which overload a `torch.` or `aten::` name resolved to, chosen by the
+  // case's inputs and args (ops/aten_op.cpp): what the author meant to run?
+  if (!op->schema.empty()) {
+    std::cout << "op: " << kase.op << " resolved to " << op->schema << "\n";
+  }
   if (report.status != ChildReport::Status::kOutputs) {
     std::cout << (report.status == ChildReport::Status::kSkipped
                       ? "skipped: "

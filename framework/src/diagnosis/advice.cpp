@@ -4,6 +4,7 @@
 #include <string>
 
 #include "casebook/diagnosis.h"
+#include "diagnosis/random_op_advice.h"
 
 namespace casebook {
 namespace {
@@ -224,6 +225,21 @@ std::map<Family, FamilyAdvice> build_advice() {
 const FamilyAdvice& advice_for(Family family) {
   static const std::map<Family, FamilyAdvice> table = build_advice();
   return table.at(family);
+}
+
+std::string random_op_first_check(const std::string& op,
+                                  const std::string& why) {
+  return "`" + op +
+         "` is a random op (its schema is tagged nondeterministic_seeded): " +
+         why +
+         ", even from the same seed. If the expected values depend on the "
+         "draw, write `reference: none` and judge it by what holds on every "
+         "backend (`outputs`: shape, dtype, min, max, finite; `repeat` with "
+         "`deterministic: bitwise`: the same bits from the same seed), or "
+         "state expected values per backend (`expect.<backend>.outputs`). If "
+         "they do not (p = 0, "
+         "eval mode, probabilities 0 or 1, an empty output), the values "
+         "differ for another reason: check as for any mismatch";
 }
 
 std::string explain_family(Family family) {

@@ -64,7 +64,7 @@ std::string arg(const ArgValue& value) {
     case ArgValue::Kind::kInt:
       return std::to_string(value.int_value);
     case ArgValue::Kind::kFloat:
-      return yaml_number(value.float_value);
+      return yaml_float(value.float_value);
     case ArgValue::Kind::kString:
       return yaml_quoted(value.string_value);
     case ArgValue::Kind::kList:

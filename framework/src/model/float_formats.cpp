@@ -60,6 +60,21 @@ std::string dtype_number_text(DType dtype, double value) {
   return buffer;
 }
 
+std::string beyond_range(DType dtype, double value,
+                         const std::string& written) {
+  if (dtype != DType::kFloat16 && dtype != DType::kBFloat16 &&
+      dtype != DType::kFloat32) {
+    return "";
+  }
+  if (!std::isfinite(value) || !std::isinf(round_to(format_of(dtype), value))) {
+    return "";
+  }
+  return std::string(dtype_name(dtype)) + " cannot hold " + written +
+         ": it is beyond its range, whose largest finite value is " +
+         number_text(format_of(dtype).max_finite) +
+         " (write .inf for an infinity)";
+}
+
 std::optional<double> inexact_in(DType dtype, double value) {
   if (dtype != DType::kFloat16 && dtype != DType::kBFloat16 &&
       dtype != DType::kFloat32) {
@@ -104,6 +119,14 @@ std::string yaml_number(double value) {
   if (exponent != std::string::npos && text.find('.') == std::string::npos) {
     text.insert(exponent, ".0");
   }
+  // `-0` is YAML's integer 0, which has no sign.
+  if (text == "-0") text = "-0.0";
+  return text;
+}
+
+std::string yaml_float(double value) {
+  std::string text = yaml_number(value);
+  if (text.find_first_of(".en") == std::string::npos) text += ".0";
   return text;
 }
 

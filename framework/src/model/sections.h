@@ -47,6 +47,13 @@ std::optional<double> inexact_in(DType dtype, double value);
 // (model/float_formats.cpp, with inexact_in).
 std::string dtype_number_text(DType dtype, double value);
 
+// Why a finite `written` value cannot be one of floating `dtype`: it lies
+// beyond the dtype's largest finite value (70000 in float16), so it would
+// become an infinity the author did not write; empty when it fits. Such a
+// value is refused at its line unless the tensor rounds to nearest (issue
+// 36): `rounding: nearest` does not help it, so the message does not offer it.
+std::string beyond_range(DType dtype, double value, const std::string& written);
+
 // `values` of a tensor of `dtype`; sets shape (inferred, or `given` checked)
 // and the values. Returns false after reporting.
 bool read_values(Reader& reader, const Entry& entry, const std::string& path,

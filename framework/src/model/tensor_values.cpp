@@ -169,6 +169,15 @@ class ValuesWalker {
     } else if (scalar.kind == Scalar::Kind::kInt) {
       value = scalar.int_overflow ? std::strtod(scalar.text.c_str(), nullptr)
                                   : static_cast<double>(scalar.int_value);
+    }
+    // Past the dtype's largest finite value: an infinity nobody wrote, unless
+    // the tensor asks for rounding to nearest (which makes it one, as IEEE
+    // rounding does, and as version-1 files have it).
+    const std::string beyond = beyond_range(dtype, value, scalar.text);
+    if (!beyond.empty() && !spec_.round_to_nearest) {
+      return fail_part(node, part_path, beyond);
+    }
+    if (scalar.kind == Scalar::Kind::kInt) {
       if (!spec_.round_to_nearest && !scalar.int_overflow &&
           static_cast<long double>(scalar.int_value) !=
               static_cast<long double>(value)) {
@@ -180,7 +189,7 @@ class ValuesWalker {
         spec_.float_values.push_back(value);
         return true;
       }
-    } else {
+    } else if (scalar.kind != Scalar::Kind::kFloat) {
       return fail_part(node, part_path,
                        "expected a number for " +
                            std::string(dtype_name(dtype_)) + "; got " +

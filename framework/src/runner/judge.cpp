@@ -8,6 +8,7 @@
 #include "casebook/printable.h"
 #include "compare/compare.h"
 #include "compare/expected.h"
+#include "diagnosis/random_op_advice.h"
 #include "runner/rerun.h"
 
 namespace casebook {
@@ -52,14 +53,35 @@ std::string family_text(Family family) {
   return std::string(family_name(family));
 }
 
+// What to check first for the failure: the family's advice, or for a random
+// op's values run with another generator than its truth's, that (issue 36).
+std::string first_check(const JudgeInputs& in, Family family) {
+  const Case& kase = in.planned.value();
+  if (family == Family::kMismatch && in.planned.op != nullptr &&
+      in.planned.op->random) {
+    if (is_gpu(in.backend)) {
+      return random_op_first_check(
+          kase.op, std::string(backend_name(in.backend)) +
+                       "'s generator draws other numbers than the CPU's");
+    }
+    if (kase.reference == Case::Reference::kCpu64) {
+      return random_op_first_check(
+          kase.op,
+          "its float64 run (the cpu64 reference) draws other numbers than "
+          "its own dtype's");
+    }
+  }
+  return advice_for(family).first_check;
+}
+
 // Adds what to check first for a failure of `family`.
-void add_advice(CaseVerdict* verdict) {
+void add_advice(const JudgeInputs& in, CaseVerdict* verdict) {
   if (verdict->family == Family::kNone) return;
   const FamilyAdvice& advice = advice_for(verdict->family);
   std::ostringstream text;
   if (!verdict->details.empty()) text << verdict->details << "\n";
   text << "first check (" << family_text(verdict->family)
-       << "): " << advice.first_check << "\n"
+       << "): " << first_check(in, verdict->family) << "\n"
        << advice.avoid;
   verdict->details = text.str();
 }
@@ -475,7 +497,7 @@ CaseVerdict judge_run(const JudgeInputs& in, MismatchEvidence* evidence) {
     // Only failing runs hand on evidence; an XFAIL's mismatch is expected.
     *evidence = std::move(mismatch);
   }
-  if (!verdict_is_success(verdict.verdict)) add_advice(&verdict);
+  if (!verdict_is_success(verdict.verdict)) add_advice(in, &verdict);
   verdict.step_location = step_location(in.planned.value(), in.run->result);
   if (in.run->result.first_attempt && !in.run->result.timed_out &&
       is_gpu(in.backend)) {
