@@ -22,6 +22,7 @@
 #include <sstream>
 
 #include "casebook/loader.h"
+#include "casebook/number_text.h"
 #include "tensors/fixtures.h"
 #include "tensors/layout.h"
 #include "tensors/materialise.h"
@@ -132,9 +133,40 @@ class TempFile {
 };
 
 bool inline_values(const at::Tensor& tensor) {
-  return tensor.numel() <= kInlineLimit &&
-         (tensor.scalar_type() == at::kBool ||
-          at::isIntegralType(tensor.scalar_type(), /*includeBool=*/false));
+  return tensor.numel() <= kInlineLimit;
+}
+
+// `values: [...]`, C order: integers and booleans as such; floating values
+// as the shortest text that reads back as the same double (number_text),
+// which every narrower float holds exactly, so the case's tensor has the
+// captured bits (NaN's payload aside); complex ones as [real, imaginary].
+std::string values_text(const at::Tensor& tensor) {
+  const at::ScalarType type = tensor.scalar_type();
+  std::string text = "[";
+  auto put = [&](int64_t i, const std::string& value) {
+    text += (i ? ", " : "") + value;
+  };
+  const at::Tensor flat = tensor.contiguous().view({-1});
+  if (at::isComplexType(type)) {
+    const at::Tensor pairs = at::view_as_real(flat.to(at::kComplexDouble));
+    const double* data = pairs.data_ptr<double>();
+    for (int64_t i = 0; i < flat.numel(); ++i) {
+      put(i, "[" + yaml_number(data[2 * i]) + ", " +
+                 yaml_number(data[2 * i + 1]) + "]");
+    }
+  } else if (at::isFloatingType(type)) {
+    const at::Tensor wide = flat.to(at::kDouble);
+    const double* data = wide.data_ptr<double>();
+    for (int64_t i = 0; i < flat.numel(); ++i) put(i, yaml_number(data[i]));
+  } else {
+    const at::Tensor wide = flat.to(at::kLong);
+    const int64_t* data = wide.data_ptr<int64_t>();
+    for (int64_t i = 0; i < flat.numel(); ++i) {
+      put(i, type == at::kBool ? (data[i] ? "true" : "false")
+                               : std::to_string(data[i]));
+    }
+  }
+  return text + "]";
 }
 
 // The tensor's logical values, C order, into `file` and `sha`, a chunk at a
@@ -321,7 +353,8 @@ std::string op_folder(const std::string& op) {
   return folder;
 }
 
-std::vector<std::pair<std::string, std::string>> detected_origin() {
+std::vector<std::pair<std::string, std::string>> detected_origin(
+    bool libtorch_of_failure) {
   std::vector<std::pair<std::string, std::string>> origin;
   std::array<char, 128> line{};
   std::string revision;
@@ -336,7 +369,7 @@ std::vector<std::pair<std::string, std::string>> detected_origin() {
     revision.pop_back();
   }
   if (!revision.empty()) origin.emplace_back("revision", revision);
-  origin.emplace_back("versions.torch", TORCH_VERSION);
+  if (libtorch_of_failure) origin.emplace_back("versions.torch", TORCH_VERSION);
   // The GPU driver, from the kernel module (no CUDA or HIP call: this
   // process may fork a runner later, and a recorder's host owns its GPU).
   const std::string nvidia = first_line("/proc/driver/nvidia/version");
@@ -384,16 +417,7 @@ CaptureResult write_capture(const CaptureRequest& request) {
     inputs << "  " << captured.name << ":\n    dtype: " << dtype
            << "\n    shape: " << shape_text(tensor.sizes()) << "\n";
     if (inline_values(tensor)) {
-      const at::Tensor values = tensor.to(at::kLong).contiguous().view({-1});
-      inputs << "    values: [";
-      for (int64_t i = 0; i < values.numel(); ++i) {
-        const int64_t value = values.data_ptr<int64_t>()[i];
-        inputs << (i ? ", " : "")
-               << (tensor.scalar_type() == at::kBool
-                       ? (value ? "true" : "false")
-                       : std::to_string(value));
-      }
-      inputs << "]\n";
+      inputs << "    values: " << values_text(tensor) << "\n";
     } else {
       fs::create_directories(fixture_folder, error);
       if (error) {
@@ -457,7 +481,7 @@ CaptureResult write_capture(const CaptureRequest& request) {
     }
   }
   text << "inputs:\n" << inputs.str();
-  auto detected = detected_origin();
+  auto detected = detected_origin(request.libtorch_of_failure);
   detected.emplace_back("backend", backend);
   text << origin_section(detected, request.origin);
 
