@@ -196,12 +196,63 @@ void stream_values(const at::Tensor& tensor, TempFile& file, Sha256& sha) {
   }
 }
 
+// The tensor as <folder>/<sha256>.npy, streamed while hashed; an existing
+// fixture of that name must hold the same bytes (then it is shared).
+fs::path write_fixture(const at::Tensor& tensor, const fs::path& folder) {
+  std::error_code error;
+  fs::create_directories(folder, error);
+  if (error) {
+    throw CaptureError(folder.string() +
+                       ": cannot create the folder: " + error.message());
+  }
+  TempFile temp(folder);
+  Sha256 sha;
+  std::vector<int64_t> shape(tensor.sizes().begin(), tensor.sizes().end());
+  const std::string header = npy_header(tensor.scalar_type(), shape);
+  temp.write(header.data(), header.size());
+  sha.update(header.data(), header.size());
+  stream_values(tensor, temp, sha);
+  const std::string digest = sha.hex();
+  const fs::path fixture = folder / (digest + ".npy");
+  if (!temp.publish(fixture)) {
+    const std::string existing = sha256_streamed(fixture);
+    if (existing != digest) {
+      throw CaptureError(fixture.string() +
+                         ": a fixture of that name already exists with "
+                         "other bytes (sha256 " +
+                         existing + ", this tensor's " + digest + ")");
+    }
+  }
+  return fixture;
+}
+
 std::string shape_text(at::IntArrayRef sizes) {
   std::string text = "[";
   for (size_t i = 0; i < sizes.size(); ++i) {
     text += (i ? ", " : "") + std::to_string(sizes[i]);
   }
   return text + "]";
+}
+
+// `layout: {stride, storage_offset}` for a non-contiguous tensor; empty
+// for a contiguous one, and for one whose strides a case cannot state
+// (overlapping, negative: a note says so; its values are kept).
+std::string layout_line(const std::string& name, const at::Tensor& tensor,
+                        std::vector<std::string>* notes) {
+  if (tensor.is_contiguous() || tensor.numel() <= 1) return "";
+  Layout layout;
+  layout.kind = Layout::Kind::kStrided;
+  layout.stride.assign(tensor.strides().begin(), tensor.strides().end());
+  layout.storage_offset = tensor.storage_offset();
+  try {
+    layout_geometry(layout, {tensor.sizes().begin(), tensor.sizes().end()});
+  } catch (const std::invalid_argument& refused) {
+    notes->push_back("tensor `" + name + "`: layout not kept (" +
+                     refused.what() + ")");
+    return "";
+  }
+  return "    layout: {stride: " + shape_text(tensor.strides()) +
+         ", storage_offset: " + std::to_string(tensor.storage_offset()) + "}\n";
 }
 
 std::string quoted(const std::string& text) {
@@ -419,50 +470,14 @@ CaptureResult write_capture(const CaptureRequest& request) {
     if (inline_values(tensor)) {
       inputs << "    values: " << values_text(tensor) << "\n";
     } else {
-      fs::create_directories(fixture_folder, error);
-      if (error) {
-        throw CaptureError(fixture_folder.string() +
-                           ": cannot create the folder: " + error.message());
-      }
-      TempFile temp(fixture_folder);
-      Sha256 sha;
-      std::vector<int64_t> shape(tensor.sizes().begin(), tensor.sizes().end());
-      const std::string header = npy_header(tensor.scalar_type(), shape);
-      temp.write(header.data(), header.size());
-      sha.update(header.data(), header.size());
-      stream_values(tensor, temp, sha);
-      const std::string digest = sha.hex();
-      const fs::path fixture = fixture_folder / (digest + ".npy");
-      if (!temp.publish(fixture)) {
-        const std::string existing = sha256_streamed(fixture);
-        if (existing != digest) {
-          throw CaptureError(fixture.string() +
-                             ": a fixture of that name already exists with "
-                             "other bytes (sha256 " +
-                             existing + ", this tensor's " + digest + ")");
-        }
-      }
+      const fs::path fixture = write_fixture(tensor, fixture_folder);
+      const std::string digest = fixture.stem().string();
       result.fixtures.push_back(fixture);
       inputs << "    file: " << (op_folder(request.op) + "/" + digest + ".npy")
              << "\n"
              << "    sha256: " << digest << "\n";
     }
-    if (!tensor.is_contiguous() && tensor.numel() > 1) {
-      Layout layout;
-      layout.kind = Layout::Kind::kStrided;
-      layout.stride.assign(tensor.strides().begin(), tensor.strides().end());
-      layout.storage_offset = tensor.storage_offset();
-      try {
-        layout_geometry(layout, {tensor.sizes().begin(), tensor.sizes().end()});
-        inputs << "    layout: {stride: " << shape_text(tensor.strides())
-               << ", storage_offset: " << tensor.storage_offset() << "}\n";
-      } catch (const std::invalid_argument& refused) {
-        // Overlapping (expanded) or negative strides: a case cannot state
-        // them; the values are kept, the layout is not.
-        result.notes.push_back("tensor `" + captured.name +
-                               "`: layout not kept (" + refused.what() + ")");
-      }
-    }
+    inputs << layout_line(captured.name, tensor, &result.notes);
   }
 
   std::ostringstream text;

@@ -138,8 +138,9 @@ Reproduction judge_reproduction(const Origin& origin, const CaseRun& run) {
     out.sentence =
         "the capture fails differently from the failure it was "
         "captured for (" +
-        why + "):\n  " + origin_text + "\n  case   (" + outcome_text(decider) +
-        ")";
+        why + "):\n  " + origin_text + "\n  case (" +
+        std::string(backend_name(decider.backend)) + "):" +
+        outcome_text(decider).substr(backend_name(decider.backend).size() + 1);
     return out;
   }
   add_expectations(runs, origin_backend, origin_family, &out);
