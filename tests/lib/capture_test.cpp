@@ -233,7 +233,7 @@ TEST_F(CaptureTest, NothingIsOverwritten) {
 }
 
 TEST_F(CaptureTest, ConcurrentCapturesLoseNothing) {
-  const at::Tensor shared = at::randn({50});
+  const at::Tensor shared = at::randn({100});  // a fixture, shared
   constexpr int kCaptures = 8;
   std::vector<std::thread> threads;
   std::vector<std::string> errors(kCaptures);
@@ -374,7 +374,7 @@ TEST_F(CaptureTest, SmallTensorsOfEveryDtypeAreInlineBitForBit) {
       at::randn({3, 4}).to(at::kHalf),
       at::randn({2, 3}).to(at::kBFloat16),
       at::randn({4}, at::kComplexFloat),
-      at::tensor({true, false, true}),
+      at::tensor({1, 0, 1}).to(at::kBool),
       at::arange(-3, 61, at::kShort)};  // 64 elements: still inline
   for (size_t i = 0; i < tensors.size(); ++i) {
     CaptureRequest made = request("dtype" + std::to_string(i));

@@ -83,7 +83,7 @@ inputs:
 )");
   ASSERT_EQ(misspelt.def, nullptr);
   const std::string& problem = misspelt.problems.at(0);
-  EXPECT_EQ(problem.rfind("cases/bind.yaml:6:3: `torch.cross_entropy`: ", 0),
+  EXPECT_EQ(problem.rfind("cases/bind.yaml:6:10: `torch.cross_entropy`: ", 0),
             0u)
       << problem;
   EXPECT_NE(problem.find("`inptu` is no argument of `torch.cross_entropy`; "
@@ -101,7 +101,7 @@ inputs:
   bias: {dtype: float32, values: [1, 1, 1, 1]}
 )");
   ASSERT_EQ(extra.def, nullptr);
-  EXPECT_EQ(extra.problems.at(0).rfind("cases/bind.yaml:8:3: ", 0), 0u)
+  EXPECT_EQ(extra.problems.at(0).rfind("cases/bind.yaml:8:9: ", 0), 0u)
       << extra.problems.at(0);
 }
 

@@ -18,6 +18,10 @@ int accept_command(const std::string& argument, const std::string& backends) {
     }
     return kExitUsage;
   }
+  if (const std::string refused = acceptance_refusal(file); !refused.empty()) {
+    std::cerr << "casebook accept: not accepted: " << refused << "\n";
+    return 1;
+  }
   const CaseRun run = run_case(file, backends);
   if (!run.invalid.empty() || run.status == kExitUsage) {
     std::cerr << "casebook accept: the case does not run; see above\n";

@@ -147,25 +147,33 @@ Reproduction judge_reproduction(const Origin& origin, const CaseRun& run) {
   return out;
 }
 
+std::string acceptance_refusal(const fs::path& case_file) {
+  std::ifstream in(case_file);
+  std::ostringstream read;
+  read << in.rdbuf();
+  const std::string text = read.str();
+  for (const std::string key : {"expect", "backends"}) {
+    if (text.rfind(key + ":", 0) == 0 ||
+        text.find("\n" + key + ":") != std::string::npos) {
+      return case_file.string() + " already says `" + key +
+             "`: edit it by hand";
+    }
+  }
+  return "";
+}
+
 bool write_acceptance(const fs::path& case_file, const Case& kase,
                       const Reproduction& reproduction, std::string* why) {
   if (reproduction.kind != Reproduction::Kind::kReproduced) {
     *why = "the failure is not reproduced, so there is nothing to accept";
     return false;
   }
+  *why = acceptance_refusal(case_file);
+  if (!why->empty()) return false;
   std::ifstream in(case_file);
   std::ostringstream read;
   read << in.rdbuf();
   const std::string original = read.str();
-  for (const char* key : {"expect:", "backends:"}) {
-    if (original.rfind(key, 0) == 0 ||
-        original.find(std::string("\n") + key) != std::string::npos) {
-      *why = case_file.string() + " already says `" +
-             std::string(key).substr(0, std::strlen(key) - 1) +
-             "`: edit it by hand";
-      return false;
-    }
-  }
   std::string block =
       "expect:  # accepted: the failure of origin.first_error\n";
   std::vector<std::string> kept;

@@ -58,6 +58,11 @@ struct Reproduction {
 };
 Reproduction judge_reproduction(const Origin& origin, const CaseRun& run);
 
+// Why the case file cannot take an acceptance (it says `expect` or
+// `backends` already: a person's decision, not overwritten); empty when it
+// can. Asked before anything runs.
+std::string acceptance_refusal(const std::filesystem::path& case_file);
+
 // Appends `expect` (and `backends`, narrowed to those with an expectation,
 // where a backend of the case has none) to the case file. Refuses, saying
 // why in `why`, a case that is not reproduced or whose file already says

@@ -91,10 +91,16 @@ std::string misspellings(const InputSlots& slots,
     if (!given) unnamed.push_back(argument);
   }
   std::string text;
-  for (const std::string& input : inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string& input = inputs[i];
     if (is_slot_name(slots, input)) continue;
     const std::string nearest = nearest_name(input, unnamed);
-    if (nearest.empty()) continue;
+    // Read by position as the very argument it is near (`idx` as `index`):
+    // version 1's meaning, nothing to correct.
+    if (nearest.empty() ||
+        (i < slots.positional.size() && slots.positional[i] == nearest)) {
+      continue;
+    }
     if (text.empty()) *culprit = input;
     text += "; `" + input + "` is no argument of " + slots.what +
             did_you_mean(nearest);
