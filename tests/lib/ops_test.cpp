@@ -2,6 +2,7 @@
 // and every torch.* and validate.* op against values computed here by hand.
 #include "casebook/ops.h"
 
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
 #include <torch/version.h>
 
