@@ -23,8 +23,17 @@ if ! have; then
   mkdir -p "$root"
   "$python" -m venv "$venv"
   # numpy and pyyaml: the Python capture module's tests (tests/python).
+  # setuptools: to install python/ offline (Python 3.12 venvs have none).
   "$venv/bin/python" -m pip install -q --disable-pip-version-check \
-    "torch==$version" numpy pyyaml >&2
+    "torch==$version" numpy pyyaml setuptools >&2
   have || { echo "torch $version did not install into $venv" >&2; exit 1; }
 fi
+# The Python capture package (python/ of this clone), offline, each time (so
+# that it is this clone's): what the README's example imports. From a copy:
+# pip's build must not leave build/ or *.egg-info in the source.
+package=$(mktemp -d)
+trap 'rm -rf "$package"' EXIT
+cp -r "$(dirname "$0")/../python" "$package/python"
+"$venv/bin/python" -m pip install -q --disable-pip-version-check \
+  --no-build-isolation --no-index "$package/python" >&2
 echo "$venv/bin/python"

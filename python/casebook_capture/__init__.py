@@ -19,12 +19,14 @@ loop's own exception always propagates unchanged.
 """
 
 import contextlib
+import difflib
 import functools
 import inspect
 import json
 import os
 import platform
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -36,39 +38,67 @@ __all__ = ["Recorder", "capture"]
 
 
 def capture(op, name, tensors, cases="cases", args=None, origin=None,
-            casebook=None, backends=None, expect_failure=False):
+            casebook=None, backends=None, expect_failure=False,
+            accept=False):
     """Saves `tensors` (name -> tensor) with torch.save and runs
     ``casebook capture``; returns its CompletedProcess (output captured)."""
     executable = _executable(casebook)
     with tempfile.TemporaryDirectory(prefix="casebook-capture-") as folder:
-        command = [executable, "capture", "--op", op, "--name", name,
-                   "--cases", str(cases)]
-        for key, value in tensors.items():
-            # One file per tensor, the tensor itself: LibTorch 1.13 cannot
-            # unpickle a dict of one item. CPU copies with their strides (a
-            # CUDA tensor cannot be read by a CPU LibTorch); detached.
-            saved = os.path.join(folder, f"{key}.pt")
-            torch.save(value.detach().cpu(), saved)
-            command += ["--tensor", f"{key}={saved}"]
-        for key, value in (args or {}).items():
-            command += ["--arg", f"{key}={_yaml_text(value)}"]
-        for key, value in (origin or {}).items():
-            command += ["--origin", f"{key}={value}"]
-        if backends:
-            command += ["--backend", backends]
-        if expect_failure:
-            command.append("--expect-failure")
+        command = capture_command(
+            executable, op, name, _save_tensors(tensors, folder), cases=cases,
+            args=args, origin=origin, backends=backends,
+            expect_failure=expect_failure, accept=accept)
         return subprocess.run(command, capture_output=True, text=True,
                               check=False)
 
 
+def _save_tensors(tensors, folder):
+    """Each tensor into <folder>/<name>.pt; returns name -> path."""
+    saved = {}
+    for key, value in tensors.items():
+        # One file per tensor, the tensor itself: LibTorch 1.13 cannot
+        # unpickle a dict of one item. CPU copies with their strides (a
+        # CUDA tensor cannot be read by a CPU LibTorch); detached.
+        path = os.path.join(folder, f"{key}.pt")
+        torch.save(value.detach().cpu(), path)
+        saved[key] = path
+    return saved
+
+
+def capture_command(executable, op, name, saved, cases="cases", args=None,
+                    origin=None, backends=None, expect_failure=False,
+                    accept=False):
+    """The ``casebook capture`` command line for tensors saved as files
+    (name -> path): what runs, and what a failed capture prints to run
+    later."""
+    command = [executable, "capture", "--op", op, "--name", name,
+               "--cases", str(cases)]
+    for key, path in saved.items():
+        command += ["--tensor", f"{key}={path}"]
+    for key, value in (args or {}).items():
+        command += ["--arg", f"{key}={_yaml_text(value)}"]
+    for key, value in (origin or {}).items():
+        command += ["--origin", f"{key}={value}"]
+    if backends:
+        command += ["--backend", backends]
+    if expect_failure:
+        command.append("--expect-failure")
+    if accept:
+        command.append("--accept")
+    return command
+
+
 def _executable(casebook):
     executable = casebook or os.environ.get("CASEBOOK") or "casebook"
-    if shutil.which(executable) is None and not os.path.isfile(executable):
+    found = shutil.which(executable)
+    if found is None and not (os.path.isfile(executable)
+                              and os.access(executable, os.X_OK)):
         raise FileNotFoundError(
             f"casebook executable `{executable}` not found; pass casebook= or "
             "set $CASEBOOK")
-    return executable
+    # A path (not a name on PATH) stays the same file after a chdir.
+    return os.path.abspath(executable) if found is None or os.sep in \
+        executable else executable
 
 
 # What ``casebook capture`` says (exit 2) when the case file exists already.
@@ -83,6 +113,31 @@ def _op_folder(op):
         if op.startswith(prefix):
             return op[len(prefix):]
     return op.replace(".", "/", 1)
+
+
+def _unknown_op(executable, op):
+    """Why `op` is refused: casebook lists no such op; the nearest of the
+    names ``casebook ops`` lists for its last word (an aten:: operator also
+    as torch.<name>, as a case may name it)."""
+    word = re.split(r"[.:]+", op)[-1]
+    names = set()
+    if len(word) > 3:
+        listed = subprocess.run([executable, "ops", word[:-1]],
+                                capture_output=True, text=True,
+                                check=False).stdout.splitlines()
+        for line in listed:
+            name = line.split("(")[0]
+            if "(" not in line or " " in name:
+                continue
+            names.add(name)
+            if name.startswith("aten::"):
+                names.add("torch." + name[len("aten::"):].split(".")[0])
+    nearest = difflib.get_close_matches(op, sorted(names), n=3, cutoff=0.6)
+    text = f"casebook knows no op `{op}` (``casebook ops {op}`` lists none)"
+    if nearest:
+        text += "; did you mean " + " or ".join(f"`{name}`"
+                                               for name in nearest) + "?"
+    return text
 
 
 def _op_arguments(executable, op):
@@ -218,7 +273,14 @@ class Recorder:
     """
 
     def __init__(self, op, name, cases="cases", args=None, origin=None,
-                 casebook=None, backends=None):
+                 casebook=None, backends=None, accept=False,
+                 batches="casebook-batches"):
+        # Checked now, not at the failure hours later: a missing executable
+        # (FileNotFoundError) or an op casebook does not know (ValueError).
+        self.executable = _executable(casebook)
+        self.takes = _op_arguments(self.executable, op)
+        if self.takes is None:
+            raise ValueError(_unknown_op(self.executable, op))
         self.op = op
         self.name = name
         self.cases = cases
@@ -226,11 +288,19 @@ class Recorder:
         self.origin = dict(origin or {})
         self.casebook = casebook
         self.backends = backends
+        # accept: a reproduced failure is written into the case as its
+        # expect (``casebook capture --accept``).
+        self.accept = accept
+        # Where a batch goes when it cannot be captured at once: kept, with
+        # the command that captures it later.
+        self.batches = batches
+        self.kept_batch = None
+        self.capture_command = None
         self.first_error = None
         self.case_file = None
         self.capture_output = ""
-        # The capture's last line: whether the new case reproduces the
-        # failure (``the capture reproduces a failure``); None until run.
+        # The capture's verdict line (``the capture reproduces the
+        # failure: ...``); None until run.
         self.verdict = None
         self.consequences = 0
         self._calls = 0
@@ -343,34 +413,71 @@ class Recorder:
         devices = {value.device.type for value in tensors.values()}
         origin["backend"] = "cuda" if "cuda" in devices else "cpu"
         origin.update(self.origin)
+        args = dict(self.args)
+        # Only what the op takes: a watched function's own parameters (an
+        # epoch, a model) would make the case invalid.
+        args.update({key: value for key, value in step.args.items()
+                     if key in self.takes})
+        kept = self._keep(tensors, iteration)
+        if kept is None:
+            return
+        batch, self._saved = kept
+        self._batch = batch
+        self.capture_command = capture_command(
+            self.executable, self.op, self.name, self._saved,
+            cases=self.cases, args=args, origin=origin,
+            backends=self.backends, accept=self.accept)
         try:
-            executable = _executable(self.casebook)
-            args = dict(self.args)
-            if step.args:
-                # Only what the op takes: a watched function's own
-                # parameters (an epoch, a model) would make the case invalid.
-                # Not knowing the op's: all but None (an optional tensor's
-                # default, as likely as not).
-                takes = _op_arguments(executable, self.op)
-                args.update({key: value for key, value in step.args.items()
-                             if (key in takes if takes is not None
-                                 else value is not None)})
-            result = self._capture(executable, tensors, args, origin)
+            result = self._capture(batch, args, origin)
         except Exception as failure:  # never hide the training loop's error
-            print(f"casebook: could not record the failure: {failure}",
-                  file=sys.stderr)
+            self._kept(iteration, origin, f"could not run casebook capture: "
+                       f"{failure}")
             return
         self.capture_output = result.stdout + result.stderr
-        if result.returncode == 2:
+        if result.returncode == 2 or not any(
+                line.startswith("wrote ") for line in result.stdout.splitlines()):
             # Still the first failure: later ones stay its consequences.
-            print(f"casebook: could not record the first failure (iteration "
-                  f"{iteration}, {origin['first_error']}):\n"
-                  + self.capture_output, file=sys.stderr)
+            self._kept(iteration, origin, self.capture_output)
             return
+        shutil.rmtree(batch, ignore_errors=True)
+        self._report(result, iteration)
+
+    def _keep(self, tensors, iteration):
+        """The batch saved into a folder of its own under `batches`
+        (<name>-<iteration>[-N]): (folder, name -> file), the tensors in
+        the step's order; None, said, when it cannot be."""
+        try:
+            os.makedirs(self.batches, exist_ok=True)
+            base = os.path.join(self.batches, f"{self.name}-{iteration}")
+            folder, number = base, 1
+            while True:
+                try:
+                    os.mkdir(folder)
+                    break
+                except FileExistsError:
+                    number += 1
+                    folder = f"{base}-{number}"
+            folder = os.path.abspath(folder)
+            return folder, _save_tensors(tensors, folder)
+        except Exception as failure:  # never hide the training loop's error
+            print(f"casebook: could not save the batch of the first failure: "
+                  f"{failure}", file=sys.stderr)
+            return None
+
+    def _kept(self, iteration, origin, why):
+        """Says why the capture failed, where the batch is and the command
+        that captures it later."""
+        self.kept_batch = self._batch
+        print(f"casebook: could not record the first failure (iteration "
+              f"{iteration}, {origin['first_error']}):\n{why.rstrip()}\n"
+              f"casebook: the batch is kept in {self._batch}; capture it "
+              f"with:\n  {shlex.join(self.capture_command)}", file=sys.stderr)
+
+    def _report(self, result, iteration):
         for line in result.stdout.splitlines():
             if line.startswith("wrote "):
                 self.case_file = line[len("wrote "):]
-            elif line.startswith("the capture "):
+            elif line.startswith("the capture ") and self.verdict is None:
                 self.verdict = line
         print(f"casebook: recorded the first failure (iteration {iteration}) "
               f"as {self.case_file}", file=sys.stderr)
@@ -380,23 +487,32 @@ class Recorder:
             print(self.capture_output, file=sys.stderr)
         for line in _verdict_table(result.stdout):
             print(f"casebook:   {line}", file=sys.stderr)
+        lines = result.stdout.splitlines()
         if self.verdict:
-            print(f"casebook: {self.verdict}", file=sys.stderr)
+            at = lines.index(self.verdict)
+            for line in lines[at:]:
+                if line.startswith(("the capture ", "  ", "accepted ",
+                                    "expect:", "backends:")):
+                    print(f"casebook: {line}", file=sys.stderr)
 
-    def _capture(self, executable, tensors, args, origin):
+    def _capture(self, batch, args, origin):
         """``casebook capture`` under the first free name: a rerun of the
         training loop records its failure next to the earlier one, never over
         it, and never asks for another --name (a flag it never passed)."""
+        saved = self._saved
         folder = os.path.join(str(self.cases), _op_folder(self.op))
         number, refused = 1, 0
         while True:
             name = self.name if number == 1 else f"{self.name}-{number}"
             number += 1
+            self.capture_command = capture_command(
+                self.executable, self.op, name, saved, cases=self.cases,
+                args=args, origin=origin, backends=self.backends,
+                accept=self.accept)
             if os.path.lexists(os.path.join(folder, name + ".yaml")):
                 continue
-            result = capture(self.op, name, tensors, cases=self.cases,
-                             args=args, origin=origin, casebook=executable,
-                             backends=self.backends)
+            result = subprocess.run(self.capture_command, capture_output=True,
+                                    text=True, check=False)
             # Taken meanwhile (another process), or a folder guessed wrong:
             # the next name.
             if result.returncode == 2 and _TAKEN in result.stderr:

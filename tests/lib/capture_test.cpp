@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <thread>
 
@@ -91,7 +92,8 @@ std::string safetensors_bytes(const at::Tensor& tensor) {
 }
 
 TEST_F(CaptureTest, NpyRoundTripsThroughAFixture) {
-  const at::Tensor tensor = at::randn({3, 5}, at::kFloat);
+  // More than kInlineLimit elements: a fixture.
+  const at::Tensor tensor = at::randn({9, 9}, at::kFloat);
   write_npy(root_ / "x.npy", tensor);
   CaptureRequest made = request("npy");
   made.tensors = {{"self", read_saved_tensor(root_ / "x.npy", "")}};
@@ -119,9 +121,10 @@ TEST_F(CaptureTest, PtDictRoundTripsWithSmallLabelsInline) {
   made.tensors = {{"input", read_saved_tensor(kData / "batch.pt", "input")},
                   {"target", read_saved_tensor(kData / "batch.pt", "target")}};
   const CaptureResult result = write_capture(made);
-  EXPECT_EQ(result.fixtures.size(), 1u);  // the logits; the labels inline
+  EXPECT_EQ(result.fixtures.size(), 0u);  // 12 logits and 3 labels: inline
   const std::string text = read_text(result.case_file);
   EXPECT_NE(text.find("values: [0, 2, 4]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("file: "), std::string::npos) << text;
   expect_identical(loaded_input(result.case_file, 0), made.tensors[0].tensor);
   expect_identical(loaded_input(result.case_file, 1), made.tensors[1].tensor);
 }
@@ -230,7 +233,7 @@ TEST_F(CaptureTest, NothingIsOverwritten) {
 }
 
 TEST_F(CaptureTest, ConcurrentCapturesLoseNothing) {
-  const at::Tensor shared = at::randn({50});
+  const at::Tensor shared = at::randn({100});  // a fixture, shared
   constexpr int kCaptures = 8;
   std::vector<std::thread> threads;
   std::vector<std::string> errors(kCaptures);
@@ -336,13 +339,114 @@ TEST_F(CaptureTest, CommandRunsTheCaseAndJudgesReproduction) {
       << reproduced.output;
   const std::string text = read_text(root_ / "cases/cross_entropy/label4.yaml");
   EXPECT_NE(text.find("  iteration: 18231\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("    torch: \""), std::string::npos) << text;
+  // A saved file does not say which PyTorch wrote it; casebook's own
+  // LibTorch is not that one.
+  EXPECT_EQ(text.find("    torch: "), std::string::npos) << text;
+  // Without origin.first_error there is nothing to compare with: said.
+  EXPECT_NE(reproduced.output.find("has no origin.first_error"),
+            std::string::npos)
+      << reproduced.output;
 
   const auto passing =
       run_shell(casebook + "--op torch.abs --tensor self=" + batch +
                 "#input --name fine --backend cpu --expect-failure");
   EXPECT_EQ(passing.status, 1) << passing.output;
   EXPECT_NE(passing.output.find("does not reproduce"), std::string::npos);
+}
+
+// A tensor's bytes, C order (a complex one's as its real pairs).
+at::Tensor bytes_of(const at::Tensor& tensor) {
+  at::Tensor flat = tensor.contiguous();
+  if (flat.is_complex()) flat = at::view_as_real(flat);
+  return flat.reshape({-1}).view(at::kByte);
+}
+
+// Issue 34, part 4: a small tensor of any dtype is inline, and reads back
+// with the very bits captured (floats included: -0, subnormals, extremes).
+TEST_F(CaptureTest, SmallTensorsOfEveryDtypeAreInlineBitForBit) {
+  const at::Tensor specials =
+      at::tensor({-0.0F, 1e-40F, 3.4028235e38F, -1.1754944e-38F, 0.1F,
+                  std::numeric_limits<float>::infinity(), 16777217.0F, -2.5F},
+                 at::kFloat);
+  const std::vector<at::Tensor> tensors = {
+      specials,
+      at::randn({5, 8}, at::kDouble),
+      at::randn({3, 4}).to(at::kHalf),
+      at::randn({2, 3}).to(at::kBFloat16),
+      at::randn({4}, at::kComplexFloat),
+      at::tensor({1, 0, 1}).to(at::kBool),
+      at::arange(-3, 61, at::kShort)};  // 64 elements: still inline
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    CaptureRequest made = request("dtype" + std::to_string(i));
+    made.tensors = {{"self", tensors[i]}};
+    const CaptureResult result = write_capture(made);
+    EXPECT_TRUE(result.fixtures.empty()) << tensors[i].scalar_type();
+    const at::Tensor found = loaded_input(result.case_file);
+    ASSERT_TRUE(found.defined());
+    ASSERT_EQ(found.scalar_type(), tensors[i].scalar_type());
+    ASSERT_EQ(found.sizes(), tensors[i].sizes());
+    // The bits, not the values: -0.0 == 0.0 would hide a lost sign.
+    EXPECT_TRUE(at::equal(bytes_of(found), bytes_of(tensors[i])))
+        << tensors[i].scalar_type() << "\n"
+        << read_text(result.case_file);
+  }
+  CaptureRequest large = request("large");
+  large.tensors = {{"self", at::arange(65, at::kFloat)}};
+  EXPECT_EQ(write_capture(large).fixtures.size(), 1u);
+}
+
+// Issue 34, parts 1 and 2 through the command: `target` first is the
+// target; the failure is compared with origin.first_error; --accept writes
+// it as the case's expect, after which the case passes.
+TEST_F(CaptureTest, CommandComparesWithTheOriginAndAccepts) {
+  const std::string casebook = std::string("cd '") + root_.string() + "' && '" +
+                               CASEBOOK_EXECUTABLE + "' ";
+  const std::string batch = (kData / "batch.pt").string();
+  const std::string tensors = "--tensor target=" + batch +
+                              "#target --tensor input=" + batch + "#input ";
+  const auto same = run_shell(
+      casebook + "capture --op torch.cross_entropy " + tensors +
+      "--name label4 --backend cpu --expect-failure --accept "
+      "--origin 'first_error=IndexError: Target 4 is out of bounds.'");
+  EXPECT_EQ(same.status, 0) << same.output;
+  EXPECT_TRUE(testing_support::has_line(
+      same.output,
+      R"(the capture reproduces the failure: cpu: FAIL index_out_of_range: Target 4 is out of bounds\.)"))
+      << same.output;
+  const fs::path case_file = root_ / "cases/cross_entropy/label4.yaml";
+  const std::string text = read_text(case_file);
+  EXPECT_NE(text.find("  cpu: {error: index_out_of_range}\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("backends: [cpu]"), std::string::npos) << text;
+  const auto rerun = run_shell(casebook + "run '" + case_file.string() +
+                               "' --backend cpu --evidence ''");
+  EXPECT_EQ(rerun.status, 0) << rerun.output;
+  // A second acceptance is refused: the file says `expect` already.
+  const auto again =
+      run_shell(casebook + "accept '" + case_file.string() + "' --backend cpu");
+  EXPECT_EQ(again.status, 1) << again.output;
+  EXPECT_NE(again.output.find("already says `expect`"), std::string::npos)
+      << again.output;
+
+  const auto other = run_shell(
+      casebook + "capture --op torch.cross_entropy " + tensors +
+      "--name oom --backend cpu --expect-failure "
+      "--origin 'first_error=torch.OutOfMemoryError: CUDA out of memory.'");
+  EXPECT_EQ(other.status, 1) << other.output;
+  EXPECT_NE(other.output.find("the capture fails differently"),
+            std::string::npos)
+      << other.output;
+  EXPECT_NE(other.output.find("origin (cpu): torch.OutOfMemoryError: CUDA out "
+                              "of memory. (out_of_memory)"),
+            std::string::npos)
+      << other.output;
+  // `casebook accept` refuses what is not reproduced.
+  const auto refused =
+      run_shell(casebook + "accept cases/cross_entropy/oom.yaml --backend cpu");
+  EXPECT_EQ(refused.status, 1) << refused.output;
+  EXPECT_EQ(read_text(root_ / "cases/cross_entropy/oom.yaml").find("expect:"),
+            std::string::npos);
 }
 
 }  // namespace

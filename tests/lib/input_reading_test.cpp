@@ -38,13 +38,16 @@ TEST(InputReading, NamesOfTheSchemaWinAndOtherNamesTakeTheirPosition) {
 TEST(InputReading, AnAmbiguousMixNamesBothReadings) {
   std::string why, culprit;
   EXPECT_FALSE(read({"idx", "input"}, &why, &culprit));
-  EXPECT_EQ(culprit, "input");
+  // `idx`, read as `self` by its position, is near `index`: the line to
+  // fix is its own.
+  EXPECT_EQ(culprit, "idx");
   EXPECT_EQ(why,
             "the inputs mix the schema's names with other names, and the two "
             "readings disagree: by name, `idx` names no argument, `input` is "
             "`self`; by position among the tensor arguments (self, index), "
             "`idx` is `self`, `input` is `index`. Name every input as the "
-            "schema does, or give them in its argument order");
+            "schema does, or give them in its argument order; `idx` is no "
+            "argument of the schema; did you mean `index`?");
   EXPECT_FALSE(read({"x", "idx", "extra"}, &why, &culprit));
   EXPECT_EQ(culprit, "extra");
   EXPECT_NE(why.find("`extra` is no argument of the schema, and read by its "

@@ -57,7 +57,8 @@ grep -q "^casebook: recorded the first failure (iteration 2) as $case_file\$" \
   "$work/first.log"
 grep -Eq '^casebook: +cross_entropy/label_4 +FAIL index_out_of_range$' \
   "$work/first.log"
-grep -q '^casebook: the capture reproduces a failure$' "$work/first.log"
+grep -q '^casebook: the capture reproduces the failure: cpu: FAIL index_out_of_range: Target 4 is out of bounds.$' \
+  "$work/first.log"
 echo "PASS: the recorder wrote $case_file, args kept, its verdict printed"
 # A rerun records its own failure under the next free name, the first case
 # untouched, and never asks for a --name it was not given.
@@ -80,6 +81,33 @@ grep -q '^    values: \[4, 10, 5\]$' "$forward_case"
 grep -Eq '^casebook: +embedding/token_10 +FAIL index_out_of_range$' \
   "$work/forward.log"
 echo "PASS: the forward's failure inside the step wrote $forward_case"
+# Issue 34, part 3: the Recorder checks casebook and the op when made, and
+# keeps a batch it cannot capture, with the command that captures it later.
+CASEBOOK=$casebook "$work/venv/bin/python" "$source_dir/tests/python/keep_batch.py" cases
+# Issue 34: the README's Python example, as written (its code block under
+# "Capturing a failure"), captures a case whose cpu run is
+# index_out_of_range, and says so.
+"$work/venv/bin/python" - "$source_dir/README.md" >readme_example.py <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+section = text[text.index("## Capturing a failure"):]
+print(re.search(r"```python\n(.*?)```", section, re.S).group(1))
+PY
+mkdir readme && cd readme
+readme_status=0
+CASEBOOK=$casebook "$work/venv/bin/python" ../readme_example.py \
+  2>"$work/readme.log" || readme_status=$?
+cat "$work/readme.log" >&2
+cd ..
+test "$readme_status" -eq 1  # the training loop's IndexError propagates
+grep -q '^IndexError: Target 4 is out of bounds.$' "$work/readme.log"
+grep -q '^casebook: recorded the first failure (iteration 1) as cases/cross_entropy/label_4.yaml$' \
+  "$work/readme.log"
+grep -Eq '^casebook: +cross_entropy/label_4 +FAIL index_out_of_range$' \
+  "$work/readme.log"
+grep -q '^casebook: the capture reproduces the failure: cpu: FAIL index_out_of_range: Target 4 is out of bounds.$' \
+  "$work/readme.log"
+echo "PASS: the README's example captured a case that is index_out_of_range on cpu"
 status=0
 output=$("$casebook" run "$case_file" --backend cpu --evidence '') || status=$?
 echo "$output"

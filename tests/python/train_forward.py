@@ -51,7 +51,8 @@ assert failures == 1, failures
 assert recorder.recorded, recorder.capture_output
 assert recorder.first_error.startswith("IndexError: index out of range"), \
     recorder.first_error
-assert recorder.verdict == "the capture reproduces a failure", \
+assert recorder.verdict.startswith(
+    "the capture reproduces the failure: cpu: FAIL index_out_of_range"), \
     recorder.verdict
 print(recorder.case_file)
 
@@ -72,6 +73,7 @@ for iteration, x in enumerate([torch.randn(2, 5), torch.randn(2, 4)]):
 assert recorder.first_error.startswith("RuntimeError: mat1 and mat2"), \
     recorder.first_error
 assert not recorder.recorded, recorder.case_file
+assert recorder.kept_batch is not None  # kept, with the command to run
 assert recorder.consequences == 1, recorder.consequences
 
 # A name taken where the recorder did not look (another process, between its

@@ -40,6 +40,22 @@ namespace casebook {
 Family classify_error(std::string_view message,
                       std::string_view exception_type = {});
 
+// The family of a failure as Python printed it: `origin.first_error`,
+// "IndexError: Target 4 is out of bounds.", "torch.OutOfMemoryError: CUDA
+// out of memory. ...", or a bare "CUDA error: device-side assert
+// triggered": the exception's type (a leading dotted name before ": ") and
+// its message, read by classify_error, the one table of messages. kNone
+// for an empty text.
+Family classify_python_error(std::string_view first_error);
+
+// Whether a run's first error `message`, of `family`, is the failure that
+// `first_error` (as classify_python_error reads it) reported: the same
+// family and, where the family's message carries what the data did wrong
+// (index_out_of_range, contract: the offending index, the sizes), the same
+// integers in the same order. `why`: the difference, when not.
+bool same_failure(std::string_view first_error, Family family,
+                  std::string_view message, std::string* why);
+
 // The message without a c10 backtrace ("Exception raised from ...",
 // "frame #0: ..."), trailing blank lines removed.
 std::string_view strip_backtrace(std::string_view message);

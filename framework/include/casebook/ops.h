@@ -57,7 +57,10 @@ struct EntryCount {
   std::vector<int64_t> rejected;
 };
 
-// One call of an op. Inputs are placed as the op's OpDef::placement asks.
+// One call of an op. Inputs are placed as the op's OpDef::placement asks,
+// in the op's order: resolve_op binds a case's inputs by name (else by
+// position) and hands a registered op its inputs reordered where the case
+// wrote them in another order (`target` before `input`).
 struct OpCall {
   const std::vector<at::Tensor>& inputs;
   const std::map<std::string, ArgValue>& args;
@@ -91,6 +94,9 @@ struct OpCall {
   std::vector<int64_t> arg_int_list(const std::string& name,
                                     std::vector<int64_t> fallback) const;
   std::optional<int64_t> arg_optional_int(const std::string& name) const;
+  // The same call with other inputs (which must outlive it): how a bound op
+  // hands its function the case's inputs in the op's order.
+  OpCall with_inputs(const std::vector<at::Tensor>& placed) const;
   // Records the count (before a rejection is thrown, too); nothing when
   // `count` is null.
   void report_count(int64_t processed,
@@ -125,10 +131,10 @@ struct OpDef {
   // (`reduction`: mean, sum, none): another word is the case's error before
   // anything runs (check_case_against_op), never a run's.
   std::map<std::string, std::vector<std::string>> arg_words;
-  // Dispatcher ops (made for one case): the schema argument each of the
-  // case's inputs binds to, in the case's order (`x` of a version-1 file is
-  // `self`), and the overload chosen. Empty for registered ops, whose
-  // inputs are read by position.
+  // Ops bound to one case: the argument each of the case's inputs binds
+  // to, in the case's order (`x` of a version-1 file is `self`), and for a
+  // dispatcher op the overload chosen. Empty for a registered op as
+  // registered (its calls get their inputs in its own order).
   std::vector<std::string> input_arguments;
   std::string schema;
   Placement placement = Placement::kBackendDevice;

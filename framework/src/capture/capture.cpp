@@ -22,6 +22,7 @@
 #include <sstream>
 
 #include "casebook/loader.h"
+#include "casebook/number_text.h"
 #include "tensors/fixtures.h"
 #include "tensors/layout.h"
 #include "tensors/materialise.h"
@@ -132,9 +133,48 @@ class TempFile {
 };
 
 bool inline_values(const at::Tensor& tensor) {
-  return tensor.numel() <= kInlineLimit &&
-         (tensor.scalar_type() == at::kBool ||
-          at::isIntegralType(tensor.scalar_type(), /*includeBool=*/false));
+  return tensor.numel() <= kInlineLimit;
+}
+
+// `values: [...]`, C order: integers and booleans as such; floating values
+// as the shortest text that reads back as the same double (number_text),
+// which every narrower float holds exactly, so the case's tensor has the
+// captured bits (NaN's payload aside); complex ones as [real, imaginary].
+// yaml_number, always read as a float: `-0` would be the integer 0, its
+// sign lost.
+std::string float_text(double value) {
+  std::string text = yaml_number(value);
+  if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
+  return text;
+}
+
+std::string values_text(const at::Tensor& tensor) {
+  const at::ScalarType type = tensor.scalar_type();
+  std::string text = "[";
+  auto put = [&](int64_t i, const std::string& value) {
+    text += (i ? ", " : "") + value;
+  };
+  const at::Tensor flat = tensor.contiguous().view({-1});
+  if (at::isComplexType(type)) {
+    const at::Tensor pairs = at::view_as_real(flat.to(at::kComplexDouble));
+    const double* data = pairs.data_ptr<double>();
+    for (int64_t i = 0; i < flat.numel(); ++i) {
+      put(i, "[" + float_text(data[2 * i]) + ", " +
+                 float_text(data[2 * i + 1]) + "]");
+    }
+  } else if (at::isFloatingType(type)) {
+    const at::Tensor wide = flat.to(at::kDouble);
+    const double* data = wide.data_ptr<double>();
+    for (int64_t i = 0; i < flat.numel(); ++i) put(i, float_text(data[i]));
+  } else {
+    const at::Tensor wide = flat.to(at::kLong);
+    const int64_t* data = wide.data_ptr<int64_t>();
+    for (int64_t i = 0; i < flat.numel(); ++i) {
+      put(i, type == at::kBool ? (data[i] ? "true" : "false")
+                               : std::to_string(data[i]));
+    }
+  }
+  return text + "]";
 }
 
 // The tensor's logical values, C order, into `file` and `sha`, a chunk at a
@@ -164,12 +204,63 @@ void stream_values(const at::Tensor& tensor, TempFile& file, Sha256& sha) {
   }
 }
 
+// The tensor as <folder>/<sha256>.npy, streamed while hashed; an existing
+// fixture of that name must hold the same bytes (then it is shared).
+fs::path write_fixture(const at::Tensor& tensor, const fs::path& folder) {
+  std::error_code error;
+  fs::create_directories(folder, error);
+  if (error) {
+    throw CaptureError(folder.string() +
+                       ": cannot create the folder: " + error.message());
+  }
+  TempFile temp(folder);
+  Sha256 sha;
+  std::vector<int64_t> shape(tensor.sizes().begin(), tensor.sizes().end());
+  const std::string header = npy_header(tensor.scalar_type(), shape);
+  temp.write(header.data(), header.size());
+  sha.update(header.data(), header.size());
+  stream_values(tensor, temp, sha);
+  const std::string digest = sha.hex();
+  const fs::path fixture = folder / (digest + ".npy");
+  if (!temp.publish(fixture)) {
+    const std::string existing = sha256_streamed(fixture);
+    if (existing != digest) {
+      throw CaptureError(fixture.string() +
+                         ": a fixture of that name already exists with "
+                         "other bytes (sha256 " +
+                         existing + ", this tensor's " + digest + ")");
+    }
+  }
+  return fixture;
+}
+
 std::string shape_text(at::IntArrayRef sizes) {
   std::string text = "[";
   for (size_t i = 0; i < sizes.size(); ++i) {
     text += (i ? ", " : "") + std::to_string(sizes[i]);
   }
   return text + "]";
+}
+
+// `layout: {stride, storage_offset}` for a non-contiguous tensor; empty
+// for a contiguous one, and for one whose strides a case cannot state
+// (overlapping, negative: a note says so; its values are kept).
+std::string layout_line(const std::string& name, const at::Tensor& tensor,
+                        std::vector<std::string>* notes) {
+  if (tensor.is_contiguous() || tensor.numel() <= 1) return "";
+  Layout layout;
+  layout.kind = Layout::Kind::kStrided;
+  layout.stride.assign(tensor.strides().begin(), tensor.strides().end());
+  layout.storage_offset = tensor.storage_offset();
+  try {
+    layout_geometry(layout, {tensor.sizes().begin(), tensor.sizes().end()});
+  } catch (const std::invalid_argument& refused) {
+    notes->push_back("tensor `" + name + "`: layout not kept (" +
+                     refused.what() + ")");
+    return "";
+  }
+  return "    layout: {stride: " + shape_text(tensor.strides()) +
+         ", storage_offset: " + std::to_string(tensor.storage_offset()) + "}\n";
 }
 
 std::string quoted(const std::string& text) {
@@ -321,7 +412,8 @@ std::string op_folder(const std::string& op) {
   return folder;
 }
 
-std::vector<std::pair<std::string, std::string>> detected_origin() {
+std::vector<std::pair<std::string, std::string>> detected_origin(
+    bool libtorch_of_failure) {
   std::vector<std::pair<std::string, std::string>> origin;
   std::array<char, 128> line{};
   std::string revision;
@@ -336,7 +428,7 @@ std::vector<std::pair<std::string, std::string>> detected_origin() {
     revision.pop_back();
   }
   if (!revision.empty()) origin.emplace_back("revision", revision);
-  origin.emplace_back("versions.torch", TORCH_VERSION);
+  if (libtorch_of_failure) origin.emplace_back("versions.torch", TORCH_VERSION);
   // The GPU driver, from the kernel module (no CUDA or HIP call: this
   // process may fork a runner later, and a recorder's host owns its GPU).
   const std::string nvidia = first_line("/proc/driver/nvidia/version");
@@ -384,61 +476,16 @@ CaptureResult write_capture(const CaptureRequest& request) {
     inputs << "  " << captured.name << ":\n    dtype: " << dtype
            << "\n    shape: " << shape_text(tensor.sizes()) << "\n";
     if (inline_values(tensor)) {
-      const at::Tensor values = tensor.to(at::kLong).contiguous().view({-1});
-      inputs << "    values: [";
-      for (int64_t i = 0; i < values.numel(); ++i) {
-        const int64_t value = values.data_ptr<int64_t>()[i];
-        inputs << (i ? ", " : "")
-               << (tensor.scalar_type() == at::kBool
-                       ? (value ? "true" : "false")
-                       : std::to_string(value));
-      }
-      inputs << "]\n";
+      inputs << "    values: " << values_text(tensor) << "\n";
     } else {
-      fs::create_directories(fixture_folder, error);
-      if (error) {
-        throw CaptureError(fixture_folder.string() +
-                           ": cannot create the folder: " + error.message());
-      }
-      TempFile temp(fixture_folder);
-      Sha256 sha;
-      std::vector<int64_t> shape(tensor.sizes().begin(), tensor.sizes().end());
-      const std::string header = npy_header(tensor.scalar_type(), shape);
-      temp.write(header.data(), header.size());
-      sha.update(header.data(), header.size());
-      stream_values(tensor, temp, sha);
-      const std::string digest = sha.hex();
-      const fs::path fixture = fixture_folder / (digest + ".npy");
-      if (!temp.publish(fixture)) {
-        const std::string existing = sha256_streamed(fixture);
-        if (existing != digest) {
-          throw CaptureError(fixture.string() +
-                             ": a fixture of that name already exists with "
-                             "other bytes (sha256 " +
-                             existing + ", this tensor's " + digest + ")");
-        }
-      }
+      const fs::path fixture = write_fixture(tensor, fixture_folder);
+      const std::string digest = fixture.stem().string();
       result.fixtures.push_back(fixture);
       inputs << "    file: " << (op_folder(request.op) + "/" + digest + ".npy")
              << "\n"
              << "    sha256: " << digest << "\n";
     }
-    if (!tensor.is_contiguous() && tensor.numel() > 1) {
-      Layout layout;
-      layout.kind = Layout::Kind::kStrided;
-      layout.stride.assign(tensor.strides().begin(), tensor.strides().end());
-      layout.storage_offset = tensor.storage_offset();
-      try {
-        layout_geometry(layout, {tensor.sizes().begin(), tensor.sizes().end()});
-        inputs << "    layout: {stride: " << shape_text(tensor.strides())
-               << ", storage_offset: " << tensor.storage_offset() << "}\n";
-      } catch (const std::invalid_argument& refused) {
-        // Overlapping (expanded) or negative strides: a case cannot state
-        // them; the values are kept, the layout is not.
-        result.notes.push_back("tensor `" + captured.name +
-                               "`: layout not kept (" + refused.what() + ")");
-      }
-    }
+    inputs << layout_line(captured.name, tensor, &result.notes);
   }
 
   std::ostringstream text;
@@ -457,7 +504,7 @@ CaptureResult write_capture(const CaptureRequest& request) {
     }
   }
   text << "inputs:\n" << inputs.str();
-  auto detected = detected_origin();
+  auto detected = detected_origin(request.libtorch_of_failure);
   detected.emplace_back("backend", backend);
   text << origin_section(detected, request.origin);
 

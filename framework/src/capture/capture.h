@@ -40,6 +40,12 @@ struct CaptureRequest {
   // `origin`: key (`iteration`, `versions.cuda`, `data.id`) and value; these
   // win over what is detected (versions.torch, revision, backend).
   std::vector<std::pair<std::string, std::string>> origin;
+  // The tensors come from this process's LibTorch (casebook::Recorder), so
+  // its version is the one that hit the failure: versions.torch. Saved
+  // files (`casebook capture`) do not say which PyTorch wrote them (a .pt
+  // records its format, not its writer): versions.torch is then only what
+  // `origin` gives (the Python Recorder: its torch.__version__).
+  bool libtorch_of_failure = false;
 };
 
 struct CaptureResult {
@@ -48,8 +54,11 @@ struct CaptureResult {
   std::vector<std::string> notes;  // what could not be kept (a layout)
 };
 
-// Integer and bool tensors of at most this many elements are written inline
-// as `values`; anything else goes to a fixture.
+// Tensors of at most this many elements, of any dtype, are written inline as
+// `values` (floating ones in text that reads back bit for bit), so that the
+// neighbour rules can vary them (`dtypes`, `lengths`, `label_limits`);
+// larger ones go to a fixture. 64: a 16 x 4 batch of logits, the labels of
+// a batch of 64.
 constexpr int64_t kInlineLimit = 64;
 
 // Writes <cases>/<op without torch.>/<name>.yaml and its fixtures
@@ -64,9 +73,11 @@ CaptureResult write_capture(const CaptureRequest& request);
 // `aten::add.Tensor` -> `add.Tensor`, `kernels.sum` -> `kernels/sum`.
 std::string op_folder(const std::string& op);
 
-// origin detected here: versions.torch, revision (git of the current
-// folder, if any).
-std::vector<std::pair<std::string, std::string>> detected_origin();
+// origin detected here: revision (git of the current folder, if any), the
+// GPU driver, and versions.torch (this process's LibTorch) where
+// `libtorch_of_failure`.
+std::vector<std::pair<std::string, std::string>> detected_origin(
+    bool libtorch_of_failure);
 
 // The tensor `key` of a saved file, as saved (strides kept where the format
 // keeps them: .pt): `.pt`/`.pth` (torch.save of a tensor, a dict or a list of

@@ -66,6 +66,7 @@ void Recorder::on_failure(int64_t iteration, const NamedTensors& tensors,
   const std::string first_line =
       first_error_.substr(0, first_error_.find('\n'));
   CaptureRequest request;
+  request.libtorch_of_failure = true;  // this program's LibTorch failed
   request.op = options_.op;
   request.name = options_.name;
   request.cases = options_.cases;

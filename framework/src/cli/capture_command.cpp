@@ -1,19 +1,13 @@
 // `casebook capture`: saved tensors into a case, then the case run at once.
-#include <stdlib.h>
-#include <sys/wait.h>
 
-#include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <system_error>
 
 #include "capture/capture.h"
+#include "casebook/loader.h"
 #include "cli/capture_check.h"
+#include "cli/capture_run.h"
 #include "cli/commands.h"
-#include "process/run_to_end.h"
 
 namespace casebook {
 namespace {
@@ -30,109 +24,31 @@ bool split_pair(const std::string& text, const std::string& flag,
   return true;
 }
 
-// What the run of the new case said: its exit status, and the first
-// message of each run the child found invalid (family invalid_case: an
-// argument of the wrong kind that only the op rejects, found only when it
-// is called).
-struct CaptureRun {
-  int status = kExitUsage;
-  std::vector<std::string> invalid;
-};
-
-std::string xml_unescaped(const std::string& text) {
-  static const std::pair<const char*, char> kEntities[] = {{"&lt;", '<'},
-                                                           {"&gt;", '>'},
-                                                           {"&quot;", '"'},
-                                                           {"&apos;", '\''},
-                                                           {"&amp;", '&'}};
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    bool replaced = false;
-    for (const auto& [entity, character] : kEntities) {
-      if (text.compare(i, std::strlen(entity), entity) == 0) {
-        out += character;
-        i += std::strlen(entity) - 1;
-        replaced = true;
-        break;
-      }
-    }
-    if (!replaced) out += text[i];
+// The verdict's last line (`the capture ...`: what the Python Recorder
+// reads), then the acceptance where asked. Under --expect-failure, 1 unless
+// the failure is the origin's (or, without origin.first_error, any).
+int report_reproduction(const std::filesystem::path& case_file,
+                        const CaseRun& run, const CaptureArguments& arguments) {
+  const LoadedCase loaded = load_case_file(case_file);
+  if (!loaded.ok()) {
+    std::cerr << "casebook capture: " << case_file.string()
+              << " does not load again\n";
+    return 1;
   }
-  return out;
-}
-
-// The messages of `<error type="ERROR invalid_case" message="...">` in the
-// JUnit document runner/junit.cpp writes (the message attribute is
-// "<label>: <first message>"), each once.
-std::vector<std::string> invalid_case_messages(const std::string& junit) {
-  const std::string tag = "<error type=\"ERROR invalid_case\" message=\"";
-  const std::string label = "ERROR invalid_case: ";
-  std::vector<std::string> messages;
-  for (size_t at = junit.find(tag); at != std::string::npos;
-       at = junit.find(tag, at + 1)) {
-    const size_t start = at + tag.size();
-    const size_t end = junit.find('"', start);
-    if (end == std::string::npos) break;
-    std::string message = xml_unescaped(junit.substr(start, end - start));
-    if (message.rfind(label, 0) == 0) message.erase(0, label.size());
-    if (std::find(messages.begin(), messages.end(), message) ==
-        messages.end()) {
-      messages.push_back(message);
+  const Reproduction reproduction =
+      judge_reproduction(loaded.value->origin, run);
+  std::cout << reproduction.sentence << "\n";
+  const bool failed_as_expected =
+      reproduction.kind == Reproduction::Kind::kReproduced ||
+      reproduction.kind == Reproduction::Kind::kUnknown;
+  if (arguments.accept) {
+    std::string why;
+    if (!write_acceptance(case_file, *loaded.value, reproduction, &why)) {
+      std::cerr << "casebook capture: not accepted: " << why << "\n";
+      return 1;
     }
   }
-  return messages;
-}
-
-// How long the `casebook run` of a captured case may take. The run keeps its
-// own deadlines (the backend probe's 120 s, the case's timeout per run, 60 s
-// unless the case says), far below this: it only stops a run that is stuck
-// past them, so that a capture in a script cannot hang it.
-constexpr double kCaptureRunTimeoutSeconds = 600;
-
-// `casebook run` on the new case, in a fresh process of this executable
-// (the capture process may hold threads; the runner must not fork from it,
-// so it is exec'd). Its JUnit file, in a folder of its own, says which runs
-// were invalid.
-CaptureRun run_case(const std::filesystem::path& case_file,
-                    const std::string& backends) {
-  CaptureRun run;
-  std::string folder =
-      (std::filesystem::temp_directory_path() / "casebook-capture-XXXXXX")
-          .string();
-  if (::mkdtemp(folder.data()) == nullptr) {
-    std::cerr << "casebook capture: cannot make a temporary folder in "
-              << std::filesystem::temp_directory_path().string() << ": "
-              << std::strerror(errno) << "\n";
-    return run;
-  }
-  const std::filesystem::path junit =
-      std::filesystem::path(folder) / "capture.xml";
-  std::vector<std::string> arguments = {
-      "casebook", "run",     "--backend",    backends,          "--evidence",
-      "",         "--junit", junit.string(), case_file.string()};
-  std::cout.flush();
-  // Killed with this process, however it dies (its own children follow it).
-  try {
-    const ChildEnd end = run_program_to_end("/proc/self/exe", arguments,
-                                            ProgramOutput::kInherited,
-                                            kCaptureRunTimeoutSeconds);
-    if (end.timed_out) {
-      std::cerr << "casebook capture: casebook run gave no result in "
-                << static_cast<int>(kCaptureRunTimeoutSeconds)
-                << " s: killed it\n";
-    }
-    run.status =
-        WIFEXITED(end.wait_status) ? WEXITSTATUS(end.wait_status) : kExitUsage;
-    std::ifstream in(junit);
-    std::ostringstream text;
-    text << in.rdbuf();
-    run.invalid = invalid_case_messages(text.str());
-  } catch (const std::system_error&) {
-    std::cerr << "casebook capture: cannot start casebook run\n";
-  }
-  std::error_code ignored;
-  std::filesystem::remove_all(folder, ignored);
-  return run;
+  return arguments.expect_failure && !failed_as_expected ? 1 : 0;
 }
 
 }  // namespace
@@ -182,7 +98,7 @@ int capture_command(const CaptureArguments& arguments) {
     std::cout << "fixture " << fixture.string() << "\n";
   }
   if (arguments.no_run) return 0;
-  const CaptureRun run = run_case(result.case_file, arguments.backends);
+  const CaseRun run = run_case(result.case_file, arguments.backends);
   if (!run.invalid.empty()) {
     // The case's own fault, never a reproduced failure. Its file goes (this
     // capture made it, replacing nothing), so that the corrected capture can
@@ -202,13 +118,7 @@ int capture_command(const CaptureArguments& arguments) {
     std::cerr << "casebook capture: the new case does not run; see above\n";
     return 1;
   }
-  if (run.status == 0) {
-    std::cout << "the capture does not reproduce a failure: every verdict "
-                 "is PASS\n";
-    return arguments.expect_failure ? 1 : 0;
-  }
-  std::cout << "the capture reproduces a failure\n";
-  return 0;
+  return report_reproduction(result.case_file, run, arguments);
 }
 
 }  // namespace casebook

@@ -142,8 +142,14 @@ struct CaptureArguments {
   std::string backends = "cpu,cuda,hip";
   bool expect_failure = false;
   bool no_run = false;
+  bool accept = false;  // a reproduced failure written as the case's expect
 };
 int capture_command(const CaptureArguments& arguments);
+
+// `casebook accept CASE`: runs the case; when its failure is the one its
+// origin.first_error reported, writes it into the case as its `expect`
+// (cli/capture_run.h). 0 when written, 1 when not reproduced or refused.
+int accept_command(const std::string& kase, const std::string& backends);
 
 // `casebook neighbors CASE`: the neighbouring cases every rule can generate
 // for CASE (casebook/neighbors.h), one per line with its expected outcome,

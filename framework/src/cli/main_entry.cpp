@@ -315,6 +315,18 @@ int main_entry(int argc, char** argv) {
                     "every verdict PASS, or the case invalid");
   capture->add_flag("--no-run", capture_arguments.no_run,
                     "write the case without running it");
+  capture->add_flag("--accept", capture_arguments.accept,
+                    "write a reproduced failure into the case as its expect");
+  std::string accept_case;
+  std::string accept_backends = "cpu,cuda,hip";
+  CLI::App* accept = app.add_subcommand(
+      "accept",
+      "run a captured case and, when it fails as its origin.first_error "
+      "says, write that failure into it as its expect");
+  accept->add_option("case", accept_case, "a case file, or a case id")
+      ->required();
+  accept->add_option("--backend,-b", accept_backends, "backends to run")
+      ->capture_default_str();
 
   std::string neighbors_case;
   std::string neighbors_write;
@@ -356,6 +368,7 @@ int main_entry(int argc, char** argv) {
   if (*explain) return explain_command(family);
   if (*ops) return ops_command(ops_glob);
   if (*capture) return capture_command(capture_arguments);
+  if (*accept) return accept_command(accept_case, accept_backends);
   if (*new_case) return new_command(new_op, new_name);
   if (*diagnose) return diagnose_command(diagnose_case, diagnose_backend);
   if (*report) {

@@ -6,12 +6,14 @@
 // HIP 5.2's own error strings).
 #include <sys/wait.h>
 
+#include <cctype>
 #include <csignal>
 #include <cstring>
 #include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "casebook/diagnosis.h"
 #include "diagnosis/text.h"
@@ -206,6 +208,95 @@ Family classify_error(std::string_view message,
   // std::invalid_argument...): the op refused what it was given. This is a
   // default, not a recognition; explain_family(contract) says so.
   return Family::kContract;
+}
+
+namespace {
+
+// "IndexError" of "IndexError: Target 4 ...": a dotted identifier before
+// the first ": "; empty when the text starts otherwise ("CUDA error: ...").
+std::string_view python_type(std::string_view text) {
+  const size_t colon = text.find(": ");
+  if (colon == std::string_view::npos || colon == 0) return {};
+  for (size_t i = 0; i < colon; ++i) {
+    const char c = text[i];
+    const bool letter = std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+    const bool digit = std::isdigit(static_cast<unsigned char>(c)) != 0;
+    if (!(letter || ((digit || c == '.') && i > 0))) return {};
+  }
+  return text.substr(0, colon);
+}
+
+// The integers of a message, in order ("Target 4 is out of bounds." gives
+// 4; "batch_size (3) to match target batch_size (2)" gives 3, 2).
+std::vector<std::string> integers_of(std::string_view text) {
+  std::vector<std::string> found;
+  for (size_t i = 0; i < text.size();) {
+    const bool sign =
+        text[i] == '-' && i + 1 < text.size() &&
+        std::isdigit(static_cast<unsigned char>(text[i + 1])) &&
+        (i == 0 || !std::isalnum(static_cast<unsigned char>(text[i - 1])));
+    if (!sign && !std::isdigit(static_cast<unsigned char>(text[i]))) {
+      ++i;
+      continue;
+    }
+    size_t end = i + 1;
+    while (end < text.size() &&
+           std::isdigit(static_cast<unsigned char>(text[end]))) {
+      ++end;
+    }
+    found.emplace_back(text.substr(i, end - i));
+    i = end;
+  }
+  return found;
+}
+
+// Whether `needles` appear among `haystack` in the same order.
+bool in_order(const std::vector<std::string>& needles,
+              const std::vector<std::string>& haystack) {
+  size_t at = 0;
+  for (const std::string& needle : needles) {
+    while (at < haystack.size() && haystack[at] != needle) ++at;
+    if (at == haystack.size()) return false;
+    ++at;
+  }
+  return true;
+}
+
+}  // namespace
+
+Family classify_python_error(std::string_view first_error) {
+  const std::string_view text = strip_backtrace(first_error);
+  if (text.empty()) return Family::kNone;
+  const std::string_view type = python_type(text);
+  const std::string_view message =
+      type.empty() ? text : text.substr(type.size() + 2);
+  return classify_error(message, type);
+}
+
+bool same_failure(std::string_view first_error, Family family,
+                  std::string_view message, std::string* why) {
+  const Family expected = classify_python_error(first_error);
+  if (expected != family) {
+    *why = "the origin's error is " + std::string(family_name(expected)) +
+           ", the case's " + std::string(family_name(family));
+    return false;
+  }
+  if (family != Family::kIndexOutOfRange && family != Family::kContract) {
+    return true;
+  }
+  const std::string_view text = strip_backtrace(first_error);
+  const std::string_view type = python_type(text);
+  const std::vector<std::string> key =
+      integers_of(type.empty() ? text : text.substr(type.size() + 2));
+  if (in_order(key, integers_of(strip_backtrace(message)))) return true;
+  std::string numbers;
+  for (const std::string& number : key) {
+    numbers += (numbers.empty() ? "" : ", ") + number;
+  }
+  *why = "both are " + std::string(family_name(family)) +
+         ", but the case's message does not name what the origin's does (" +
+         numbers + ")";
+  return false;
 }
 
 Family classify_signal(int signal) {

@@ -196,12 +196,10 @@ std::string case_name_of_python_op(const std::string& op,
 }
 
 ResolvedOp resolve_one_op(const Case& kase, const OpRegistry& registry) {
-  ResolvedOp resolved;
   if (const OpDef* def = registry.find(kase.op)) {
-    resolved.problems = check_registered_op(kase, def);
-    if (resolved.problems.empty()) resolved.def = def;
-    return resolved;
+    return resolve_registered_op(kase, *def);
   }
+  ResolvedOp resolved;
   const std::string at = format_location(kase.op_where) + ": ";
   std::optional<std::string> overload;
   const std::string name = aten::operator_name(kase.op, &overload);

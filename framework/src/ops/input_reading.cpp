@@ -1,5 +1,7 @@
 #include "ops/input_reading.h"
 
+#include "casebook/loader.h"
+#include "casebook/suggestions.h"
 #include "ops/aten_schema.h"
 
 namespace casebook::aten {
@@ -19,28 +21,13 @@ std::string list_base(const std::string& given) {
   return given.substr(0, open);
 }
 
-bool is_schema_name(const c10::FunctionSchema& schema,
-                    const std::string& given) {
-  for (const c10::Argument& argument : schema.arguments()) {
-    if (names(given, argument.name()) ||
-        names(list_base(given), argument.name())) {
+bool is_slot_name(const InputSlots& slots, const std::string& given) {
+  for (const std::string& argument : slots.names) {
+    if (names(given, argument) || names(list_base(given), argument)) {
       return true;
     }
   }
   return false;
-}
-
-// The arguments a tensor given by position fills, in order: Python's
-// positional Tensor and Tensor? parameters (`out`, keyword-only, is not one).
-std::vector<std::string> positional_tensors(const c10::FunctionSchema& schema) {
-  std::vector<std::string> slots;
-  for (const c10::Argument& argument : schema.arguments()) {
-    const std::string type = argument_type(argument);
-    if (!argument.kwarg_only() && (type == "Tensor" || type == "Tensor?")) {
-      slots.push_back(argument.name());
-    }
-  }
-  return slots;
 }
 
 std::string quoted_list(const std::vector<std::string>& items) {
@@ -51,52 +38,108 @@ std::string quoted_list(const std::vector<std::string>& items) {
   return text.empty() ? "none" : text;
 }
 
+// The argument `given` names: itself, else `self` for `input`; a list's
+// element (`tensors[0]`) keeps its own name.
+std::string named_argument(const InputSlots& slots, const std::string& given) {
+  for (const std::string& argument : slots.names) {
+    if (argument == given) return given;
+  }
+  for (const std::string& argument : slots.names) {
+    if (names(given, argument)) return argument;
+  }
+  return given;
+}
+
 // "`input` is `self` and `idx` names no argument"
-std::string by_name(const c10::FunctionSchema& schema,
+std::string by_name(const InputSlots& slots,
                     const std::vector<std::string>& inputs) {
   std::string text;
   for (const std::string& input : inputs) {
     text += text.empty() ? "" : ", ";
     text += "`" + input + "` ";
-    text += is_schema_name(schema, input)
-                ? "is `" + std::string(input == "input" ? "self" : input) + "`"
+    text += is_slot_name(slots, input)
+                ? "is `" + named_argument(slots, input) + "`"
                 : "names no argument";
   }
   return text;
 }
 
 // "`idx` is `self`, `input` is `index`"
-std::string by_position(const std::vector<std::string>& slots,
+std::string by_position(const std::vector<std::string>& positional,
                         const std::vector<std::string>& inputs) {
   std::string text;
   for (size_t i = 0; i < inputs.size(); ++i) {
     text += text.empty() ? "" : ", ";
     text += "`" + inputs[i] + "` ";
-    text += i < slots.size() ? "is `" + slots[i] + "`"
-                             : "has no tensor argument at its position";
+    text += i < positional.size() ? "is `" + positional[i] + "`"
+                                  : "has no tensor argument at its position";
+  }
+  return text;
+}
+
+// "; `targt` is no argument of `torch.nll_loss`: did you mean `target`?"
+// for each input that names no argument but is near one the case does not
+// name: a misspelling, more likely than a file of version 1's positions.
+// `culprit` becomes the first of them: the line to fix.
+std::string misspellings(const InputSlots& slots,
+                         const std::vector<std::string>& inputs,
+                         std::string* culprit) {
+  std::vector<std::string> unnamed;
+  for (const std::string& argument : slots.positional) {
+    bool given = false;
+    for (const std::string& input : inputs) given |= names(input, argument);
+    if (!given) unnamed.push_back(argument);
+  }
+  std::string text;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string& input = inputs[i];
+    if (is_slot_name(slots, input)) continue;
+    const std::string nearest = nearest_name(input, unnamed);
+    // Read by position as the very argument it is near (`idx` as `index`):
+    // version 1's meaning, nothing to correct.
+    if (nearest.empty() ||
+        (i < slots.positional.size() && slots.positional[i] == nearest)) {
+      continue;
+    }
+    if (text.empty()) *culprit = input;
+    text += "; `" + input + "` is no argument of " + slots.what +
+            did_you_mean(nearest);
   }
   return text;
 }
 
 }  // namespace
 
+InputSlots schema_slots(const c10::FunctionSchema& schema) {
+  InputSlots slots;
+  slots.what = "the schema";
+  for (const c10::Argument& argument : schema.arguments()) {
+    slots.names.push_back(argument.name());
+    const std::string type = argument_type(argument);
+    if (!argument.kwarg_only() && (type == "Tensor" || type == "Tensor?")) {
+      slots.positional.push_back(argument.name());
+    }
+  }
+  return slots;
+}
+
 std::optional<std::vector<std::string>> read_input_names(
-    const c10::FunctionSchema& schema,
-    const std::vector<std::string>& input_names, std::string* why,
-    std::string* culprit) {
+    const InputSlots& slots, const std::vector<std::string>& input_names,
+    std::string* why, std::string* culprit) {
   std::vector<bool> named(input_names.size());
   bool all_named = true;
   for (size_t i = 0; i < input_names.size(); ++i) {
-    named[i] = is_schema_name(schema, input_names[i]);
+    named[i] = is_slot_name(slots, input_names[i]);
     all_named = all_named && named[i];
   }
   if (all_named) return input_names;
 
-  const std::vector<std::string> slots = positional_tensors(schema);
+  const std::vector<std::string>& positional = slots.positional;
   auto both_readings = [&] {
-    return "by name, " + by_name(schema, input_names) +
-           "; by position among the tensor arguments (" + quoted_list(slots) +
-           "), " + by_position(slots, input_names);
+    return "by name, " + by_name(slots, input_names) +
+           "; by position among the tensor arguments (" +
+           quoted_list(positional) + "), " +
+           by_position(positional, input_names);
   };
   std::vector<std::string> read = input_names;
   for (size_t i = 0; i < input_names.size(); ++i) {
@@ -105,30 +148,36 @@ std::optional<std::vector<std::string>> read_input_names(
       // A named tensor argument must stand where position would put it, or
       // the inputs after it would mean another thing read either way.
       bool is_slot = false;
-      for (const std::string& slot : slots) is_slot |= names(input, slot);
-      if (is_slot && (i >= slots.size() || !names(input, slots[i]))) {
+      for (const std::string& slot : positional) is_slot |= names(input, slot);
+      if (is_slot && (i >= positional.size() || !names(input, positional[i]))) {
         *culprit = input;
-        *why =
-            "the inputs mix the schema's names with other names, and the "
-            "two readings disagree: " +
-            both_readings() +
-            ". Name every input as the schema does, or give them in its "
-            "argument order";
+        *why = "the inputs mix " + slots.what +
+               "'s names with other names, and the two readings disagree: " +
+               both_readings() + ". Name every input as " + slots.what +
+               " does, or give them in its argument order" +
+               misspellings(slots, input_names, culprit);
         return std::nullopt;
       }
       continue;
     }
-    if (i >= slots.size()) {
+    if (i >= positional.size()) {
       *culprit = input;
-      *why = "`" + input +
-             "` is no argument of the schema, and read by its position (" +
-             std::to_string(i) +
-             ") it has no tensor argument to fill: " + both_readings();
+      *why = "`" + input + "` is no argument of " + slots.what +
+             ", and read by its position (" + std::to_string(i) +
+             ") it has no tensor argument to fill: " + both_readings() +
+             misspellings(slots, input_names, culprit);
       return std::nullopt;
     }
-    read[i] = slots[i];
+    read[i] = positional[i];
   }
   return read;
+}
+
+std::optional<std::vector<std::string>> read_input_names(
+    const c10::FunctionSchema& schema,
+    const std::vector<std::string>& input_names, std::string* why,
+    std::string* culprit) {
+  return read_input_names(schema_slots(schema), input_names, why, culprit);
 }
 
 }  // namespace casebook::aten

@@ -1,7 +1,10 @@
-// How a case's input names meet an operator's schema: by name, or by
-// position as format version 1 says ("inputs: a map, in the op's argument
-// order"). Files written before the dispatcher path named their tensors for
-// what they are (`x`, `logits`, `idx`); they keep their meaning.
+// How a case's input names meet an op's arguments: by name, or by position
+// as format version 1 says ("inputs: a map, in the op's argument order").
+// Files written before the dispatcher path named their tensors for what they
+// are (`x`, `logits`, `idx`); they keep their meaning. One rule for every
+// op: an operator's schema (aten_op.cpp) and casebook's registered ops
+// (check.cpp) both read their inputs here, so that `target` written first
+// means `target` on every path.
 #pragma once
 
 #include <ATen/core/function_schema.h>
@@ -12,19 +15,36 @@
 
 namespace casebook::aten {
 
-// The schema argument each case input stands for, in the case's order.
+// What a case's inputs are read against.
+struct InputSlots {
+  std::string what;                     // "the schema", "`torch.nll_loss`"
+  std::vector<std::string> names;       // every argument an input may name
+  std::vector<std::string> positional;  // what inputs by position fill
+};
+
+// A schema's slots: every argument's name; positionally, Python's positional
+// Tensor and Tensor? parameters in order (`out`, keyword-only, is not one).
+InputSlots schema_slots(const c10::FunctionSchema& schema);
+
+// The argument each case input stands for, in the case's order.
 //
-// An input whose name is an argument of `schema` (`input` also names `self`;
+// An input whose name is one of `slots.names` (`input` also names `self`;
 // `tensors[0]` an element of the Tensor[] `tensors`) is that argument. Every
-// other input is read by its position in `inputs`: the schema's positional
-// (not keyword-only) Tensor and Tensor? arguments, in order, as Python's
-// positional arguments fill them. The two readings may mix only where they
-// agree, every named input standing at its own argument's position;
-// otherwise the mix is ambiguous and nullopt is returned with `why` naming
-// both readings (`culprit`: the input at fault). nullopt too for an input
-// that has neither a name of the schema nor a tensor argument at its
-// position. Names of the schema are returned unchanged (`input` stays
-// `input`), positional inputs get the argument's own name.
+// other input is read by its position in `inputs`: `slots.positional`, in
+// order, as Python's positional arguments fill them. The two readings may
+// mix only where they agree, every named input standing at its own
+// argument's position; otherwise the mix is ambiguous and nullopt is
+// returned with `why` naming both readings (`culprit`: the input at fault).
+// nullopt too for an input that has neither a name of the op nor a tensor
+// argument at its position. Where a refused input's name is near an
+// argument's (`targt`), `why` ends with a did-you-mean. Names of the op are
+// returned unchanged (`input` stays `input`), positional inputs get the
+// argument's own name.
+std::optional<std::vector<std::string>> read_input_names(
+    const InputSlots& slots, const std::vector<std::string>& input_names,
+    std::string* why, std::string* culprit);
+
+// The same, against a schema (schema_slots).
 std::optional<std::vector<std::string>> read_input_names(
     const c10::FunctionSchema& schema,
     const std::vector<std::string>& input_names, std::string* why,

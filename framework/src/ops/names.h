@@ -15,8 +15,11 @@ std::string join_names(const std::vector<std::string>& names);
 
 struct Case;
 struct OpDef;
-// check_case_against_op for a registered op: input count, argument names.
-std::vector<std::string> check_registered_op(const Case& kase,
-                                             const OpDef* def);
+struct ResolvedOp;
+// resolve_op for a registered op (check.cpp): its input count, its inputs
+// bound by name or position (ops/input_reading.h, the rule of every op),
+// its argument names. A case whose inputs stand in another order than the
+// op's gets a copy of the op that reorders them (`generated`).
+ResolvedOp resolve_registered_op(const Case& kase, const OpDef& def);
 
 }  // namespace casebook

@@ -50,6 +50,11 @@ const at::Tensor& OpCall::input(size_t index) const {
   return inputs[index];
 }
 
+OpCall OpCall::with_inputs(const std::vector<at::Tensor>& placed) const {
+  return OpCall{placed, args, backend,    device,      plugin,
+                count,  step, after_step, float64_args};
+}
+
 bool OpCall::has_arg(const std::string& name) const {
   const auto found = args.find(name);
   return found != args.end() && found->second.kind != ArgValue::Kind::kNull;

@@ -1,0 +1,233 @@
+// judge_reproduction and write_acceptance (cli/capture_run.h): is the new
+// case's failure the one its origin reported, and the `expect` that keeps it.
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <system_error>
+
+#include "casebook/diagnosis.h"
+#include "casebook/loader.h"
+#include "cli/capture_run.h"
+
+namespace casebook {
+namespace fs = std::filesystem;
+namespace {
+
+std::string origin_entry(const Origin& origin, const std::string& key) {
+  for (const auto& [name, value] : origin.entries) {
+    if (name == key) return value;
+  }
+  return "";
+}
+
+bool ran(const RunOutcome& outcome) {
+  return outcome.verdict != "SKIP" && outcome.verdict != "NOT";
+}
+
+// "cpu: FAIL index_out_of_range: Target 4 is out of bounds."
+std::string outcome_text(const RunOutcome& outcome) {
+  std::string text =
+      std::string(backend_name(outcome.backend)) + ": " + outcome.verdict;
+  if (outcome.family != Family::kNone) {
+    text += " " + std::string(family_name(outcome.family));
+  }
+  return outcome.message.empty() ? text : text + ": " + outcome.message;
+}
+
+// The run that decides: the origin's backend's, else the CPU's, else the
+// first that ran.
+const RunOutcome* deciding_run(const std::vector<const RunOutcome*>& runs,
+                               Backend origin_backend) {
+  for (Backend wanted : {origin_backend, Backend::kCpu}) {
+    for (const RunOutcome* run : runs) {
+      if (run->backend == wanted) return run;
+    }
+  }
+  return runs.empty() ? nullptr : runs.front();
+}
+
+// A GPU's device-side assert shows on the CPU as the exception the kernel's
+// assert stands for: the CPU kernels raise index_out_of_range where CUDA's
+// and HIP's assert on the index (nll_loss, embedding, index_select).
+bool cpu_counterpart(Family origin, const RunOutcome& run, Backend from) {
+  return is_gpu(from) && run.backend == Backend::kCpu &&
+         origin == Family::kDeviceAssert &&
+         run.family == Family::kIndexOutOfRange;
+}
+
+bool ran_on(const std::vector<const RunOutcome*>& runs, Backend backend) {
+  for (const RunOutcome* run : runs) {
+    if (run->backend == backend) return true;
+  }
+  return false;
+}
+
+void add_expectations(const std::vector<const RunOutcome*>& runs,
+                      Backend origin_backend, Family origin_family,
+                      Reproduction* out) {
+  for (const RunOutcome* run : runs) {
+    if (run->family != Family::kNone) {
+      out->expect.emplace_back(run->backend, run->family);
+    }
+  }
+  if (!ran_on(runs, origin_backend)) {
+    out->expect.emplace_back(origin_backend, origin_family);
+  }
+}
+
+}  // namespace
+
+Reproduction judge_reproduction(const Origin& origin, const CaseRun& run) {
+  Reproduction out;
+  std::vector<const RunOutcome*> runs;
+  for (const RunOutcome& outcome : run.outcomes) {
+    if (ran(outcome)) runs.push_back(&outcome);
+  }
+  if (runs.empty()) {
+    out.sentence =
+        "the capture ran nowhere: every backend of the case is absent here";
+    return out;
+  }
+  std::vector<const RunOutcome*> failing;
+  for (const RunOutcome* outcome : runs) {
+    if (outcome->verdict != "PASS" && outcome->verdict != "XFAIL") {
+      failing.push_back(outcome);
+    }
+  }
+  if (failing.empty()) {
+    out.kind = Reproduction::Kind::kPasses;
+    out.sentence =
+        "the capture does not reproduce a failure: every verdict is PASS";
+    return out;
+  }
+  const std::string first_error = origin_entry(origin, "first_error");
+  const Backend origin_backend =
+      parse_backend(origin_entry(origin, "backend")).value_or(Backend::kCpu);
+  const RunOutcome& decider = *deciding_run(failing, origin_backend);
+  if (first_error.empty()) {
+    out.kind = Reproduction::Kind::kUnknown;
+    out.sentence = "the capture fails (" + outcome_text(decider) +
+                   "); the case has no origin.first_error, so whether that "
+                   "is the failure it was captured for is not known";
+    return out;
+  }
+  const Family origin_family = classify_python_error(first_error);
+  const std::string origin_text = "origin (" +
+                                  std::string(backend_name(origin_backend)) +
+                                  "): " + first_error + " (" +
+                                  std::string(family_name(origin_family)) + ")";
+  std::string why;
+  if (same_failure(first_error, decider.family, decider.message, &why)) {
+    out.kind = Reproduction::Kind::kReproduced;
+    out.sentence =
+        "the capture reproduces the failure: " + outcome_text(decider) +
+        "\n  " + origin_text;
+  } else if (!ran_on(runs, origin_backend) &&
+             cpu_counterpart(origin_family, decider, origin_backend)) {
+    out.kind = Reproduction::Kind::kReproduced;
+    out.sentence = "the capture reproduces the failure in its CPU form: " +
+                   outcome_text(decider) + ", what " +
+                   std::string(backend_name(origin_backend)) +
+                   "'s device_assert is on the CPU (" +
+                   std::string(backend_name(origin_backend)) +
+                   " did not run here)\n  " + origin_text;
+  } else {
+    out.kind = Reproduction::Kind::kDiffers;
+    out.sentence =
+        "the capture fails differently from the failure it was "
+        "captured for (" +
+        why + "):\n  " + origin_text + "\n  case (" +
+        std::string(backend_name(decider.backend)) + "):" +
+        outcome_text(decider).substr(backend_name(decider.backend).size() + 1);
+    return out;
+  }
+  add_expectations(runs, origin_backend, origin_family, &out);
+  return out;
+}
+
+std::string acceptance_refusal(const fs::path& case_file) {
+  std::ifstream in(case_file);
+  std::ostringstream read;
+  read << in.rdbuf();
+  const std::string text = read.str();
+  for (const std::string key : {"expect", "backends"}) {
+    if (text.rfind(key + ":", 0) == 0 ||
+        text.find("\n" + key + ":") != std::string::npos) {
+      return case_file.string() + " already says `" + key +
+             "`: edit it by hand";
+    }
+  }
+  return "";
+}
+
+bool write_acceptance(const fs::path& case_file, const Case& kase,
+                      const Reproduction& reproduction, std::string* why) {
+  if (reproduction.kind != Reproduction::Kind::kReproduced) {
+    *why = "the failure is not reproduced, so there is nothing to accept";
+    return false;
+  }
+  *why = acceptance_refusal(case_file);
+  if (!why->empty()) return false;
+  std::ifstream in(case_file);
+  std::ostringstream read;
+  read << in.rdbuf();
+  const std::string original = read.str();
+  std::string block =
+      "expect:  # accepted: the failure of origin.first_error\n";
+  std::vector<std::string> kept;
+  for (Backend backend : kase.backends) {
+    for (const auto& [where, family] : reproduction.expect) {
+      if (where != backend) continue;
+      block += "  " + std::string(backend_name(backend)) +
+               ": {error: " + std::string(family_name(family)) + "}\n";
+      kept.emplace_back(backend_name(backend));
+      break;
+    }
+  }
+  std::string left_out;
+  for (Backend backend : kase.backends) {
+    const std::string name(backend_name(backend));
+    if (std::find(kept.begin(), kept.end(), name) == kept.end()) {
+      left_out += (left_out.empty() ? "" : ", ") + name;
+    }
+  }
+  if (!left_out.empty()) {
+    // A backend without an expectation would compare with a reference that
+    // raised: an ERROR there, not a regression case.
+    std::string list;
+    for (const std::string& name : kept)
+      list += (list.empty() ? "" : ", ") + name;
+    block += "backends: [" + list + "]  # not seen failing here: " + left_out +
+             "; add them with their expect where they run\n";
+  }
+  const std::string text =
+      original + (original.empty() || original.back() == '\n' ? "" : "\n") +
+      block;
+  if (!load_case_text(text, case_file).ok()) {
+    *why = "the accepted case would not load; " + case_file.string() +
+           " left as it was";
+    return false;
+  }
+  const fs::path temporary = case_file.string() + ".accept.tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << text;
+    if (!out.flush()) {
+      *why = "cannot write " + temporary.string();
+      return false;
+    }
+  }
+  std::error_code error;
+  fs::rename(temporary, case_file, error);
+  if (error) {
+    fs::remove(temporary, error);
+    *why = "cannot replace " + case_file.string();
+    return false;
+  }
+  std::cout << "accepted into " << case_file.string() << ":\n" << block;
+  return true;
+}
+
+}  // namespace casebook
