@@ -578,10 +578,13 @@ TEST_F(HostilePtCommands, ShowRefusesEachAndExitsNormally) {
     EXPECT_NE(show.output.find(kReasons[i]), std::string::npos)
         << names_[i] << "\n"
         << show.output;
-    // `check` reads no fixture's contents (only that it is there): it exits
-    // normally, whatever the bytes.
+    // `check` reads each fixture through the same reader as a run: the file
+    // is invalid, with the same reason, and check exits normally (1).
     const auto check = testing_support::run_casebook("check '" + file + "'");
-    EXPECT_EQ(check.status, 0) << names_[i] << "\n" << check.output;
+    EXPECT_EQ(check.status, 1) << names_[i] << "\n" << check.output;
+    EXPECT_NE(check.output.find(kReasons[i]), std::string::npos)
+        << names_[i] << "\n"
+        << check.output;
   }
 }
 
