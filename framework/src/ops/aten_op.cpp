@@ -73,8 +73,26 @@ NamedOutputs collect_outputs(const c10::FunctionSchema& schema,
   return outputs;
 }
 
+// Whether one of the schema's returns shares the alias set of `written`
+// (`Tensor(a!) self ... -> Tensor(a!)`): then the op promises to hand back
+// the very tensor it wrote. An argument written as a side effect and not
+// returned (`Tensor(a!) running_min` of fused_moving_avg_obs_fake_quant,
+// `running_mean` of _native_batch_norm_legit) promises nothing of the kind.
+bool returns_alias_of(const c10::FunctionSchema& schema,
+                      const c10::AliasInfo& written) {
+  for (const c10::Argument& returned : schema.returns()) {
+    const c10::AliasInfo* alias = returned.alias_info();
+    if (alias == nullptr) continue;
+    for (const c10::Symbol& set : alias->beforeSets()) {
+      if (written.beforeSets().count(set) != 0) return true;
+    }
+  }
+  return false;
+}
+
 // An in-place or out= variant must return the very tensor it wrote: the
-// check of part 2 of issue 10 ("checks it was written in place").
+// check of part 2 of issue 10 ("checks it was written in place"), for each
+// written argument whose alias set a return shares.
 void check_written_in_place(const aten::Binding& binding,
                             const std::vector<at::Tensor>& inputs,
                             const NamedOutputs& outputs) {
@@ -83,11 +101,12 @@ void check_written_in_place(const aten::Binding& binding,
     const c10::Argument& argument = schema.arguments()[i];
     const c10::AliasInfo* alias = argument.alias_info();
     if (alias == nullptr || !alias->isWrite() ||
-        binding.sources[i].kind != aten::ArgumentSource::Kind::kInput) {
+        binding.sources[i].kind != aten::ArgumentSource::Kind::kInput ||
+        !returns_alias_of(schema, *alias)) {
       continue;
     }
     const at::Tensor& written = inputs.at(binding.sources[i].inputs[0]);
-    bool returned = schema.returns().empty();
+    bool returned = false;
     for (const at::Tensor& output : outputs.tensors) {
       returned |= output.unsafeGetTensorImpl() == written.unsafeGetTensorImpl();
     }
