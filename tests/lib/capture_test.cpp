@@ -232,6 +232,26 @@ TEST_F(CaptureTest, NothingIsOverwritten) {
   EXPECT_FALSE(fs::exists(root_ / "cases/abs/twice.yaml"));
 }
 
+// An origin text is what the failing program said: an ANSI-coloured
+// message, a byte that is not UTF-8, a traceback of 10,000 bytes. The case
+// written must load (the loader refuses control characters, invalid UTF-8 and
+// scalars over 4096 bytes), so capture keeps such text printable and bounded.
+TEST_F(CaptureTest, HostileOriginTextStillGivesACaseThatLoads) {
+  CaptureRequest made = request("noisy_origin");
+  made.tensors = {{"self", at::ones({3})}};
+  made.origin = {
+      {"first_error", "\x1b[31mIndexError\x1b[0m: Target 4 \xff" +
+                          std::string(10000, 'x')},
+      {"cause", "bell\a and a\nsecond line"}};
+  const CaptureResult written = write_capture(made);
+  const LoadedCase loaded = load_case_file(written.case_file);
+  ASSERT_TRUE(loaded.ok()) << loaded.errors.front().to_string();
+  const std::string text = read_text(written.case_file);
+  EXPECT_NE(text.find("IndexError"), std::string::npos) << text;
+  EXPECT_NE(text.find("more bytes"), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
+}
+
 TEST_F(CaptureTest, ConcurrentCapturesLoseNothing) {
   const at::Tensor shared = at::randn({100});  // a fixture, shared
   constexpr int kCaptures = 8;

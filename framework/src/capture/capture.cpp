@@ -23,6 +23,7 @@
 
 #include "casebook/loader.h"
 #include "casebook/number_text.h"
+#include "casebook/printable.h"
 #include "tensors/fixtures.h"
 #include "tensors/layout.h"
 #include "tensors/materialise.h"
@@ -267,12 +268,20 @@ std::string quoted(const std::string& text) {
   return nlohmann::json(text).dump();
 }
 
-// An origin value: an integer plain, anything else a quoted string.
+// The most of one origin text a captured case keeps: well under the
+// loader's limit of a scalar (4096 bytes), quoting and escapes included.
+constexpr size_t kOriginValueBytes = 1024;
+
+// An origin value: an integer plain, anything else a quoted string, made
+// printable and bounded first (the failing program's own words: an ANSI
+// colour, a byte that is not UTF-8, a long traceback), so that the case
+// written always loads.
 std::string origin_value(const std::string& text) {
   const bool integer =
       !text.empty() && text.size() < 19 &&
       text.find_first_not_of("0123456789") == std::string::npos;
-  return integer ? text : quoted(text);
+  return integer ? text
+                 : quoted(bounded_text(printable_line(text), kOriginValueBytes));
 }
 
 bool plain_key(const std::string& key) {
