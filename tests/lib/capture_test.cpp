@@ -239,10 +239,9 @@ TEST_F(CaptureTest, NothingIsOverwritten) {
 TEST_F(CaptureTest, HostileOriginTextStillGivesACaseThatLoads) {
   CaptureRequest made = request("noisy_origin");
   made.tensors = {{"self", at::ones({3})}};
-  made.origin = {
-      {"first_error", "\x1b[31mIndexError\x1b[0m: Target 4 \xff" +
-                          std::string(10000, 'x')},
-      {"cause", "bell\a and a\nsecond line"}};
+  made.origin = {{"first_error", "\x1b[31mIndexError\x1b[0m: Target 4 \xff" +
+                                     std::string(10000, 'x')},
+                 {"cause", "bell\a and a\nsecond line"}};
   const CaptureResult written = write_capture(made);
   const LoadedCase loaded = load_case_file(written.case_file);
   ASSERT_TRUE(loaded.ok()) << loaded.errors.front().to_string();

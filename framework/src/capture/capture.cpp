@@ -280,8 +280,9 @@ std::string origin_value(const std::string& text) {
   const bool integer =
       !text.empty() && text.size() < 19 &&
       text.find_first_not_of("0123456789") == std::string::npos;
-  return integer ? text
-                 : quoted(bounded_text(printable_line(text), kOriginValueBytes));
+  return integer
+             ? text
+             : quoted(bounded_text(printable_line(text), kOriginValueBytes));
 }
 
 bool plain_key(const std::string& key) {
