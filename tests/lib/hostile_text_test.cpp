@@ -111,7 +111,7 @@ TEST(OutputLimit, AnOutputIsRefusedBeforeTheOpAllocatesIt) {
   write_file(folder.path() / "outer.yaml", outer_case(100'000));
   const CommandResult run = casebook_in(
       folder.path(), "run --verbose outer.yaml --backend cpu --evidence ''",
-      "ulimit -v 12582912 && ");
+      testing_support::address_space_limit(12));
   EXPECT_EQ(run.status, 1) << run.output;
   EXPECT_TRUE(has_line(run.output,
                        "^ERROR +outer +cpu +invalid_case: output 0: an output "

@@ -75,4 +75,25 @@ inline bool has_line(const std::string& output, const std::string& pattern) {
   return std::regex_search(output, std::regex(pattern, std::regex::multiline));
 }
 
+// A shell prefix under which casebook cannot allocate more than `gib` GiB.
+// `ulimit -v` would do it, but AddressSanitizer reserves terabytes of address
+// space at start and cannot run under it; in an ASan build (the hardening
+// lane) the same bound is ASan's own largest allocation, and an allocation
+// over it fails as it would under the limit (allocator_may_return_null).
+inline std::string address_space_limit(int gib) {
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+  constexpr bool kAddressSanitizer = __has_feature(address_sanitizer);
+#else
+  constexpr bool kAddressSanitizer = false;
+#endif
+  if (kAddressSanitizer) {
+    return "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:allocator_may_return_null=1:"
+           "max_allocation_size_mb=" +
+           std::to_string(gib * 1024) + "\" ";
+  }
+  return "ulimit -v " + std::to_string(gib * 1024 * 1024) + " && ";
+}
+
 }  // namespace casebook::testing_support
