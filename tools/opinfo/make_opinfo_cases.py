@@ -424,12 +424,21 @@ def same_values(a, b):
     return bool(torch.equal(a, b))
 
 
+# The seeds a random call is made again from to judge whether its values
+# depend on the draw. Two were too few: a draw with few outcomes (OpInfo's
+# multinomial of three weights, three draws) gave [1, 2, 0] from seeds 1 and
+# 2 alike, so a sample recorded as [1, 2, 0] was written as a case, which
+# FAILed whenever casebook's draw differed (issue 36). With 32 seeds, a draw
+# with two equally likely outcomes agrees by chance once in 2^31.
+DRAW_SEEDS = range(1, 33)
+
+
 def calls_same_under_other_seeds(rec, indices):
     """Whether each recorded ATen call of `indices`, made again on copies of
-    its arguments from two other seeds of the default generator, gives the
-    outputs it gave: its values do not depend on the draw. Call by call, not
-    the whole sample: OpInfo's wrappers of random ops seed the generator
-    themselves (wrapper_set_seed), which casebook does not."""
+    its arguments from each seed of DRAW_SEEDS of the default generator,
+    gives the outputs it gave: its values do not depend on the draw. Call by
+    call, not the whole sample: OpInfo's wrappers of random ops seed the
+    generator themselves (wrapper_set_seed), which casebook does not."""
     def copy(x):
         if isinstance(x, torch.Tensor):
             return x.clone()
@@ -443,7 +452,7 @@ def calls_same_under_other_seeds(rec, indices):
             if any("!" in str(arg) for arg in func._schema.arguments):
                 return False  # an in-place call's input is its output now
             first = [t for t in flatten_out(out) if isinstance(t, torch.Tensor)]
-            for seed in (1, 2):
+            for seed in DRAW_SEEDS:
                 torch.manual_seed(seed)
                 again = func(*copy(list(a)), **copy(dict(kw)))
                 again = [t for t in flatten_out(again) if isinstance(t, torch.Tensor)]
@@ -919,6 +928,8 @@ def main():
                     f.write(text)
                 info["cases"].append({"id": cid, "ops": ops, "steps": len(ops) > 1 or "steps:" in text})
         manifest["entries"].append(info)
+    # OUT holds the manifest even when no sample could be written.
+    os.makedirs(opts.out, exist_ok=True)
     with open(os.path.join(opts.out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     n_cases = sum(len(e["cases"]) for e in manifest["entries"])
