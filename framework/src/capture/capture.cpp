@@ -138,17 +138,10 @@ bool inline_values(const at::Tensor& tensor) {
 }
 
 // `values: [...]`, C order: integers and booleans as such; floating values
-// as the shortest text that reads back as the same double (number_text),
+// as yaml_float, the shortest text that reads back as the same double and
+// that YAML reads as a float (`-0` would be the integer 0, its sign lost),
 // which every narrower float holds exactly, so the case's tensor has the
 // captured bits (NaN's payload aside); complex ones as [real, imaginary].
-// yaml_number, always read as a float: `-0` would be the integer 0, its
-// sign lost.
-std::string float_text(double value) {
-  std::string text = yaml_number(value);
-  if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
-  return text;
-}
-
 std::string values_text(const at::Tensor& tensor) {
   const at::ScalarType type = tensor.scalar_type();
   std::string text = "[";
@@ -160,13 +153,13 @@ std::string values_text(const at::Tensor& tensor) {
     const at::Tensor pairs = at::view_as_real(flat.to(at::kComplexDouble));
     const double* data = pairs.data_ptr<double>();
     for (int64_t i = 0; i < flat.numel(); ++i) {
-      put(i, "[" + float_text(data[2 * i]) + ", " +
-                 float_text(data[2 * i + 1]) + "]");
+      put(i, "[" + yaml_float(data[2 * i]) + ", " +
+                 yaml_float(data[2 * i + 1]) + "]");
     }
   } else if (at::isFloatingType(type)) {
     const at::Tensor wide = flat.to(at::kDouble);
     const double* data = wide.data_ptr<double>();
-    for (int64_t i = 0; i < flat.numel(); ++i) put(i, float_text(data[i]));
+    for (int64_t i = 0; i < flat.numel(); ++i) put(i, yaml_float(data[i]));
   } else {
     const at::Tensor wide = flat.to(at::kLong);
     const int64_t* data = wide.data_ptr<int64_t>();
