@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The style gate (issue 37, item 9), a step of the `debian` lane:
+# clang-format, check only, over every C and C++ source git tracks, with
+# .clang-format and the pinned clang-format below (the formatter's output
+# differs between versions, so the check and the people who run
+# `clang-format -i` must use one). Prints each unformatted place as
+# file:line:col and exits 1; exits 0 when every file is formatted.
+#
+#   ci/check-style.sh            check
+#   ci/check-style.sh --fix      format every tracked source in place
+#
+# The formatter lives in a virtual environment outside the clone
+# (CASEBOOK_VENV_DIR, default ~/.cache/casebook/venvs, as ci/install-torch.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+readonly clang_format_version=23.1.5
+root=${CASEBOOK_VENV_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/casebook/venvs}
+venv="$root/style-clang-format-$clang_format_version"
+formatter="$venv/bin/clang-format"
+if ! "$formatter" --version 2>/dev/null | grep -q " $clang_format_version"; then
+  echo "installing clang-format==$clang_format_version into $venv" >&2
+  rm -rf "$venv"
+  mkdir -p "$root"
+  "${CASEBOOK_BASE_PYTHON:-python3}" -m venv "$venv"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check \
+    "clang-format==$clang_format_version" >&2
+fi
+mapfile -t sources < <(git ls-files '*.c' '*.cc' '*.cpp' '*.h' '*.hpp' '*.cu' '*.cuh' '*.hip')
+if [ "${1:-}" = --fix ]; then
+  "$formatter" -i "${sources[@]}"
+  exit 0
+fi
+report=$("$formatter" --dry-run "${sources[@]}" 2>&1 | grep -E '^[^ ]+:[0-9]+:[0-9]+: warning' || true)
+if [ -n "$report" ]; then
+  echo "$report"
+  echo "$(echo "$report" | wc -l) place(s) in $(echo "$report" | cut -d: -f1 | sort -u | wc -l) file(s) are not as clang-format $clang_format_version writes them: ci/check-style.sh --fix"
+  exit 1
+fi
+echo "clang-format $clang_format_version: ${#sources[@]} sources formatted"
