@@ -88,6 +88,15 @@ TEST(NumberText, IsTheShortestTextThatReadsBackBitForBit) {
   EXPECT_EQ(number_text(std::numeric_limits<double>::denorm_min()), "5e-324");
   EXPECT_EQ(number_text(std::numeric_limits<double>::max()),
             "1.7976931348623157e+308");
+  // Powers of two where the nearest N digits do not read back but other N
+  // digits do: %.16g gives 5.6843418860808015e-14 (17 digits) for 2^-44.
+  EXPECT_EQ(number_text(std::ldexp(1.0, -44)), "5.684341886080802e-14");
+  EXPECT_EQ(number_text(std::ldexp(1.0, 89)), "6.189700196426902e+26");
+  EXPECT_EQ(number_text(std::ldexp(1.0, -1017)), "7.120236347223045e-307");
+  EXPECT_EQ(number_text(1e5), "1e+05");  // laid out as %g lays it out
+  EXPECT_EQ(number_text(123456.0), "123456");
+  EXPECT_EQ(number_text(-1.5e-7), "-1.5e-07");
+  EXPECT_EQ(number_text(0.0001), "0.0001");
   EXPECT_EQ(yaml_number(1e23), "1.0e+23");
   EXPECT_EQ(yaml_number(-0.0), "-0.0");  // `-0` is YAML's integer 0
   EXPECT_EQ(yaml_float(2.0), "2.0");
@@ -108,6 +117,12 @@ TEST(NumberText, IsTheShortestTextThatReadsBackBitForBit) {
   for (double value : hard_doubles()) {
     const std::string text = yaml_number(value);
     EXPECT_EQ(bits_of(std::strtod(text.c_str(), nullptr)), bits_of(value))
+        << text;
+  }
+  for (int exponent = -1074; exponent <= 1023; ++exponent) {
+    const double value = std::ldexp(1.0, exponent);
+    const std::string text = yaml_number(value);
+    ASSERT_EQ(bits_of(std::strtod(text.c_str(), nullptr)), bits_of(value))
         << text;
   }
 }

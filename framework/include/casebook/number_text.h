@@ -5,8 +5,9 @@
 
 namespace casebook {
 
-// The shortest of %.1g .. %.17g that reads back as the same double; NaN and
-// the infinities as YAML spells them (.nan, .inf, -.inf).
+// The fewest significant digits that read back as the same double, laid out
+// as %g lays them out (`0.1`, `1e+05`, `5e-324`); NaN and the infinities as
+// YAML spells them (.nan, .inf, -.inf).
 std::string number_text(double value);
 
 // number_text as a float every YAML reader takes: `1.0e+05` rather than

@@ -1,6 +1,7 @@
 // The floating formats of the dtypes: rounding a value to a dtype, and the
 // shortest decimal that names a value of it.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -105,12 +106,30 @@ namespace casebook {
 std::string number_text(double value) {
   if (std::isnan(value)) return ".nan";
   if (std::isinf(value)) return value > 0 ? ".inf" : "-.inf";
+  // The shortest digits that read back as `value` (std::to_chars: exact, and
+  // shortest where %.Ng's nearest N digits are not, e.g. 2^-44 is
+  // 5.684341886080802e-14, while %.16g gives ...8015e-14, which does not read
+  // back), then laid out as %g lays out that many digits: fixed from 1e-4 up
+  // to the number of digits, else d.ddde±XX.
   char buffer[40];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
-    if (std::strtod(buffer, nullptr) == value) break;
+  const auto written = std::to_chars(buffer, buffer + sizeof buffer, value,
+                                     std::chars_format::scientific);
+  const std::string scientific(buffer, written.ptr);
+  const size_t e = scientific.find('e');
+  const bool negative = scientific[0] == '-';
+  std::string digits = scientific.substr(negative ? 1 : 0, e - (negative ? 1 : 0));
+  digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
+  const int exponent = std::atoi(scientific.c_str() + e + 1);
+  const int count = static_cast<int>(digits.size());
+  if (exponent < -4 || exponent >= count) return scientific;
+  std::string fixed;
+  if (exponent < 0) {
+    fixed = "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
+  } else {
+    fixed = digits.substr(0, static_cast<size_t>(exponent) + 1);
+    if (exponent + 1 < count) fixed += "." + digits.substr(exponent + 1);
   }
-  return buffer;
+  return (negative ? "-" : "") + fixed;
 }
 
 std::string yaml_number(double value) {
