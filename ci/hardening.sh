@@ -20,8 +20,8 @@ cd "$(dirname "$0")/.."
 from=${CASEBOOK_TORCH_FROM:-auto}
 cmake --preset asan -DCASEBOOK_TORCH_FROM="$from" >/dev/null
 cmake --build --preset asan
-ctest --preset asan
+ctest --preset asan -j "$(nproc)"
 cmake --preset fuzz -DCASEBOOK_TORCH_FROM="$from" -DCASEBOOK_FUZZ_SECONDS="${CASEBOOK_FUZZ_SECONDS:-0}" \
   -DCASEBOOK_FUZZ_SEED="${CASEBOOK_FUZZ_SEED:-1}" >/dev/null
 cmake --build --preset fuzz
-ctest --preset fuzz
+ctest --preset fuzz -j "$(nproc)"

@@ -19,6 +19,8 @@ cd "$(dirname "$0")/.."
 lane=${1:?usage: ci/lane.sh cpu|debian|torch-2.13|cuda-2.14|hardening [CTEST_ARGS...]}
 shift
 
+# ctest runs this many tests side by side (unit.lib is in shards for it).
+jobs=$(nproc)
 step_start=$(date +%s)
 timed() {
   local name=$1
@@ -38,7 +40,7 @@ case "$lane" in
     timed configure cmake --preset cpu -DCASEBOOK_TORCH_FROM="$from" \
       -DCASEBOOK_CTEST_EACH_CASE=OFF
     timed build cmake --build --preset cpu
-    timed ctest ctest --preset cpu "$@"
+    timed ctest ctest --preset cpu -j "$jobs" "$@"
     # The installed CMake package, used by a project of its own (examples/).
     timed downstream ci/downstream.sh build/cpu
     # clang-format, check only (one lane is enough: the sources are the same).
@@ -55,7 +57,7 @@ case "$lane" in
     timed install-torch true
     timed configure cmake --preset pip-cpu -DCASEBOOK_CTEST_EACH_CASE=OFF
     timed build cmake --build --preset pip-cpu
-    timed ctest ctest --preset pip-cpu "$@"
+    timed ctest ctest --preset pip-cpu -j "$jobs" "$@"
     timed downstream ci/downstream.sh build/pip-cpu
     ;;
   cuda-2.14)
