@@ -6,12 +6,15 @@
 // case's own expectation.
 #include <ATen/Parallel.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 
 #include "casebook/diagnosis.h"
 #include "casebook_build_config.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/memcheck.h"
 #include "diagnosis/conclusions.h"
@@ -178,6 +181,24 @@ int diagnose_command(const std::string& argument, const std::string& backend) {
     std::cout << "\n" << explain_family(baseline.family);
   }
   return 0;
+}
+
+Command add_diagnose(CLI::App& app) {
+  auto kase = std::make_shared<std::string>();
+  auto backend = std::make_shared<std::string>();
+  CLI::App* diagnose = app.add_subcommand(
+      "diagnose",
+      "rerun one case in fresh processes, changing one thing at a time "
+      "(launch blocking, the CPU, float32, float64, contiguous inputs, "
+      "compute-sanitizer memcheck), and tell which change altered the "
+      "outcome");
+  diagnose->add_option("case", *kase, "a case file, or a case id under cases/")
+      ->required();
+  diagnose->add_option("--backend,-b", *backend,
+                       "cpu, cuda or hip (default: the case's first GPU "
+                       "backend present, else cpu)");
+  return {diagnose,
+          [kase, backend] { return diagnose_command(*kase, *backend); }};
 }
 
 }  // namespace casebook

@@ -7,8 +7,10 @@
 #include <ATen/Parallel.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include "casebook/diagnosis.h"
@@ -17,6 +19,7 @@
 #include "casebook/number_text.h"
 #include "casebook/ops.h"
 #include "child/execute.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "process/run_to_end.h"
 #include "tensors/fixtures.h"
@@ -298,6 +301,38 @@ int show_command(const std::string& argument, const std::string& backend_name_,
   std::error_code ignored;
   fs::remove_all(run_root, ignored);
   return status;
+}
+
+namespace {
+struct ShowArguments {
+  std::string kase, backend;
+  bool full = false;
+  bool write_expected = false;
+};
+}  // namespace
+
+Command add_show(CLI::App& app) {
+  auto arguments = std::make_shared<ShowArguments>();
+  CLI::App* show = app.add_subcommand(
+      "show",
+      "run one case on one backend and print each output: shape, dtype, "
+      "strides, statistics and values, to turn a correct run into "
+      "expected `outputs`");
+  show->add_option("case", arguments->kase,
+                   "a case file, or a case id under cases/")
+      ->required();
+  show->add_option("--backend,-b", arguments->backend,
+                   "cpu (default), cuda or hip");
+  show->add_flag("--full", arguments->full,
+                 "print every value (default: the first 64)");
+  show->add_flag("--write-expected", arguments->write_expected,
+                 "append the outputs to the case file as `outputs` (a .npy "
+                 "fixture with its sha256 for outputs of more than 64 "
+                 "elements)");
+  return {show, [arguments] {
+            const ShowArguments& a = *arguments;
+            return show_command(a.kase, a.backend, a.full, a.write_expected);
+          }};
 }
 
 }  // namespace casebook
