@@ -4,8 +4,6 @@
 // to match the reference, so an outcome is what happened (outputs that
 // match, an error of a family, a mismatch), not the verdict against the
 // case's own expectation.
-#include <ATen/Parallel.h>
-
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iomanip>
@@ -14,6 +12,7 @@
 
 #include "casebook/diagnosis.h"
 #include "casebook_build_config.h"
+#include "child/fork_safe_aten.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/memcheck.h"
@@ -126,7 +125,7 @@ int diagnose_command(const std::string& argument, const std::string& backend) {
   }
   fs::path file;
   if (!resolve_case_argument(argument, &file)) return kExitUsage;
-  at::set_num_threads(1);  // no OpenMP pool in the runner before forks
+  keep_aten_single_threaded();  // before the runner forks
   LoadedCase loaded = load_case_file(file);
   std::vector<std::string> problems;
   for (const CaseError& error : loaded.errors)

@@ -5,14 +5,13 @@
 // scrub_report; `--bundle DIR` writes the case file it carries, its
 // fixtures and the Python reproduction beside the report. A case file that
 // does not load is refused (exit 2): there is no run to report.
-#include <ATen/Parallel.h>
-
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "casebook/diagnosis.h"
+#include "child/fork_safe_aten.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/report_carry.h"
@@ -293,7 +292,7 @@ int report_command(const std::string& argument, const std::string& id,
           argument.empty() ? id.substr(0, id.find('~')) : argument, &file)) {
     return kExitUsage;
   }
-  at::set_num_threads(1);  // no OpenMP pool in the runner before forks
+  keep_aten_single_threaded();  // before the runner forks
   Plan plan = load_plan({file}, options);
   if (refuse_invalid(plan, file)) return kExitUsage;
   if (!id.empty() && planned_case_of(plan, id) == nullptr) {

@@ -1,4 +1,3 @@
-#include <ATen/Parallel.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -12,6 +11,7 @@
 #include "casebook/diagnosis.h"
 #include "casebook/ops.h"
 #include "casebook/suggestions.h"
+#include "child/fork_safe_aten.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/filter_check.h"
@@ -136,7 +136,7 @@ bool to_run_options(const CommonArguments& arguments, RunOptions* options,
   }
   // The runner compares outputs in one thread: an OpenMP pool started in the
   // runner would hang children forked after it.
-  at::set_num_threads(1);
+  keep_aten_single_threaded();
   return true;
 }
 

@@ -4,7 +4,6 @@
 // summary statistics, values), so that an author can turn a correct run into
 // the case's expected `outputs`.
 #include <ATen/ATen.h>
-#include <ATen/Parallel.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -19,6 +18,7 @@
 #include "casebook/number_text.h"
 #include "casebook/ops.h"
 #include "child/execute.h"
+#include "child/fork_safe_aten.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "process/run_to_end.h"
@@ -229,7 +229,7 @@ bool write_expected(const fs::path& file, const Case& kase,
 
 int show_command(const std::string& argument, const std::string& backend_name_,
                  bool full, bool write) {
-  at::set_num_threads(1);  // no OpenMP pool before the fork
+  keep_aten_single_threaded();  // before the fork
   Backend backend = Backend::kCpu;
   if (!backend_name_.empty()) {
     const auto parsed = parse_backend(backend_name_);
