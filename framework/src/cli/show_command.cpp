@@ -22,6 +22,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "process/run_to_end.h"
+#include "process/scratch_folder.h"
 #include "tensors/fixtures.h"
 #include "tensors/materialise.h"
 
@@ -129,21 +130,18 @@ void print_output(std::ostream& out, size_t index, const TensorFile& file,
   out << "\n";
 }
 
-// Runs `kase` on `backend` in a child; the outputs' report and tensors. The
-// child has the case's timeout, as in a run, and a child past it is killed
-// and reported as the runner reports it (family timeout).
-bool run_in_child(const Case& kase, const OpDef& op, Backend backend,
-                  ChildReport* report, std::string* run_root) {
+// Runs `kase` on `backend` in a child; the outputs' report, and their tensors
+// as files in `run_root`. The child has the case's timeout, as in a run, and a
+// child past it is killed and reported as the runner reports it (family
+// timeout).
+void run_in_child(const Case& kase, const OpDef& op, Backend backend,
+                  const std::string& run_root, ChildReport* report) {
   CaseTable table;
   table.cases.push_back(&kase);
   table.ops.push_back(&op);
-  std::string pattern = (access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-  pattern += "/casebook-show-XXXXXX";
-  if (mkdtemp(pattern.data()) == nullptr) return false;
-  *run_root = pattern;
   RunRequest request;
   request.backend = backend;
-  request.output_dir = pattern;
+  request.output_dir = run_root;
   const ChildEnd run = run_child_to_end(
       [&](int report_fd) {
         return run_one_shot_child(table, request, report_fd);
@@ -155,15 +153,14 @@ bool run_in_child(const Case& kase, const OpDef& op, Backend backend,
     report->status = ChildReport::Status::kError;
     report->family = Family::kTimeout;
     report->message = killed_at_deadline(kase.timeout_seconds);
-    return true;
+    return;
   }
   if (run.output.empty()) {
     report->status = ChildReport::Status::kError;
     report->message = "the run " + describe_wait_status(run.wait_status);
-    return true;
+    return;
   }
   *report = decode_report(run.output.substr(0, line_end));
-  return true;
 }
 
 // --write-expected: an `outputs:` block appended to the case file, values
@@ -259,12 +256,16 @@ int show_command(const std::string& argument, const std::string& backend_name_,
     }
     return 1;
   }
-  ChildReport report;
-  std::string run_root;
-  if (!run_in_child(kase, *op, backend, &report, &run_root)) {
-    std::cerr << "casebook show: cannot create a run folder\n";
+  // The child's output files; removed when show ends.
+  std::unique_ptr<ScratchFolder> run_root;
+  try {
+    run_root = std::make_unique<ScratchFolder>("show");
+  } catch (const std::runtime_error& error) {
+    std::cerr << "casebook show: " << error.what() << "\n";
     return 1;
   }
+  ChildReport report;
+  run_in_child(kase, *op, backend, run_root->path(), &report);
   int status = 0;
   std::cout << kase.id << " on " << backend_name(backend) << "\n";
   // Which overload a `torch.` or `aten::` name resolved to, chosen by the
@@ -298,8 +299,6 @@ int show_command(const std::string& argument, const std::string& backend_name_,
     }
     std::cout << "\n";
   }
-  std::error_code ignored;
-  fs::remove_all(run_root, ignored);
   return status;
 }
 
