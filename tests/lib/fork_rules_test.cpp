@@ -2,6 +2,7 @@
 // a GPU runtime initialised, refuses to fork, whoever calls it.
 #include "process/fork_rules.h"
 
+#include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 
 #include <condition_variable>
@@ -10,6 +11,7 @@
 #include <thread>
 
 #include "casebook/runner.h"
+#include "child/fork_safe_aten.h"
 #include "process/subprocess.h"
 #include "test_ops.h"
 
@@ -18,6 +20,14 @@ namespace {
 
 TEST(ForkRules, OneThreadAndNoGpuMayFork) {
   EXPECT_EQ(fork_refusal(ForkFacts{}), "");
+}
+
+// What every process that forks asks for (the CLI's commands, the test
+// programs): ATen's intra-op work on one thread, whatever was set before.
+TEST(ForkRules, KeepAtenSingleThreadedLeavesOneIntraOpThread) {
+  at::set_num_threads(2);  // sets the count only: no parallel region runs
+  keep_aten_single_threaded();
+  EXPECT_EQ(at::get_num_threads(), 1);
 }
 
 TEST(ForkRules, MoreThanOneThreadIsRefused) {

@@ -1,9 +1,12 @@
 // `casebook accept CASE`: a reproduced failure written into its case as the
 // case's `expect`, so that a captured case becomes a regression case.
+#include <CLI/CLI.hpp>
 #include <iostream>
+#include <memory>
 
 #include "casebook/loader.h"
 #include "cli/capture_run.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 
 namespace casebook {
@@ -36,6 +39,20 @@ int accept_command(const std::string& argument, const std::string& backends) {
     return 1;
   }
   return 0;
+}
+
+Command add_accept(CLI::App& app) {
+  auto kase = std::make_shared<std::string>();
+  auto backends = std::make_shared<std::string>("cpu,cuda,hip");
+  CLI::App* accept = app.add_subcommand(
+      "accept",
+      "run a captured case and, when it fails as its origin.first_error "
+      "says, write that failure into it as its expect");
+  accept->add_option("case", *kase, "a case file, or a case id")->required();
+  accept->add_option("--backend,-b", *backends, "backends to run")
+      ->capture_default_str();
+  return {accept,
+          [kase, backends] { return accept_command(*kase, *backends); }};
 }
 
 }  // namespace casebook

@@ -1,12 +1,15 @@
 // `casebook capture`: saved tensors into a case, then the case run at once.
 
+#include <CLI/CLI.hpp>
 #include <iostream>
+#include <memory>
 #include <system_error>
 
 #include "capture/capture.h"
 #include "casebook/loader.h"
 #include "cli/capture_check.h"
 #include "cli/capture_run.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 
 namespace casebook {
@@ -119,6 +122,59 @@ int capture_command(const CaptureArguments& arguments) {
     return 1;
   }
   return report_reproduction(result.case_file, run, arguments);
+}
+
+Command add_capture(CLI::App& app) {
+  auto arguments = std::make_shared<CaptureArguments>();
+  CLI::App* capture = app.add_subcommand(
+      "capture",
+      "turn saved tensors (.pt, .npy, .safetensors) into a case file and "
+      "fixtures named by their sha256, then run it and print its verdict per "
+      "backend. A .pt is what torch.save writes since PyTorch 1.6 (a zip, "
+      "records stored): a tensor, or a dict, list or tuple of them, read by "
+      "casebook's own reader (a strict zip, a restricted unpickler), never by "
+      "LibTorch's; each tensor at most 2^30 elements and 4 GiB "
+      "(CASEBOOK_MAX_TENSOR_ELEMENTS, CASEBOOK_MAX_TENSOR_BYTES). The case is "
+      "checked (op, inputs, arguments) before anything is written; one that "
+      "only the op finds invalid when it runs is removed again: never a "
+      "reproduced failure");
+  capture
+      ->add_option("--op", arguments->op,
+                   "torch.<name>, aten::<name>[.<overload>], ...")
+      ->required();
+  capture
+      ->add_option("--tensor", arguments->tensors,
+                   "NAME=FILE[#KEY]: an input of the op (KEY: a dict key, "
+                   "a list index or a safetensors name; nested: #a.b)")
+      ->required();
+  capture->add_option("--arg", arguments->args,
+                      "KEY=VALUE: an argument of the op (YAML text)");
+  capture
+      ->add_option("--name", arguments->name,
+                   "the case's name: writes <cases>/<op>/<name>.yaml")
+      ->required();
+  capture->add_option("--cases", arguments->cases, "the cases folder")
+      ->capture_default_str();
+  capture->add_option("--fixtures", arguments->fixtures,
+                      "the fixtures folder (default: the nearest fixtures/ "
+                      "above the case, else one beside the cases folder)");
+  capture->add_option("--summary", arguments->summary,
+                      "the case's one-line summary");
+  capture->add_option("--origin", arguments->origin,
+                      "KEY=VALUE for the dossier: first_error, iteration, "
+                      "last_completed_step, versions.NAME, data.NAME, ...");
+  capture
+      ->add_option("--backend,-b", arguments->backends,
+                   "backends to run the new case on")
+      ->capture_default_str();
+  capture->add_flag("--expect-failure", arguments->expect_failure,
+                    "exit 1 when the capture does not reproduce a failure: "
+                    "every verdict PASS, or the case invalid");
+  capture->add_flag("--no-run", arguments->no_run,
+                    "write the case without running it");
+  capture->add_flag("--accept", arguments->accept,
+                    "write a reproduced failure into the case as its expect");
+  return {capture, [arguments] { return capture_command(*arguments); }};
 }
 
 }  // namespace casebook

@@ -4,15 +4,16 @@
 #include <sys/wait.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <system_error>
 
 #include "casebook/diagnosis.h"
 #include "process/run_to_end.h"
+#include "process/scratch_folder.h"
 
 namespace casebook {
 namespace fs = std::filesystem;
@@ -125,15 +126,15 @@ std::vector<RunOutcome> junit_outcomes(const std::string& junit,
 
 CaseRun run_case(const fs::path& case_file, const std::string& backends) {
   CaseRun run;
-  std::string folder =
-      (fs::temp_directory_path() / "casebook-capture-XXXXXX").string();
-  if (::mkdtemp(folder.data()) == nullptr) {
-    std::cerr << "casebook: cannot make a temporary folder in "
-              << fs::temp_directory_path().string() << ": "
-              << std::strerror(errno) << "\n";
+  // The JUnit file of the run; removed when this returns.
+  std::unique_ptr<ScratchFolder> folder;
+  try {
+    folder = std::make_unique<ScratchFolder>("capture");
+  } catch (const std::runtime_error& error) {
+    std::cerr << "casebook: " << error.what() << "\n";
     return run;
   }
-  const fs::path junit = fs::path(folder) / "capture.xml";
+  const fs::path junit = fs::path(folder->path()) / "capture.xml";
   std::vector<std::string> arguments = {
       "casebook", "run",     "--backend",    backends,          "--evidence",
       "",         "--junit", junit.string(), case_file.string()};
@@ -166,8 +167,6 @@ CaseRun run_case(const fs::path& case_file, const std::string& backends) {
   } catch (const std::system_error&) {
     std::cerr << "casebook: cannot start casebook run\n";
   }
-  std::error_code ignored;
-  fs::remove_all(folder, ignored);
   return run;
 }
 

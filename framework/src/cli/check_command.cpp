@@ -5,9 +5,12 @@
 // checked as the run reads it (sha256, dtype, shape), and each backend's
 // expectation that cannot be known (a neighbour whose outcome cannot be
 // derived, a GPU backend without `expect` where the CPU must fail).
+#include <CLI/CLI.hpp>
 #include <iostream>
+#include <memory>
 
 #include "casebook/ops.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "runner/session.h"
 #include "tensors/materialise.h"
@@ -107,6 +110,18 @@ int check_command(const CommonArguments& arguments) {
   }
   std::cout << files << " case files checked, " << invalid << " invalid\n";
   return invalid == 0 ? 0 : 1;
+}
+
+Command add_check(CLI::App& app) {
+  auto arguments = std::make_shared<CommonArguments>();
+  CLI::App* check = app.add_subcommand(
+      "check",
+      "load and check the case files (keys, values, fixtures, the op and its "
+      "arguments) without running them; every problem is printed; exit 1 "
+      "when any file is invalid");
+  check->add_option("paths", arguments->paths,
+                    "case files and folders (default: cases/)");
+  return {check, [arguments] { return check_command(*arguments); }};
 }
 
 }  // namespace casebook

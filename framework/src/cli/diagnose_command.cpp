@@ -4,14 +4,16 @@
 // to match the reference, so an outcome is what happened (outputs that
 // match, an error of a family, a mismatch), not the verdict against the
 // case's own expectation.
-#include <ATen/Parallel.h>
-
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 
 #include "casebook/diagnosis.h"
 #include "casebook_build_config.h"
+#include "child/fork_safe_aten.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/memcheck.h"
 #include "diagnosis/conclusions.h"
@@ -123,7 +125,7 @@ int diagnose_command(const std::string& argument, const std::string& backend) {
   }
   fs::path file;
   if (!resolve_case_argument(argument, &file)) return kExitUsage;
-  at::set_num_threads(1);  // no OpenMP pool in the runner before forks
+  keep_aten_single_threaded();  // before the runner forks
   LoadedCase loaded = load_case_file(file);
   std::vector<std::string> problems;
   for (const CaseError& error : loaded.errors)
@@ -178,6 +180,24 @@ int diagnose_command(const std::string& argument, const std::string& backend) {
     std::cout << "\n" << explain_family(baseline.family);
   }
   return 0;
+}
+
+Command add_diagnose(CLI::App& app) {
+  auto kase = std::make_shared<std::string>();
+  auto backend = std::make_shared<std::string>();
+  CLI::App* diagnose = app.add_subcommand(
+      "diagnose",
+      "rerun one case in fresh processes, changing one thing at a time "
+      "(launch blocking, the CPU, float32, float64, contiguous inputs, "
+      "compute-sanitizer memcheck), and tell which change altered the "
+      "outcome");
+  diagnose->add_option("case", *kase, "a case file, or a case id under cases/")
+      ->required();
+  diagnose->add_option("--backend,-b", *backend,
+                       "cpu, cuda or hip (default: the case's first GPU "
+                       "backend present, else cpu)");
+  return {diagnose,
+          [kase, backend] { return diagnose_command(*kase, *backend); }};
 }
 
 }  // namespace casebook

@@ -5,12 +5,15 @@
 // Knows no LibTorch: the rules work on the loaded case.
 #include <fnmatch.h>
 
+#include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 #include "casebook/case_writer.h"
 #include "casebook/loader.h"
 #include "casebook/neighbors.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 
 namespace casebook {
@@ -150,6 +153,38 @@ int neighbors_command(const std::string& argument,
     all = write_neighbor(write_folder, file, base.id, *neighbor) && all;
   }
   return all ? 0 : 1;
+}
+
+namespace {
+struct NeighborsArguments {
+  std::string kase, write_folder;
+  std::vector<std::string> select;
+};
+}  // namespace
+
+Command add_neighbors(CLI::App& app) {
+  auto arguments = std::make_shared<NeighborsArguments>();
+  CLI::App* neighbors = app.add_subcommand(
+      "neighbors",
+      "list the neighbouring cases the rules can generate for a case (label "
+      "limits, last batch, lengths, block boundaries, layouts, dtypes), one "
+      "per line with its expected outcome; --write turns them into case "
+      "files");
+  neighbors->alias("neighbours");  // the README's prose spells it so
+  neighbors
+      ->add_option("case", arguments->kase,
+                   "a case file, or a case id under cases/")
+      ->required();
+  neighbors->add_option("--write", arguments->write_folder,
+                        "write the chosen neighbours as case files into this "
+                        "folder (never overwriting one)");
+  neighbors->add_option("--select,-s", arguments->select,
+                        "the neighbours to list and write: an id, "
+                        "<rule>[<param>], a rule, or a glob (default: all)");
+  return {neighbors, [arguments] {
+            const NeighborsArguments& a = *arguments;
+            return neighbors_command(a.kase, a.write_folder, a.select);
+          }};
 }
 
 }  // namespace casebook

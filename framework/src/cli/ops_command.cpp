@@ -2,13 +2,16 @@
 // the running LibTorch and starting a case from its schema.
 #include <fnmatch.h>
 
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include "casebook/loader.h"
 #include "casebook/ops.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "ops/aten_schema.h"
 #include "ops/python_overloads.h"
@@ -300,6 +303,40 @@ int new_command(const std::string& op, const std::string& name) {
             << ": replace each TODO, then `casebook run " << file.string()
             << "`\n";
   return 0;
+}
+
+Command add_ops(CLI::App& app) {
+  auto glob = std::make_shared<std::string>();
+  CLI::App* ops = app.add_subcommand(
+      "ops",
+      "list the operators a case can name, with their schemas: casebook's "
+      "own ops (torch.*, kernels.*, validate.* and a program's registered "
+      "ones), then every operator of the running LibTorch, each overload; "
+      "without GLOB every one of them (thousands of lines)");
+  ops->add_option("glob", *glob,
+                  "a glob or a word on the name (softmax, torch.soft*, "
+                  "aten::*_)");
+  return {ops, [glob] { return ops_command(*glob); }};
+}
+
+Command add_new(CLI::App& app) {
+  auto op = std::make_shared<std::string>();
+  auto name = std::make_shared<std::string>();
+  CLI::App* new_case = app.add_subcommand(
+      "new",
+      "write a case skeleton for any op `ops` lists (from its schema, or a "
+      "registered op's inputs and arguments)");
+  new_case
+      ->add_option("op", *op,
+                   "torch.<name>, aten::<name>[.<overload>], kernels.<name>, "
+                   "validate.<name>")
+      ->required();
+  new_case
+      ->add_option("name", *name,
+                   "the case id: writes cases/<name>.yaml (or a path ending "
+                   "in .yaml)")
+      ->required();
+  return {new_case, [op, name] { return new_command(*op, *name); }};
 }
 
 }  // namespace casebook

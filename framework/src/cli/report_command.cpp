@@ -5,12 +5,14 @@
 // scrub_report; `--bundle DIR` writes the case file it carries, its
 // fixtures and the Python reproduction beside the report. A case file that
 // does not load is refused (exit 2): there is no run to report.
-#include <ATen/Parallel.h>
-
+#include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 #include "casebook/diagnosis.h"
+#include "child/fork_safe_aten.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/report_carry.h"
 #include "cli/report_python.h"
@@ -290,7 +292,7 @@ int report_command(const std::string& argument, const std::string& id,
           argument.empty() ? id.substr(0, id.find('~')) : argument, &file)) {
     return kExitUsage;
   }
-  at::set_num_threads(1);  // no OpenMP pool in the runner before forks
+  keep_aten_single_threaded();  // before the runner forks
   Plan plan = load_plan({file}, options);
   if (refuse_invalid(plan, file)) return kExitUsage;
   if (!id.empty() && planned_case_of(plan, id) == nullptr) {
@@ -339,6 +341,40 @@ int report_command(const std::string& argument, const std::string& id,
   input.reproduce_command = reproduce_line(carried.file_name, chosen.backend);
 
   return write_report(input, carried, python, chosen, subject, output, bundle);
+}
+
+namespace {
+struct ReportArguments {
+  std::string kase, id, backend, output, bundle;
+};
+}  // namespace
+
+Command add_report(CLI::App& app) {
+  auto arguments = std::make_shared<ReportArguments>();
+  CLI::App* report = app.add_subcommand(
+      "report",
+      "run one case and write a Markdown request for a targeted analysis, "
+      "with nothing personal in it (home paths, user and host names, "
+      "e-mails, secrets are scrubbed)");
+  report->add_option("case", arguments->kase,
+                     "a case file, or a case id under cases/");
+  report->add_option("--id", arguments->id,
+                     "report this case or neighbour of the file "
+                     "(`case~rule[param]`); alone, a case under cases/");
+  report->add_option("--backend,-b", arguments->backend,
+                     "the backend whose runs to report (default: every "
+                     "backend; the report is about the first run that "
+                     "failed, else the first expected error)");
+  report->add_option("-o,--output", arguments->output,
+                     "write the report to this file (default: stdout)");
+  report->add_option("--bundle", arguments->bundle,
+                     "also write the case file the report carries, its "
+                     "fixtures and the report to this folder, ready to "
+                     "attach (never overwrites a file)");
+  return {report, [arguments] {
+            const ReportArguments& a = *arguments;
+            return report_command(a.kase, a.id, a.backend, a.output, a.bundle);
+          }};
 }
 
 }  // namespace casebook

@@ -1,6 +1,6 @@
-#include <ATen/Parallel.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
@@ -11,6 +11,8 @@
 #include "casebook/diagnosis.h"
 #include "casebook/ops.h"
 #include "casebook/suggestions.h"
+#include "child/fork_safe_aten.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/filter_check.h"
 #include "cli/last_failed.h"
@@ -134,7 +136,7 @@ bool to_run_options(const CommonArguments& arguments, RunOptions* options,
   }
   // The runner compares outputs in one thread: an OpenMP pool started in the
   // runner would hang children forked after it.
-  at::set_num_threads(1);
+  keep_aten_single_threaded();
   return true;
 }
 
@@ -298,50 +300,41 @@ int run_command(const CommonArguments& arguments, const RunOutput& output) {
                         "casebook run");
 }
 
-int list_command(const CommonArguments& arguments) {
-  RunOptions options;
-  std::vector<fs::path> paths;
-  if (!to_run_options(arguments, &options, &paths)) return kExitUsage;
-  Plan plan = load_plan(paths, options);
-  if (selection_is_empty(plan, options, "casebook list")) return kExitUsage;
-  int broken = 0;
-  for (const PlannedCase& planned : plan.cases) {
-    std::vector<std::string> backends;
-    for (Backend backend : planned.reported) {
-      if (selected_by(options, planned, backend)) {
-        backends.emplace_back(backend_name(backend));
-      }
-    }
-    if (backends.empty()) continue;
-    std::cout << planned.loaded.id << "  ";
-    for (size_t i = 0; i < backends.size(); ++i) {
-      std::cout << (i ? "," : "") << backends[i];
-    }
-    if (!planned.runnable()) {
-      ++broken;
-      std::cout << "  ERROR: "
-                << (planned.loaded.errors.empty()
-                        ? planned.plan_errors.front()
-                        : planned.loaded.errors.front().to_string());
-    } else {
-      std::cout << "  " << planned.value().summary;
-    }
-    std::cout << "\n";
-  }
-  return broken == 0 ? 0 : 1;
-}
-
-int explain_command(const std::string& name) {
-  auto family = parse_family(name);
-  if (!family) {
-    std::cerr << "casebook explain: unknown family `" << name
-              << "`; expected one of:";
-    for (Family f : all_families()) std::cerr << " " << family_name(f);
-    std::cerr << "\n";
-    return kExitUsage;
-  }
-  std::cout << explain_family(*family);
-  return 0;
+Command add_run(CLI::App& app) {
+  auto arguments = std::make_shared<CommonArguments>();
+  auto output = std::make_shared<RunOutput>();
+  CLI::App* run = app.add_subcommand(
+      "run",
+      "run the cases; print each failure as it lands (a status line instead "
+      "on a terminal), then the environment (an absent backend's reason "
+      "there, once, and how many runs it skipped), a table with a row per "
+      "case and a column per backend that ran (not a line per case and "
+      "backend: --verbose adds those), a block per failure with its rerun "
+      "command, and the counts");
+  add_common_options(run, arguments.get());
+  add_evidence_option(run, arguments.get());
+  run->add_option("--junit", output->junit,
+                  "also write a JUnit XML file, as results arrive");
+  run->add_option("--summary", output->summary,
+                  "also write a Markdown summary (the cases x backends "
+                  "table, each failure with its rerun command), e.g. "
+                  "$GITHUB_STEP_SUMMARY");
+  run->add_flag("!--brief", output->details,
+                "failures without their details and advice");
+  run->add_flag("--verbose,-v", output->verbose,
+                "a line per case and backend as it lands, absent backends' "
+                "skips included");
+  run->add_flag("--quiet,-q", output->quiet,
+                "no progress and no table: only failures and the counts");
+  run->add_flag("--last-failed,--lf", output->last_failed,
+                "only the runs that failed when last run (kept in the build "
+                "folder's casebook-cache/, or $CASEBOOK_CACHE_DIR); every "
+                "selected run when none failed");
+  run->add_flag("--fail-fast", output->fail_fast,
+                "stop at the first run that does not pass: the runs not "
+                "finished are NOT RUN");
+  return {run,
+          [arguments, output] { return run_command(*arguments, *output); }};
 }
 
 }  // namespace casebook

@@ -4,11 +4,12 @@
 // summary statistics, values), so that an author can turn a correct run into
 // the case's expected `outputs`.
 #include <ATen/ATen.h>
-#include <ATen/Parallel.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include "casebook/diagnosis.h"
@@ -17,8 +18,11 @@
 #include "casebook/number_text.h"
 #include "casebook/ops.h"
 #include "child/execute.h"
+#include "child/fork_safe_aten.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "process/run_to_end.h"
+#include "process/scratch_folder.h"
 #include "tensors/fixtures.h"
 #include "tensors/materialise.h"
 
@@ -126,21 +130,18 @@ void print_output(std::ostream& out, size_t index, const TensorFile& file,
   out << "\n";
 }
 
-// Runs `kase` on `backend` in a child; the outputs' report and tensors. The
-// child has the case's timeout, as in a run, and a child past it is killed
-// and reported as the runner reports it (family timeout).
-bool run_in_child(const Case& kase, const OpDef& op, Backend backend,
-                  ChildReport* report, std::string* run_root) {
+// Runs `kase` on `backend` in a child; the outputs' report, and their tensors
+// as files in `run_root`. The child has the case's timeout, as in a run, and a
+// child past it is killed and reported as the runner reports it (family
+// timeout).
+void run_in_child(const Case& kase, const OpDef& op, Backend backend,
+                  const std::string& run_root, ChildReport* report) {
   CaseTable table;
   table.cases.push_back(&kase);
   table.ops.push_back(&op);
-  std::string pattern = (access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-  pattern += "/casebook-show-XXXXXX";
-  if (mkdtemp(pattern.data()) == nullptr) return false;
-  *run_root = pattern;
   RunRequest request;
   request.backend = backend;
-  request.output_dir = pattern;
+  request.output_dir = run_root;
   const ChildEnd run = run_child_to_end(
       [&](int report_fd) {
         return run_one_shot_child(table, request, report_fd);
@@ -152,15 +153,14 @@ bool run_in_child(const Case& kase, const OpDef& op, Backend backend,
     report->status = ChildReport::Status::kError;
     report->family = Family::kTimeout;
     report->message = killed_at_deadline(kase.timeout_seconds);
-    return true;
+    return;
   }
   if (run.output.empty()) {
     report->status = ChildReport::Status::kError;
     report->message = "the run " + describe_wait_status(run.wait_status);
-    return true;
+    return;
   }
   *report = decode_report(run.output.substr(0, line_end));
-  return true;
 }
 
 // --write-expected: an `outputs:` block appended to the case file, values
@@ -226,7 +226,7 @@ bool write_expected(const fs::path& file, const Case& kase,
 
 int show_command(const std::string& argument, const std::string& backend_name_,
                  bool full, bool write) {
-  at::set_num_threads(1);  // no OpenMP pool before the fork
+  keep_aten_single_threaded();  // before the fork
   Backend backend = Backend::kCpu;
   if (!backend_name_.empty()) {
     const auto parsed = parse_backend(backend_name_);
@@ -256,12 +256,16 @@ int show_command(const std::string& argument, const std::string& backend_name_,
     }
     return 1;
   }
-  ChildReport report;
-  std::string run_root;
-  if (!run_in_child(kase, *op, backend, &report, &run_root)) {
-    std::cerr << "casebook show: cannot create a run folder\n";
+  // The child's output files; removed when show ends.
+  std::unique_ptr<ScratchFolder> run_root;
+  try {
+    run_root = std::make_unique<ScratchFolder>("show");
+  } catch (const std::runtime_error& error) {
+    std::cerr << "casebook show: " << error.what() << "\n";
     return 1;
   }
+  ChildReport report;
+  run_in_child(kase, *op, backend, run_root->path(), &report);
   int status = 0;
   std::cout << kase.id << " on " << backend_name(backend) << "\n";
   // Which overload a `torch.` or `aten::` name resolved to, chosen by the
@@ -295,9 +299,39 @@ int show_command(const std::string& argument, const std::string& backend_name_,
     }
     std::cout << "\n";
   }
-  std::error_code ignored;
-  fs::remove_all(run_root, ignored);
   return status;
+}
+
+namespace {
+struct ShowArguments {
+  std::string kase, backend;
+  bool full = false;
+  bool write_expected = false;
+};
+}  // namespace
+
+Command add_show(CLI::App& app) {
+  auto arguments = std::make_shared<ShowArguments>();
+  CLI::App* show = app.add_subcommand(
+      "show",
+      "run one case on one backend and print each output: shape, dtype, "
+      "strides, statistics and values, to turn a correct run into "
+      "expected `outputs`");
+  show->add_option("case", arguments->kase,
+                   "a case file, or a case id under cases/")
+      ->required();
+  show->add_option("--backend,-b", arguments->backend,
+                   "cpu (default), cuda or hip");
+  show->add_flag("--full", arguments->full,
+                 "print every value (default: the first 64)");
+  show->add_flag("--write-expected", arguments->write_expected,
+                 "append the outputs to the case file as `outputs` (a .npy "
+                 "fixture with its sha256 for outputs of more than 64 "
+                 "elements)");
+  return {show, [arguments] {
+            const ShowArguments& a = *arguments;
+            return show_command(a.kase, a.backend, a.full, a.write_expected);
+          }};
 }
 
 }  // namespace casebook

@@ -4,6 +4,7 @@
 // has applied its filter; each test then reports its verdict.
 #include <gtest/gtest.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -15,6 +16,7 @@
 
 #include "casebook/diagnosis.h"
 #include "casebook/printable.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/filter_check.h"
 #include "runner/judge.h"
@@ -241,6 +243,22 @@ int test_command(const CommonArguments& arguments,
   }
   return exit_status_of(batch.summary, arguments.allow_skipped,
                         "casebook test");
+}
+
+Command add_test(CLI::App& app) {
+  auto arguments = std::make_shared<CommonArguments>();
+  CLI::App* test = app.add_subcommand(
+      "test",
+      "gtest mode for ctest: each case x backend is a gtest test "
+      "(<case_id>.<backend>, non [A-Za-z0-9_] as _); gtest flags such as "
+      "--gtest_filter=... and --gtest_output=xml:FILE are passed to gtest");
+  add_common_options(test, arguments.get());
+  add_evidence_option(test, arguments.get());
+  // Anything casebook does not know (--gtest_*) is passed to gtest.
+  test->allow_extras();
+  return {test, [arguments, test] {
+            return test_command(*arguments, test->remaining());
+          }};
 }
 
 }  // namespace casebook

@@ -16,6 +16,7 @@
 #include "device/backend_runtime.h"
 #include "process/fork_rules.h"
 #include "process/run_to_end.h"
+#include "process/scratch_folder.h"
 #include "process/subprocess.h"
 #include "runner/evidence.h"
 #include "runner/judge.h"
@@ -30,21 +31,6 @@ namespace {
 
 const OpRegistry& registry_of(const RunOptions& options) {
   return options.registry != nullptr ? *options.registry : default_registry();
-}
-
-// A private folder for the children's output files, on a memory file system
-// where there is one: outputs then never touch a disk.
-std::string make_run_root() {
-  std::string base = "/dev/shm";
-  if (access(base.c_str(), W_OK) != 0) {
-    const char* tmp = getenv("TMPDIR");
-    base = tmp != nullptr ? tmp : "/tmp";
-  }
-  std::string pattern = base + "/casebook-XXXXXX";
-  if (mkdtemp(pattern.data()) == nullptr) {
-    throw std::runtime_error("cannot create a run folder under " + base);
-  }
-  return pattern;
 }
 
 int default_jobs() {
@@ -357,8 +343,10 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
     for (size_t index : planned.jobs) jobs.jobs[index].result.outputs.clear();
   };
 
-  const std::string run_root = make_run_root();
-  SchedulerOptions scheduler_options = scheduler_options_for(options, run_root);
+  // The children's output files; removed when the run ends.
+  const ScratchFolder run_root("run");
+  SchedulerOptions scheduler_options =
+      scheduler_options_for(options, run_root.path());
   if (options.fail_fast) {
     scheduler_options.stop_requested = [&failed] { return failed; };
   }
@@ -393,8 +381,6 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
       deliver(std::move(verdict));
     }
   }
-  std::error_code ignored;
-  fs::remove_all(run_root, ignored);
   order_verdicts(plan, &execution.summary.verdicts);
   return execution;
 }
