@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "casebook/family.h"
-#include "casebook/runner.h"
+#include "casebook/verdict.h"
 
 namespace casebook {
 

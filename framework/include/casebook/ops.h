@@ -17,6 +17,7 @@
 #include "casebook/backend.h"
 #include "casebook/case.h"
 #include "casebook/family.h"
+#include "casebook/invalid_case_error.h"
 
 namespace casebook {
 
@@ -38,13 +39,6 @@ class OpError : public std::runtime_error {
  private:
   Family family_;
   std::vector<int64_t> positions_;
-};
-
-// The case file itself is wrong in a way only the op can tell (a missing
-// argument, an argument of the wrong kind): family invalid_case.
-class InvalidCaseError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
 };
 
 // What an op that counts its entries reports about one call: how many
@@ -200,6 +194,12 @@ ResolvedOp resolve_op(const Case& kase, const OpRegistry& registry);
 
 // The registry with everything registered, built once per process.
 const OpRegistry& default_registry();
+
+// Adds the ops of a program built on casebook: `registration` runs when the
+// op registry is first built, after casebook's own ops, so a name registered
+// twice is the usual error naming both places. Throws std::logic_error once
+// the registry is built (a registration then could not take effect).
+void add_op_registration(void (*registration)(OpRegistry&));
 
 }  // namespace casebook
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "casebook/ops.h"
+#include "casebook/family.h"
 #include "tensors/materialise.h"
 
 namespace casebook {

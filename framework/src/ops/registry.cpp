@@ -3,7 +3,6 @@
 #include <stdexcept>
 
 #include "casebook/loader.h"
-#include "casebook/main.h"
 #include "casebook/op_traits.h"
 #include "casebook/ops.h"
 #include "ops/names.h"

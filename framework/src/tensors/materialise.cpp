@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "casebook/internal_error.h"
-#include "casebook/ops.h"
+#include "casebook/invalid_case_error.h"
 #include "tensors/fixtures.h"
 #include "tensors/layout.h"
 #include "tensors/source.h"
