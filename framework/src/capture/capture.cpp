@@ -24,6 +24,7 @@
 #include "casebook/loader.h"
 #include "casebook/number_text.h"
 #include "casebook/printable.h"
+#include "casebook/shape_text.h"
 #include "tensors/fixtures.h"
 #include "tensors/layout.h"
 #include "tensors/materialise.h"
@@ -226,14 +227,6 @@ fs::path write_fixture(const at::Tensor& tensor, const fs::path& folder) {
     }
   }
   return fixture;
-}
-
-std::string shape_text(at::IntArrayRef sizes) {
-  std::string text = "[";
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    text += (i ? ", " : "") + std::to_string(sizes[i]);
-  }
-  return text + "]";
 }
 
 // `layout: {stride, storage_offset}` for a non-contiguous tensor; empty

@@ -15,6 +15,7 @@
 
 #include "casebook/diagnosis.h"
 #include "casebook/internal_error.h"
+#include "casebook/shape_text.h"
 #include "child/gradients.h"
 #include "compare/compare.h"
 #include "device/backend_hooks.h"
@@ -107,7 +108,7 @@ std::string repeat_difference(const Case& kase,
     const at::Tensor y = b.contiguous().reshape({-1});
     std::ostringstream text;
     text.precision(9);
-    text << which << " index " << format_index(index)
+    text << which << " index " << shape_text(index)
          << " (run 1: " << x[flat].item<double>()
          << ", this run: " << y[flat].item<double>() << "; "
          << differs.sum().item<int64_t>() << " of " << x.numel()

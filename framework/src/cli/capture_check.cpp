@@ -2,6 +2,7 @@
 
 #include "casebook/loader.h"
 #include "casebook/ops.h"
+#include "casebook/shape_text.h"
 #include "tensors/materialise.h"
 
 namespace casebook {
@@ -16,14 +17,6 @@ std::string without_position(const std::string& message) {
   if (message.rfind(prefix, 0) != 0) return message;
   const size_t after = message.find(": ", prefix.size());
   return after == std::string::npos ? message : message.substr(after + 2);
-}
-
-std::string shape_text(at::IntArrayRef sizes) {
-  std::string text = "[";
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    text += (i ? ", " : "") + std::to_string(sizes[i]);
-  }
-  return text + "]";
 }
 
 // The case the capture would write, its values left out: each tensor a

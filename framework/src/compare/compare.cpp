@@ -6,14 +6,11 @@
 #include <cmath>
 #include <sstream>
 
+#include "casebook/shape_text.h"
 #include "tensors/materialise.h"
 
 namespace casebook {
 namespace {
-
-std::string format_shape(at::IntArrayRef sizes) {
-  return format_index(std::vector<int64_t>(sizes.begin(), sizes.end()));
-}
 
 std::string dtype_text(const at::Tensor& tensor) {
   if (auto dtype = to_dtype(tensor.scalar_type())) {
@@ -153,12 +150,12 @@ void compare_values(const at::Tensor& expected, const at::Tensor& actual,
     result->max_rel_index = unravel(worst_rel.flat_index, expected.sizes());
     *notes << "greatest absolute difference: "
            << format_number(result->max_abs_diff) << " at index "
-           << format_index(result->max_abs_index) << " (expected "
+           << shape_text(result->max_abs_index) << " (expected "
            << element_text(all_expected, worst_abs.flat_index) << ", got "
            << element_text(all_actual, worst_abs.flat_index) << ")\n"
            << "greatest relative difference: "
            << format_number(result->max_rel_diff) << " at index "
-           << format_index(result->max_rel_index) << " (expected "
+           << shape_text(result->max_rel_index) << " (expected "
            << element_text(all_expected, worst_rel.flat_index) << ", got "
            << element_text(all_actual, worst_rel.flat_index) << ")\n";
   }
@@ -167,7 +164,7 @@ void compare_values(const at::Tensor& expected, const at::Tensor& actual,
     *notes << what << ": " << count.count
            << (count.count == 1 ? " element" : " elements")
            << ", first at index "
-           << format_index(unravel(count.first, expected.sizes()))
+           << shape_text(unravel(count.first, expected.sizes()))
            << " (expected " << element_text(all_expected, count.first)
            << ", got " << element_text(all_actual, count.first) << ")\n";
   };
@@ -190,14 +187,6 @@ std::vector<int64_t> unravel(int64_t flat, at::IntArrayRef sizes) {
     flat /= sizes[d];
   }
   return index;
-}
-
-std::string format_index(const std::vector<int64_t>& index) {
-  std::ostringstream out;
-  out << "[";
-  for (size_t i = 0; i < index.size(); ++i) out << (i ? ", " : "") << index[i];
-  out << "]";
-  return out.str();
 }
 
 Tolerance tolerance_for(const at::Tensor& output, const ToleranceRule& rule) {
@@ -247,8 +236,8 @@ Comparison compare_outputs(const std::vector<at::Tensor>& expected,
     if (exp.sizes() != act.sizes()) {
       result.difference = Comparison::Difference::kShape;
       result.family = Family::kMismatch;
-      report << which << "shape differs: expected " << format_shape(exp.sizes())
-             << ", got " << format_shape(act.sizes());
+      report << which << "shape differs: expected " << shape_text(exp.sizes())
+             << ", got " << shape_text(act.sizes());
       result.report = report.str();
       return result;
     }

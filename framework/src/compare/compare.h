@@ -57,9 +57,6 @@ Comparison compare_outputs(const std::vector<at::Tensor>& expected,
                            const ToleranceRule& rule,
                            const std::string& truth = "");
 
-// "[1, 3]" for a multi-index.
-std::string format_index(const std::vector<int64_t>& index);
-
 // The multi-index of row-major flat index `flat` in a tensor of `sizes`.
 std::vector<int64_t> unravel(int64_t flat, at::IntArrayRef sizes);
 

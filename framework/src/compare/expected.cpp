@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "casebook/family.h"
+#include "casebook/shape_text.h"
 #include "tensors/materialise.h"
 
 namespace casebook {
@@ -22,10 +23,6 @@ std::string number_text(double value) {
   out.precision(8);
   out << value;
   return out.str();
-}
-
-std::string shape_text(at::IntArrayRef sizes) {
-  return format_index(std::vector<int64_t>(sizes.begin(), sizes.end()));
 }
 
 // A value as a failure shows it: 0.5, or 1.5+2j / 1.5-2j for a complex one.
@@ -125,7 +122,7 @@ class Checker {
     if (truth.shape && output.sizes() != at::IntArrayRef(*truth.shape)) {
       return fail(Comparison::Difference::kShape, Family::kMismatch,
                   label_ + ": shape differs from the case's: expected " +
-                      format_index(*truth.shape) + ", got " +
+                      shape_text(*truth.shape) + ", got " +
                       shape_text(output.sizes()));
     }
     if (truth.dtype && output.scalar_type() != to_scalar_type(*truth.dtype)) {
@@ -165,7 +162,7 @@ class Checker {
                         int64_t at, Family family, const std::string& what) {
     return fail(Comparison::Difference::kValues, family,
                 label_ + ": " + what + " at index " +
-                    format_index(unravel(at, output.sizes())) + " (value " +
+                    shape_text(unravel(at, output.sizes())) + " (value " +
                     element_text(flat, at) + ")");
   }
 
@@ -210,7 +207,7 @@ class Checker {
               position.begin() + (position.front() == -1 ? 1 : 0),
               position.end());
           return fail(Comparison::Difference::kValues, Family::kMismatch,
-                      label_ + ": the NaN position " + format_index(shown) +
+                      label_ + ": the NaN position " + shape_text(shown) +
                           " lies outside its shape " +
                           shape_text(output.sizes()));
         }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "casebook/shape_text.h"
+
 namespace casebook::report_sections {
 namespace {
 
@@ -19,15 +21,6 @@ bool fails(const ReportInput& input) {
 // its case expects.
 bool has_message(const ReportInput& input) {
   return fails(input) || input.expected_error;
-}
-
-std::string join_ints(const std::vector<int64_t>& values) {
-  std::string out = "[";
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += std::to_string(values[i]);
-  }
-  return out + "]";
 }
 
 std::string family_text(Family family) {
@@ -131,7 +124,7 @@ std::string inputs(const ReportInput& input) {
   text += "|---|---|---|---|---|\n";
   for (const ReportTensor& tensor : input.inputs) {
     text += "| " + cell(tensor.name) + " | " + cell(tensor.dtype) + " | " +
-            join_ints(tensor.shape) + " | " + join_ints(tensor.strides) +
+            shape_text(tensor.shape) + " | " + shape_text(tensor.strides) +
             " | " + std::to_string(tensor.storage_offset) + " |\n";
   }
   return text + "\n";

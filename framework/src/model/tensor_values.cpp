@@ -12,17 +12,11 @@
 #include <vector>
 
 #include "casebook/number_text.h"
+#include "casebook/shape_text.h"
 #include "model/sections.h"
 
 namespace casebook::model {
 namespace {
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::vector<std::string> dims;
-  dims.reserve(shape.size());
-  for (int64_t dim : shape) dims.push_back(std::to_string(dim));
-  return "[" + join(dims) + "]";
-}
 
 int64_t element_count(const std::vector<int64_t>& shape) {
   int64_t count = 1;

@@ -4,18 +4,11 @@
 #include <sstream>
 
 #include "casebook/ops.h"
+#include "casebook/shape_text.h"
 #include "ops/op_helpers.h"
 
 namespace casebook {
 namespace {
-
-std::string shape_text(c10::IntArrayRef sizes) {
-  std::ostringstream out;
-  out << '[';
-  for (size_t i = 0; i < sizes.size(); ++i) out << (i ? ", " : "") << sizes[i];
-  out << ']';
-  return out.str();
-}
 
 // The class-index contract of cross_entropy / nll_loss: a 1-D int64 target
 // whose entries are ignore_index or in [0, num_classes), and at least one

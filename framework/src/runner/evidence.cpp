@@ -8,6 +8,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "casebook/shape_text.h"
 #include "compare/compare.h"
 #include "runner/judge.h"
 #include "tensors/fixtures.h"
@@ -33,10 +34,6 @@ std::string number(double value) {
   std::ostringstream out;
   out << std::setprecision(9) << value;
   return out.str();
-}
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-  return format_index(shape);
 }
 
 std::string fill_text(const Fill& fill) {
@@ -163,10 +160,9 @@ std::string worst_elements_text(const at::Tensor& expected,
     const int64_t i = order[k];
     const std::vector<int64_t> index = unravel(i, sizes);
     const double diff = std::abs(act[i] - exp[i]);
-    out << format_index(index) << "\t" << number(exp[i]) << "\t"
-        << number(act[i]) << "\t" << number(diff) << "\t"
-        << number(diff / std::abs(exp[i])) << "\t"
-        << (outside(i) ? "outside" : "within") << "\n";
+    out << shape_text(index) << "\t" << number(exp[i]) << "\t" << number(act[i])
+        << "\t" << number(diff) << "\t" << number(diff / std::abs(exp[i]))
+        << "\t" << (outside(i) ? "outside" : "within") << "\n";
   }
   return out.str();
 }

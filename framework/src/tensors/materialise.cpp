@@ -5,20 +5,13 @@
 
 #include "casebook/internal_error.h"
 #include "casebook/invalid_case_error.h"
+#include "casebook/shape_text.h"
 #include "tensors/fixtures.h"
 #include "tensors/layout.h"
 #include "tensors/source.h"
 
 namespace casebook {
 namespace {
-
-std::string shape_text(c10::IntArrayRef shape) {
-  std::ostringstream out;
-  out << '[';
-  for (size_t i = 0; i < shape.size(); ++i) out << (i ? ", " : "") << shape[i];
-  out << ']';
-  return out.str();
-}
 
 [[noreturn]] void fail(const TensorSpec& spec, const std::string& what) {
   std::ostringstream message;

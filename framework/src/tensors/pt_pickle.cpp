@@ -11,20 +11,13 @@
 #include <utility>
 
 #include "casebook/limits.h"
+#include "casebook/shape_text.h"
 #include "tensors/pt_archive.h"
 
 namespace casebook {
 namespace {
 
 using Limits = PtLimits;
-
-std::string shape_text(const std::vector<int64_t>& sizes) {
-  std::string text = "[";
-  for (const int64_t size : sizes) {
-    text += (text.size() > 1 ? ", " : "") + std::to_string(size);
-  }
-  return text + "]";
-}
 
 enum class Callable {
   kRebuildTensor,
