@@ -1,32 +1,33 @@
 // A run's verdict: the closed set every part of casebook speaks (the runner
-// gives them, the report and the diagnosis read them), with its name and
-// whether it keeps the exit status 0. LibTorch-free: the core's programs use
-// it too (model/verdict.cpp).
+// gives them, the report and the diagnosis read them), one row each in
+// casebook/verdict_list.h. LibTorch-free: the core's programs use it too
+// (model/verdict.cpp).
 #pragma once
 
 #include <string_view>
 
+#include "casebook/verdict_list.h"
+
 namespace casebook {
 
+// The verdicts, in the list's order (casebook/verdict_list.h has what each
+// one means).
 enum class Verdict {
-  kPass,
-  kFail,
-  kXfail,
-  kXpass,
-  kSkip,
-  kError,
-  kTimeout,
-  kNotRun,
-  // casebook broke one of its own invariants (casebook/internal_error.h)
-  // while running or judging the case: casebook's fault, to be reported,
-  // never the case's; not judged against the expectation.
-  kInternal
+#define CASEBOOK_VERDICT_ENUMERATOR(enumerator, name, success, colour, junit) \
+  enumerator,
+  CASEBOOK_FOR_EACH_VERDICT(CASEBOOK_VERDICT_ENUMERATOR)
+#undef CASEBOOK_VERDICT_ENUMERATOR
 };
-// "PASS", ..., "NOT RUN", "INTERNAL"
+// The facts of a verdict's row in casebook/verdict_list.h, which every edge
+// asks. Its name: "PASS", ..., "NOT RUN", "INTERNAL".
 std::string_view verdict_name(Verdict verdict);
-// PASS, XFAIL and SKIP keep the exit status 0; NOT RUN (interrupted) and
-// INTERNAL do not.
+// Whether it keeps the exit status 0: PASS, XFAIL and SKIP do; NOT RUN
+// (interrupted) and INTERNAL do not.
 bool verdict_is_success(Verdict verdict);
+// The ANSI escape a terminal paints it in ("\033[32m", green, for PASS).
+std::string_view verdict_colour(Verdict verdict);
+// What its JUnit <testcase> holds (runner/junit.h).
+JunitElement verdict_junit_element(Verdict verdict);
 // Whose fault an INTERNAL verdict is, said with every one (its details).
 inline constexpr std::string_view kInternalErrorNote =
     "casebook broke one of its own invariants: this is casebook's fault, not "

@@ -1,34 +1,44 @@
+// The verdicts' facts, one row each, from casebook/verdict_list.h.
+#include <cstddef>
+#include <string_view>
+
 #include "casebook/verdict.h"
 
 namespace casebook {
+namespace {
 
-std::string_view verdict_name(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kPass:
-      return "PASS";
-    case Verdict::kFail:
-      return "FAIL";
-    case Verdict::kXfail:
-      return "XFAIL";
-    case Verdict::kXpass:
-      return "XPASS";
-    case Verdict::kSkip:
-      return "SKIP";
-    case Verdict::kError:
-      return "ERROR";
-    case Verdict::kTimeout:
-      return "TIMEOUT";
-    case Verdict::kInternal:
-      return "INTERNAL";
-    case Verdict::kNotRun:
-      break;
-  }
-  return "NOT RUN";
+struct VerdictRow {
+  std::string_view name;
+  bool success;
+  std::string_view colour;
+  JunitElement junit;
+};
+
+// Indexed by the enumerator: Verdict is generated from the same list, in the
+// same order.
+constexpr VerdictRow kVerdictRows[] = {
+#define CASEBOOK_VERDICT_ROW(enumerator, name, success, colour, junit) \
+  {name, success, colour, JunitElement::junit},
+    CASEBOOK_FOR_EACH_VERDICT(CASEBOOK_VERDICT_ROW)
+#undef CASEBOOK_VERDICT_ROW
+};
+
+const VerdictRow& row_of(Verdict verdict) {
+  return kVerdictRows[static_cast<size_t>(verdict)];
 }
 
-bool verdict_is_success(Verdict verdict) {
-  return verdict == Verdict::kPass || verdict == Verdict::kXfail ||
-         verdict == Verdict::kSkip;
+}  // namespace
+
+std::string_view verdict_name(Verdict verdict) { return row_of(verdict).name; }
+
+bool verdict_is_success(Verdict verdict) { return row_of(verdict).success; }
+
+std::string_view verdict_colour(Verdict verdict) {
+  return row_of(verdict).colour;
+}
+
+JunitElement verdict_junit_element(Verdict verdict) {
+  return row_of(verdict).junit;
 }
 
 }  // namespace casebook

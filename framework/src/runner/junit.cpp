@@ -20,9 +20,13 @@ namespace {
 constexpr size_t kStartTagWidth = 160;
 constexpr const char* kClosing = "</testsuite>\n</testsuites>\n";
 
-int count_of(const std::map<Verdict, int>& counts, Verdict verdict) {
-  auto found = counts.find(verdict);
-  return found == counts.end() ? 0 : found->second;
+// How many of the verdicts counted so far have that JUnit element.
+int count_of(const std::map<Verdict, int>& counts, JunitElement element) {
+  int total = 0;
+  for (const auto& [verdict, count] : counts) {
+    if (verdict_junit_element(verdict) == element) total += count;
+  }
+  return total;
 }
 
 // xs:decimal: fixed notation, never 1e-05.
@@ -57,31 +61,26 @@ std::string testcase_xml(const CaseVerdict& v) {
   for (const std::string& later : v.consequences) {
     body += "\npossible consequence (not a cause): " + later;
   }
-  switch (v.verdict) {
-    case Verdict::kFail:
-    case Verdict::kXpass:
-    case Verdict::kTimeout:
+  switch (verdict_junit_element(v.verdict)) {
+    case JunitElement::kFailure:
       out << "  <failure type=\"" << label << "\" message=\"" << message
           << "\">" << xml_escape(body) << "</failure>\n";
       break;
-    case Verdict::kError:
-    case Verdict::kNotRun:
+    case JunitElement::kError:
       out << "  <error type=\"" << label << "\" message=\"" << message << "\">"
           << xml_escape(body) << "</error>\n";
       break;
-    case Verdict::kInternal:
-      // casebook's own error, not a failure of the case: CI tells them apart
-      // by the type.
+    case JunitElement::kInternalError:
       out << "  <error type=\"internal\" message=\"" << message << "\">"
           << xml_escape(body) << "</error>\n";
       break;
-    case Verdict::kSkip:
+    case JunitElement::kSkipped:
       out << "  <skipped message=\"" << message << "\"/>\n";
       break;
-    case Verdict::kXfail:
+    case JunitElement::kSystemOut:
       out << "  <system-out>" << message << "</system-out>\n";
       break;
-    case Verdict::kPass:
+    case JunitElement::kNone:
       break;
   }
   out << "</testcase>\n";
@@ -170,15 +169,11 @@ JunitWriter::~JunitWriter() {
 std::string JunitWriter::start_tag() const {
   std::ostringstream tag;
   tag << "<testsuite name=\"casebook\" tests=\"" << tests_ << "\" failures=\""
-      << count_of(counts_, Verdict::kFail) +
-             count_of(counts_, Verdict::kXpass) +
-             count_of(counts_, Verdict::kTimeout)
-      << "\" errors=\""
-      << count_of(counts_, Verdict::kError) +
-             count_of(counts_, Verdict::kNotRun) +
-             count_of(counts_, Verdict::kInternal)
-      << "\" skipped=\"" << count_of(counts_, Verdict::kSkip) << "\" time=\""
-      << seconds_text(seconds_) << "\"";
+      << count_of(counts_, JunitElement::kFailure) << "\" errors=\""
+      << count_of(counts_, JunitElement::kError) +
+             count_of(counts_, JunitElement::kInternalError)
+      << "\" skipped=\"" << count_of(counts_, JunitElement::kSkipped)
+      << "\" time=\"" << seconds_text(seconds_) << "\"";
   std::string text = tag.str();
   text.resize(kStartTagWidth - 1, ' ');
   return text + ">";
@@ -258,8 +253,8 @@ void JunitWriter::finish() {
   if (!write_error_.empty()) return;
   // Another run may have renamed its own document onto the path since: this
   // run's whole document goes back (copied out of its own file).
-  struct stat ours {};
-  struct stat named {};
+  struct stat ours{};
+  struct stat named{};
   const bool still_ours =
       ::fstat(fd_, &ours) == 0 && ::stat(file_.c_str(), &named) == 0 &&
       ours.st_dev == named.st_dev && ours.st_ino == named.st_ino;

@@ -65,7 +65,8 @@ void Progress::verdict_landed(const CaseVerdict& verdict) {
   if (terminal_) {
     if (failed) {
       // A failure gets a line of its own above the status line.
-      out_ << "\r\033[K" << (colour_ ? "\033[1;31m" : "")
+      out_ << "\r\033[K"
+           << (colour_ ? verdict_colour(verdict.verdict) : std::string_view())
            << verdict_name(verdict.verdict) << (colour_ ? "\033[0m" : "")
            << "  " << verdict.case_id << "  " << backend_name(verdict.backend)
            << "\n";

@@ -16,19 +16,6 @@
 namespace casebook {
 namespace {
 
-const char* colour_of(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kPass:
-      return "\033[32m";  // green
-    case Verdict::kXfail:
-      return "\033[36m";  // cyan
-    case Verdict::kSkip:
-      return "\033[33m";  // yellow
-    default:
-      return "\033[1;31m";  // bold red
-  }
-}
-
 std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
 }
@@ -44,7 +31,7 @@ std::string cell_text(const CaseVerdict& verdict) {
 
 std::string painted(const std::string& text, Verdict verdict, bool colour) {
   if (!colour) return text;
-  return colour_of(verdict) + text + "\033[0m";
+  return std::string(verdict_colour(verdict)) + text + "\033[0m";
 }
 
 // Backends with at least one verdict that is not an absent skip, in
