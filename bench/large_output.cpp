@@ -9,8 +9,8 @@
 
 #include "casebook/loader.h"
 #include "casebook/ops.h"
-#include "compare/compare.h"
 #include "child/execute.h"
+#include "compare/compare.h"
 
 namespace casebook::bench {
 namespace fs = std::filesystem;

@@ -56,7 +56,7 @@ long available_memory_kib() {
 }
 
 long free_space_kib(const std::string& folder) {
-  struct statvfs info {};
+  struct statvfs info{};
   if (statvfs(folder.c_str(), &info) != 0) return -1;
   return static_cast<long>(info.f_bavail * info.f_frsize / 1024);
 }

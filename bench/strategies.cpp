@@ -13,8 +13,8 @@
 
 #include "casebook/loader.h"
 #include "casebook/ops.h"
-#include "compare/compare.h"
 #include "child/execute.h"
+#include "compare/compare.h"
 #include "runner/session.h"
 
 extern char** environ;

@@ -122,7 +122,7 @@ TEST(HostileText, TwelveMegabytesAreRefusedBeforeParsing) {
   const std::string text = std::string(kHead) +
                            "  x: {dtype: float32, values: [" +
                            repeated("0.5,\n", 3'000'000) + "1]}\n";
-  struct rusage before {};
+  struct rusage before{};
   getrusage(RUSAGE_SELF, &before);
   const LoadedCase loaded = load_case_text(text, "cases/big.yaml");
   ASSERT_EQ(loaded.errors.size(), 1u) << all_errors(loaded);

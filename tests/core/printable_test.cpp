@@ -27,12 +27,14 @@ TEST(Printable, OrdinaryTextAndUtf8AreKeptByteForByte) {
 
 TEST(Printable, BytesThatAreNotUtf8AreEscapedOneByOne) {
   EXPECT_EQ(printable_line("bad\xff\xfe"), "bad\\xff\\xfe");
-  EXPECT_EQ(printable_line("\xc3"), "\\xc3");             // truncated
-  EXPECT_EQ(printable_line("\xc0\xaf"), "\\xc0\\xaf");    // overlong '/'
+  EXPECT_EQ(printable_line("\xc3"), "\\xc3");                    // truncated
+  EXPECT_EQ(printable_line("\xc0\xaf"), "\\xc0\\xaf");           // overlong '/'
   EXPECT_EQ(printable_line("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // surrogate
   EXPECT_EQ(printable_line("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");
   // C1 controls (U+009B is a terminal's CSI) are escapes too.
-  EXPECT_EQ(printable_line("\xc2\x9b" "2J"), "\\xc2\\x9b2J");
+  EXPECT_EQ(printable_line("\xc2\x9b"
+                           "2J"),
+            "\\xc2\\x9b2J");
   EXPECT_EQ(printable_line("\xc2\xa0"), "\xc2\xa0");  // no-break space stays
 }
 
@@ -54,10 +56,9 @@ TEST(Printable, CaseIdsFromHostileFileNamesCannotForgeALine) {
 
 TEST(Printable, LoadErrorsAreBoundedAndPrintable) {
   const std::string name = "cases/a\x1b[31m.yaml";
-  const LoadedCase loaded =
-      load_case_text("casebook: 1\nsummary: s\nop: " + std::string(100000, 'x') +
-                         "\x1b\n",
-                     name);
+  const LoadedCase loaded = load_case_text(
+      "casebook: 1\nsummary: s\nop: " + std::string(100000, 'x') + "\x1b\n",
+      name);
   ASSERT_FALSE(loaded.ok());
   const std::string shown = loaded.errors.front().to_string();
   EXPECT_EQ(shown.find('\x1b'), std::string::npos) << shown;

@@ -10,9 +10,9 @@
 #include <cstdlib>
 
 #include "casebook/runner.h"
+#include "device/backend_readiness.h"
 #include "device/kernel_plugin.h"
 #include "kernel_test_support.h"
-#include "device/backend_readiness.h"
 #include "runner/session.h"
 
 namespace casebook {
@@ -80,8 +80,8 @@ class BrokenGpuVariant : public testing::TestWithParam<BrokenVariant> {};
 
 TEST_P(BrokenGpuVariant, FailsWithTheRightFamilyAndTheRealPluginPasses) {
   static const LaneReadiness lane = cuda_lane_readiness();
-  if (lane.state == Readiness::kBroken || (lane.state == Readiness::kAbsent &&
-                                           cuda_required())) {
+  if (lane.state == Readiness::kBroken ||
+      (lane.state == Readiness::kAbsent && cuda_required())) {
     FAIL() << "cuda " << readiness_name(lane.state) << ": " << lane.reason;
   }
   if (lane.state == Readiness::kAbsent) GTEST_SKIP() << "cuda: " << lane.reason;
@@ -105,21 +105,20 @@ TEST_P(BrokenGpuVariant, FailsWithTheRightFamilyAndTheRealPluginPasses) {
 
 INSTANTIATE_TEST_SUITE_P(
     Kernels, BrokenGpuVariant,
-    testing::Values(BrokenVariant{"sum", "sum_tail_dropped",
-                                  "kernels/sum/boundaries~block_boundaries[257]",
-                                  false},
-                    BrokenVariant{"sum", "sum_half_accumulation",
-                                  "kernels/sum/float16_length_4097", false},
-                    BrokenVariant{"softmax", "softmax_stride_ignored",
-                                  "kernels/softmax/transposed", false},
-                    BrokenVariant{"nll_loss", "nll_loss_bound_check_removed",
-                                  "kernels/nll_loss/target_equals_classes",
-                                  true},
-                    BrokenVariant{"nll_loss", "nll_loss_last_class_skipped",
-                                  "kernels/nll_loss/every_target_counted",
-                                  false, Family::kSkippedEntries},
-                    BrokenVariant{"embedding", "embedding_bound_check_removed",
-                                  "kernels/embedding/index_past_end", true}),
+    testing::Values(
+        BrokenVariant{"sum", "sum_tail_dropped",
+                      "kernels/sum/boundaries~block_boundaries[257]", false},
+        BrokenVariant{"sum", "sum_half_accumulation",
+                      "kernels/sum/float16_length_4097", false},
+        BrokenVariant{"softmax", "softmax_stride_ignored",
+                      "kernels/softmax/transposed", false},
+        BrokenVariant{"nll_loss", "nll_loss_bound_check_removed",
+                      "kernels/nll_loss/target_equals_classes", true},
+        BrokenVariant{"nll_loss", "nll_loss_last_class_skipped",
+                      "kernels/nll_loss/every_target_counted", false,
+                      Family::kSkippedEntries},
+        BrokenVariant{"embedding", "embedding_bound_check_removed",
+                      "kernels/embedding/index_past_end", true}),
     [](const testing::TestParamInfo<BrokenVariant>& info) {
       return std::string(info.param.variant);
     });

@@ -7,10 +7,10 @@
 
 #include "common/scalar_convert.h"
 #include "embedding/embedding.h"
+#include "kernel_test_support.h"
 #include "nll_loss/nll_loss.h"
 #include "softmax/softmax.h"
 #include "sum/sum.h"
-#include "kernel_test_support.h"
 
 namespace casebook::kernels {
 namespace {

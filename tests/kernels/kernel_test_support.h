@@ -1,14 +1,13 @@
 // Helpers shared by the kernel tests.
 #pragma once
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <functional>
 #include <string>
-
-#include <ATen/CPUGeneratorImpl.h>
 
 #include "casebook/runner.h"
 #include "process/fork_rules.h"

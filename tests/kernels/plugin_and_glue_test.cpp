@@ -6,8 +6,8 @@
 #include <cstdlib>
 
 #include "casebook/ops.h"
-#include "kernel_ops/kernel_ops.h"
 #include "device/kernel_plugin.h"
+#include "kernel_ops/kernel_ops.h"
 #include "kernel_test_support.h"
 
 namespace casebook {

@@ -388,28 +388,26 @@ TEST_F(CaptureTest, SmallTensorsOfEveryDtypeAreInlineBitForBit) {
                   std::numeric_limits<float>::infinity(), 16777217.0F, -2.5F},
                  at::kFloat);
   const std::vector<at::Tensor> tensors = {
-      specials,
-      at::randn({5, 8}, at::kDouble),
-      at::randn({3, 4}).to(at::kHalf),
-      at::randn({2, 3}).to(at::kBFloat16),
-      at::randn({4}, at::kComplexFloat),
+      specials, at::randn({5, 8}, at::kDouble), at::randn({3, 4}).to(at::kHalf),
+      at::randn({2, 3}).to(at::kBFloat16), at::randn({4}, at::kComplexFloat),
       at::tensor({1, 0, 1}).to(at::kBool),
       at::arange(-3, 61, at::kShort),  // 64 elements: still inline
       // Issue 36, part 2: the doubles that need all 17 digits, the
       // subnormals and extremes, int64's extremes and 2^53 + 1, float16's
       // and bfloat16's largest and smallest.
-      at::tensor({0.1, 1.0 / 3.0, -0.0, std::numeric_limits<double>::denorm_min(),
-                  std::numeric_limits<double>::min(),
-                  std::numeric_limits<double>::max(),
-                  -std::numeric_limits<double>::max(), 0.30000000000000004,
-                  2.2250738585072009e-308, 1e23},
-                 at::kDouble),
-      at::tensor({std::numeric_limits<int64_t>::min(),
-                  std::numeric_limits<int64_t>::max(),
-                  int64_t{9007199254740993}},
-                 at::kLong),
-      at::tensor({65504.0F, -65504.0F, 6.103515625e-05F, 5.9604644775390625e-08F,
-                  -0.0F})
+      at::tensor(
+          {0.1, 1.0 / 3.0, -0.0, std::numeric_limits<double>::denorm_min(),
+           std::numeric_limits<double>::min(),
+           std::numeric_limits<double>::max(),
+           -std::numeric_limits<double>::max(), 0.30000000000000004,
+           2.2250738585072009e-308, 1e23},
+          at::kDouble),
+      at::tensor(
+          {std::numeric_limits<int64_t>::min(),
+           std::numeric_limits<int64_t>::max(), int64_t{9007199254740993}},
+          at::kLong),
+      at::tensor({65504.0F, -65504.0F, 6.103515625e-05F,
+                  5.9604644775390625e-08F, -0.0F})
           .to(at::kHalf),
       at::tensor({3.3895313892515355e38F, 9.183549615799121e-41F, -0.0F})
           .to(at::kBFloat16)};

@@ -42,13 +42,11 @@ class JudgedMismatch : public ::testing::Test {
   }
 
   JudgeInputs inputs(const Job& run) const {
-    return JudgeInputs{planned_, Backend::kCuda, &run, &reference_,
+    return JudgeInputs{planned_, Backend::kCuda, &run,    &reference_,
                        nullptr,  nullptr,        nullptr, &options_};
   }
 
-  bool evidence_root_is_empty() const {
-    return fs::is_empty(evidence_.path());
-  }
+  bool evidence_root_is_empty() const { return fs::is_empty(evidence_.path()); }
 
   TempFolder cases_;
   TempFolder evidence_;
@@ -78,8 +76,8 @@ TEST_F(JudgedMismatch, TheEvidenceListenerWritesTheFolderAndNamesIt) {
   evidence_listener(evidence_.path())(planned_, judged);
   const fs::path folder = evidence_.path() / "sum.cuda";
   EXPECT_EQ(judged.verdict.evidence_dir, folder.string());
-  for (const char* file : {"input_input.npy", "reference_0.npy",
-                           "actual_0.npy", "worst_elements.txt", "seeds.txt"}) {
+  for (const char* file : {"input_input.npy", "reference_0.npy", "actual_0.npy",
+                           "worst_elements.txt", "seeds.txt"}) {
     EXPECT_TRUE(fs::is_regular_file(folder / file)) << file;
   }
   // Named in the message as the judge named it before: after the listener.

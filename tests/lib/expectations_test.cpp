@@ -11,8 +11,8 @@
 
 #include "casebook/loader.h"
 #include "casebook/runner.h"
-#include "device/backend_runtime.h"
 #include "child/execute.h"
+#include "device/backend_runtime.h"
 #include "runner/judge.h"
 #include "test_ops.h"
 

@@ -42,8 +42,7 @@ TEST(HostileRun, EachHostileFileIsOneErrorAndTheGoodCaseStillPasses) {
     ++hostile;
   }
   // A file named itself: its id is its name.
-  EXPECT_TRUE(has_line(run.output, "^PASS +valid_labels +cpu$"))
-      << run.output;
+  EXPECT_TRUE(has_line(run.output, "^PASS +valid_labels +cpu$")) << run.output;
   EXPECT_TRUE(has_line(run.output,
                        "^1 PASS, " + std::to_string(hostile) + " ERROR \\(" +
                            std::to_string(hostile + 1) + " runs\\)$"))

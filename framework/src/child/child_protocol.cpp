@@ -184,7 +184,7 @@ at::Tensor map_tensor_file(const TensorFile& file) {
   int fd = open(file.path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     throw std::system_error(errno, std::generic_category(), file.path);
-  struct stat info {};
+  struct stat info{};
   fstat(fd, &info);
   const size_t bytes = static_cast<size_t>(info.st_size);
   void* data = mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);

@@ -117,14 +117,16 @@ std::string number_text(double value) {
   const std::string scientific(buffer, written.ptr);
   const size_t e = scientific.find('e');
   const bool negative = scientific[0] == '-';
-  std::string digits = scientific.substr(negative ? 1 : 0, e - (negative ? 1 : 0));
+  std::string digits =
+      scientific.substr(negative ? 1 : 0, e - (negative ? 1 : 0));
   digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
   const int exponent = std::atoi(scientific.c_str() + e + 1);
   const int count = static_cast<int>(digits.size());
   if (exponent < -4 || exponent >= count) return scientific;
   std::string fixed;
   if (exponent < 0) {
-    fixed = "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
+    fixed =
+        "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
   } else {
     fixed = digits.substr(0, static_cast<size_t>(exponent) + 1);
     if (exponent + 1 < count) fixed += "." + digits.substr(exponent + 1);

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "casebook/limits.h"
-#include "model/sections.h"
 #include "casebook/suggestions.h"
+#include "model/sections.h"
 
 namespace casebook::model {
 namespace {

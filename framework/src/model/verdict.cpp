@@ -1,8 +1,8 @@
 // The verdicts' facts, one row each, from casebook/verdict_list.h.
+#include "casebook/verdict.h"
+
 #include <cstddef>
 #include <string_view>
-
-#include "casebook/verdict.h"
 
 namespace casebook {
 namespace {

@@ -58,9 +58,11 @@ Source plan_source(const Case& kase, const std::string& written,
 
 bool is_index(const std::string& text) {
   return !text.empty() && text.size() < 10 &&
-         std::all_of(text.begin(), text.end(), [](char c) {
-           return std::isdigit(static_cast<unsigned char>(c)) != 0;
-         });
+         std::all_of(
+             text.begin(), text.end(),
+             [](char c) {
+               return std::isdigit(static_cast<unsigned char>(c)) != 0;
+             });
 }
 
 const at::Tensor& pick(const StepsPlan& plan, const Source& source,
