@@ -42,6 +42,17 @@ TEST(FirstUseHelp, RunSaysItPrintsATableAndWhereAnAbsentBackendIsSaid) {
               "backend that ran");
 }
 
+// The exit status is said from the verdict rows (casebook/verdict_list.h):
+// INTERNAL, missing from the hand-written sentence, exits 1 too.
+TEST(FirstUseHelp, TheExitStatusNamesEveryVerdictByItsRow) {
+  const std::string help = help_of("");
+  expect_says(help,
+              "Exit status: 0 when every verdict is PASS, XFAIL or SKIP;");
+  expect_says(help,
+              "1 when any is FAIL, XPASS, ERROR, TIMEOUT, NOT RUN or "
+              "INTERNAL; 2 for a usage");
+}
+
 TEST(FirstUseHelp, OpsSaysItListsEveryOpWithoutAGlob) {
   expect_says(help_of("ops"), "without GLOB every one of them");
 }

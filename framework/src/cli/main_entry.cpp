@@ -2,9 +2,9 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "casebook/loader.h"
 #include "casebook/printable.h"
 #include "casebook/suggestions.h"
+#include "casebook/verdict.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "runner/scheduler.h"
@@ -26,6 +26,22 @@ bool unknown_command(const CLI::App& app, int argc, char** argv) {
             << did_you_mean(nearest_name(given, names))
             << " (casebook --help lists them)\n";
   return true;
+}
+
+// The names of the verdicts that keep the exit status 0 (`success`) or not,
+// from the verdict rows (casebook/verdict_list.h): "PASS, XFAIL or SKIP".
+std::string verdicts_whose_success_is(bool success) {
+  std::vector<std::string_view> names;
+#define CASEBOOK_VERDICT_NAME(enumerator, name, keeps_zero, colour, junit) \
+  if (keeps_zero == success) names.push_back(name);
+  CASEBOOK_FOR_EACH_VERDICT(CASEBOOK_VERDICT_NAME)
+#undef CASEBOOK_VERDICT_NAME
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i) {
+    text += i == 0 ? "" : i + 1 == names.size() ? " or " : ", ";
+    text += names[i];
+  }
+  return text;
 }
 
 }  // namespace
@@ -54,8 +70,10 @@ int main_entry(int argc, char** argv) {
       "environment (an absent backend's reason there, once), a table with a "
       "row per case and a column per backend that ran, a block per failure "
       "and the counts.\n\nExit status: 0 when "
-      "every verdict is PASS, XFAIL or SKIP; 1 when any is FAIL, XPASS, "
-      "ERROR, TIMEOUT or NOT RUN; 2 for a usage or configuration error "
+      "every verdict is " +
+      verdicts_whose_success_is(true) + "; 1 when any is " +
+      verdicts_whose_success_is(false) +
+      "; 2 for a usage or configuration error "
       "(a selection that selects nothing included); 77 when every selected "
       "run was SKIP (nothing tested; --allow-skipped: 0)."};
   app.require_subcommand(1);
