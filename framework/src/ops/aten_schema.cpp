@@ -1,10 +1,5 @@
 #include "ops/aten_schema.h"
 
-#include <ATen/CPUGeneratorImpl.h>
-#include <ATen/Context.h>
-#include <ATen/core/ivalue.h>
-#include <c10/core/Layout.h>
-#include <c10/core/MemoryFormat.h>
 #include <torch/version.h>
 
 #include <algorithm>
@@ -12,127 +7,10 @@
 #include <sstream>
 
 #include "casebook/loader.h"
-#include "casebook/ops.h"
-#include "casebook/suggestions.h"
 #include "ops/input_reading.h"
-#include "ops/names.h"
 
 namespace casebook::aten {
 namespace {
-
-bool is_optional(const std::string& type) {
-  return !type.empty() && type.back() == '?';
-}
-
-std::string base_type(const std::string& type) {
-  return is_optional(type) ? type.substr(0, type.size() - 1) : type;
-}
-
-bool is_tensor_type(const std::string& base) {
-  return base == "Tensor" || base == "Tensor[]" || base == "Tensor?[]";
-}
-
-std::string describe(const ArgValue& value) {
-  switch (value.kind) {
-    case ArgValue::Kind::kNull:
-      return "null";
-    case ArgValue::Kind::kBool:
-      return value.bool_value ? "true" : "false";
-    case ArgValue::Kind::kInt:
-      return std::to_string(value.int_value);
-    case ArgValue::Kind::kFloat: {
-      std::ostringstream out;
-      out << value.float_value;
-      return out.str();
-    }
-    case ArgValue::Kind::kString:
-      return "`" + value.string_value + "`";
-    case ArgValue::Kind::kList: {
-      std::string text = "[";
-      for (size_t i = 0; i < value.list.size(); ++i) {
-        text += (i ? ", " : "") + describe(value.list[i]);
-      }
-      return text + "]";
-    }
-    case ArgValue::Kind::kGenerator:
-      return "a generator {seed: " + std::to_string(value.int_value) + "}";
-  }
-  return "?";
-}
-
-bool is_int(const ArgValue& value) {
-  return value.kind == ArgValue::Kind::kInt;
-}
-bool is_number(const ArgValue& value) {
-  return value.kind == ArgValue::Kind::kInt ||
-         value.kind == ArgValue::Kind::kFloat;
-}
-double number_of(const ArgValue& value) {
-  return value.kind == ArgValue::Kind::kInt
-             ? static_cast<double>(value.int_value)
-             : value.float_value;
-}
-
-// `int[2] padding` takes `padding: 1` as [1, 1], as Python does.
-std::optional<std::vector<ArgValue>> list_items(const c10::Argument& argument,
-                                                const ArgValue& value,
-                                                bool (*fits)(const ArgValue&)) {
-  if (value.kind == ArgValue::Kind::kList) {
-    for (const ArgValue& item : value.list) {
-      if (!fits(item)) return std::nullopt;
-    }
-    return value.list;
-  }
-  if (argument.N() && fits(value)) {
-    return std::vector<ArgValue>(static_cast<size_t>(*argument.N()), value);
-  }
-  return std::nullopt;
-}
-
-const std::map<std::string, c10::MemoryFormat>& memory_formats() {
-  static const std::map<std::string, c10::MemoryFormat> formats{
-      {"contiguous_format", c10::MemoryFormat::Contiguous},
-      {"preserve_format", c10::MemoryFormat::Preserve},
-      {"channels_last", c10::MemoryFormat::ChannelsLast},
-      {"channels_last_3d", c10::MemoryFormat::ChannelsLast3d}};
-  return formats;
-}
-
-std::string dtype_list() {
-  std::vector<std::string> names;
-  for (DType dtype : all_dtypes()) names.emplace_back(dtype_name(dtype));
-  return join_names(names);
-}
-
-c10::ScalarType scalar_type_of(DType dtype) {
-  switch (dtype) {
-    case DType::kBool:
-      return c10::kBool;
-    case DType::kUInt8:
-      return c10::kByte;
-    case DType::kInt8:
-      return c10::kChar;
-    case DType::kInt16:
-      return c10::kShort;
-    case DType::kInt32:
-      return c10::kInt;
-    case DType::kInt64:
-      return c10::kLong;
-    case DType::kFloat16:
-      return c10::kHalf;
-    case DType::kBFloat16:
-      return c10::kBFloat16;
-    case DType::kFloat32:
-      return c10::kFloat;
-    case DType::kFloat64:
-      return c10::kDouble;
-    case DType::kComplex64:
-      return c10::kComplexFloat;
-    case DType::kComplex128:
-      return c10::kComplexDouble;
-  }
-  return c10::kFloat;
-}
 
 // The name a case may give a schema argument: its own, and `input` for
 // `self`, as Python's torch.<name>(input, ...) spells it.
@@ -274,266 +152,207 @@ std::string schema_text(const c10::FunctionSchema& schema) {
   return out.str();
 }
 
-// `{seed: N}`: a generator of `device` (LibTorch's CPU or CUDA one) seeded
-// with N, as torch.Generator(device).manual_seed(N) is.
-static at::Generator seeded_generator(int64_t seed, c10::Device device) {
-  at::Generator generator =
-      device.is_cpu() ? at::detail::createCPUGenerator()
-                      : at::globalContext().defaultGenerator(device).clone();
-  generator.set_current_seed(static_cast<uint64_t>(seed));
-  return generator;
-}
+namespace {
 
-std::optional<c10::IValue> to_ivalue(const c10::Argument& argument,
-                                     const ArgValue& value, std::string* why) {
-  const std::string type = argument_type(argument);
-  const std::string base = base_type(type);
-  auto fail = [&](const std::string& expected) -> std::optional<c10::IValue> {
-    *why = "expected " + expected + " (" + type + "), got " + describe(value);
-    return std::nullopt;
-  };
-  if (value.kind == ArgValue::Kind::kNull) {
-    if (is_optional(type)) return c10::IValue();
-    return fail("a value, not null");
-  }
-  if (base == "Generator") {
-    // Made on the backend's device when called (call()); here: accepted.
-    if (value.kind != ArgValue::Kind::kGenerator) {
-      return fail("`{seed: N}`, a generator seeded with N");
+// Binds a schema's arguments one at a time to the case's inputs and `args`
+// by name, keeping which of them are taken. Where a method returns nullopt
+// or false it has set `why`, and `culprit` where an input or arg is at fault.
+class NameBinder {
+ public:
+  NameBinder(const c10::FunctionSchema& schema,
+             const std::vector<std::string>& input_names,
+             const std::map<std::string, ArgValue>& args, std::string* why,
+             std::string* culprit)
+      : schema_(schema),
+        input_names_(input_names),
+        args_(args),
+        input_used_(input_names.size(), false),
+        why_(why),
+        culprit_(culprit) {}
+
+  std::optional<ArgumentSource> bind(const c10::Argument& argument) {
+    const std::string type = argument_type(argument);
+    const auto given = std::find_if(
+        args_.begin(), args_.end(),
+        [&](auto& pair) { return names_argument(pair.first, argument); });
+    const Given* arg = given == args_.end() ? nullptr : &*given;
+    if (is_tensor_type(base_type(type))) {
+      return bind_tensor(argument, type, arg);
     }
-    return seeded_generator(value.int_value, c10::Device(c10::kCPU));
+    return bind_value(argument, type, arg);
   }
-  if (value.kind == ArgValue::Kind::kGenerator) {
-    return fail("a value; `{seed: N}` is for a Generator argument");
-  }
-  if (base == "int" && argument.name() == "reduction" &&
-      value.kind == ArgValue::Kind::kString) {
-    // Python's `reduction='mean'` is the schema's int (at::Reduction).
-    static const std::map<std::string, int64_t> reductions{
-        {"none", 0}, {"mean", 1}, {"sum", 2}};
-    const auto found = reductions.find(value.string_value);
-    if (found == reductions.end()) return fail("mean, sum, none or an integer");
-    return c10::IValue(found->second);
-  }
-  if (base == "int") {
-    if (!is_int(value)) return fail("an integer");
-    return c10::IValue(value.int_value);
-  }
-  if (base == "float") {
-    if (!is_number(value)) return fail("a number");
-    return c10::IValue(number_of(value));
-  }
-  if (base == "bool") {
-    if (value.kind != ArgValue::Kind::kBool) return fail("true or false");
-    return c10::IValue(value.bool_value);
-  }
-  if (base == "str") {
-    if (value.kind != ArgValue::Kind::kString) return fail("a string");
-    return c10::IValue(value.string_value);
-  }
-  if (base == "Scalar") {
-    if (value.kind == ArgValue::Kind::kBool)
-      return c10::IValue(value.bool_value);
-    if (is_int(value)) return c10::IValue(value.int_value);
-    if (value.kind == ArgValue::Kind::kFloat) {
-      return c10::IValue(value.float_value);
-    }
-    return fail("a number or true/false");
-  }
-  if (base == "ScalarType") {
-    const std::optional<DType> dtype = value.kind == ArgValue::Kind::kString
-                                           ? parse_dtype(value.string_value)
-                                           : std::nullopt;
-    if (!dtype) {
-      fail("a dtype: one of " + dtype_list());
-      if (value.kind == ArgValue::Kind::kString) {
-        *why += did_you_mean(suggest_dtype(value.string_value));
+
+  // False at the first input, then the first of `args`, no argument took.
+  bool all_taken() {
+    for (size_t i = 0; i < input_names_.size(); ++i) {
+      if (!input_used_[i]) {
+        *culprit_ = input_names_[i];
+        *why_ = unknown_name(input_names_[i], "an input", schema_);
+        return false;
       }
+    }
+    for (const auto& [name, value] : args_) {
+      if (args_used_.count(name) == 0) {
+        *culprit_ = name;
+        *why_ = unknown_name(name, "in `args`", schema_);
+        return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  using Given = std::pair<const std::string, ArgValue>;  // an entry of args
+
+  // A tensor argument: from the inputs that name it, else `null` in `args`,
+  // its default or None.
+  std::optional<ArgumentSource> bind_tensor(const c10::Argument& argument,
+                                            const std::string& type,
+                                            const Given* given) {
+    ArgumentSource source;
+    if (base_type(type) == "Tensor") {
+      take_input(argument, &source);
+    } else if (!take_input_list(argument, type, &source)) {
       return std::nullopt;
     }
-    return c10::IValue(scalar_type_of(*dtype));
-  }
-  if (base == "Layout") {
-    if (value.kind != ArgValue::Kind::kString ||
-        value.string_value != "strided") {
-      return fail("`strided`, the one layout a case's tensors have");
+    if (!source.inputs.empty()) return source;
+    if (given && given->second.kind == ArgValue::Kind::kNull &&
+        is_optional(type)) {
+      source.kind = ArgumentSource::Kind::kNone;
+      args_used_.insert(given->first);
+      return source;
     }
-    return c10::IValue(c10::kStrided);
-  }
-  if (base == "MemoryFormat") {
-    const auto& formats = memory_formats();
-    const auto found = value.kind == ArgValue::Kind::kString
-                           ? formats.find(value.string_value)
-                           : formats.end();
-    if (found == formats.end()) {
-      return fail(
-          "one of contiguous_format, preserve_format, channels_last, "
-          "channels_last_3d");
+    if (given) {
+      *culprit_ = given->first;
+      *why_ = "`" + given->first + "` is a tensor (" + type +
+              "): give it under `inputs`";
+      return std::nullopt;
     }
-    return c10::IValue(found->second);
+    return not_given(argument, type,
+                     "the required input `" + argument.name() + "` (" + type +
+                         ") is missing");
   }
-  if (base == "int[]") {
-    const auto items = list_items(argument, value, &is_int);
-    if (!items) return fail("a list of integers");
-    std::vector<int64_t> ints;
-    for (const ArgValue& item : *items) ints.push_back(item.int_value);
-    return c10::IValue(ints);
-  }
-  if (base == "float[]") {
-    const auto items = list_items(argument, value, &is_number);
-    if (!items) return fail("a list of numbers");
-    std::vector<double> numbers;
-    for (const ArgValue& item : *items) numbers.push_back(number_of(item));
-    return c10::IValue(numbers);
-  }
-  if (base == "bool[]") {
-    const auto items = list_items(argument, value, [](const ArgValue& item) {
-      return item.kind == ArgValue::Kind::kBool;
-    });
-    if (!items) return fail("a list of true/false");
-    c10::List<bool> bools;
-    for (const ArgValue& item : *items) bools.push_back(item.bool_value);
-    return c10::IValue(bools);
-  }
-  if (base == "Device") {
-    *why = "the device is the backend's: a Device argument (" + type +
-           ") cannot be given in `args`";
-    return std::nullopt;
-  }
-  if (is_tensor_type(base)) {
-    *why = "`" + argument.name() + "` is a tensor (" + type +
-           "): give it under `inputs`";
-    return std::nullopt;
-  }
-  *why = "casebook cannot build the schema type `" + type +
-         "` from YAML (argument `" + argument.name() + "`)";
-  return std::nullopt;
-}
 
-namespace {
+  // A Tensor: the first input not yet taken that names it.
+  void take_input(const c10::Argument& argument, ArgumentSource* source) {
+    for (size_t i = 0; i < input_names_.size(); ++i) {
+      if (!input_used_[i] && names_argument(input_names_[i], argument)) {
+        source->kind = ArgumentSource::Kind::kInput;
+        source->inputs = {i};
+        input_used_[i] = true;
+        return;
+      }
+    }
+  }
+
+  // A Tensor[] or Tensor?[]: the inputs named `<name>[k]`, in k's order.
+  // False where a Tensor[]'s positions have a gap.
+  bool take_input_list(const c10::Argument& argument, const std::string& type,
+                       ArgumentSource* source) {
+    std::map<size_t, size_t> elements;  // position -> input
+    for (size_t i = 0; i < input_names_.size(); ++i) {
+      const auto element = list_element(input_names_[i]);
+      if (element && element->first == argument.name()) {
+        elements[element->second] = i;
+        input_used_[i] = true;
+      }
+    }
+    // A Tensor?[] (aten::index's `indices`) may leave a gap: None there
+    // (`indices[1]` alone is x[:, idx]); a Tensor[] may not.
+    const bool optional_elements = base_type(type) == "Tensor?[]";
+    size_t expected = 0;
+    for (const auto& [position, input] : elements) {
+      if (position != expected && !optional_elements) {
+        *why_ = "`" + argument.name() + "` is a list of tensors (" + type +
+                "): its inputs must be named " + argument.name() + "[0], " +
+                argument.name() + "[1], ... without a gap";
+        return false;
+      }
+      for (; expected < position; ++expected) {
+        source->inputs.push_back(ArgumentSource::kNoTensor);
+      }
+      source->inputs.push_back(input);
+      ++expected;
+    }
+    if (!elements.empty()) source->kind = ArgumentSource::Kind::kInputList;
+    return true;
+  }
+
+  // Any other argument: from `args`, else the backend's Device, its default
+  // or None. No input may name it.
+  std::optional<ArgumentSource> bind_value(const c10::Argument& argument,
+                                           const std::string& type,
+                                           const Given* given) {
+    for (size_t i = 0; i < input_names_.size(); ++i) {
+      if (!input_used_[i] && names_argument(input_names_[i], argument)) {
+        *culprit_ = input_names_[i];
+        *why_ = "`" + input_names_[i] + "` is a " + type +
+                ", not a tensor: give it under `args`";
+        return std::nullopt;
+      }
+    }
+    ArgumentSource source;
+    if (given) {
+      std::string problem;
+      if (!to_ivalue(argument, given->second, &problem)) {
+        *culprit_ = given->first;
+        *why_ = "`args." + given->first + "`: " + problem;
+        return std::nullopt;
+      }
+      source.kind = ArgumentSource::Kind::kArg;
+      source.arg = given->first;
+      args_used_.insert(given->first);
+      return source;
+    }
+    if (base_type(type) == "Device") {
+      source.kind = ArgumentSource::Kind::kDevice;
+      return source;
+    }
+    return not_given(argument, type,
+                     "the required argument `" + argument.name() + "` (" +
+                         type + ") is missing from `args`");
+  }
+
+  // An argument the case does not give: its default, else None where it is
+  // optional; nullopt with `missing` where it is neither.
+  std::optional<ArgumentSource> not_given(const c10::Argument& argument,
+                                          const std::string& type,
+                                          const std::string& missing) {
+    ArgumentSource source;
+    if (argument.default_value()) {
+      source.kind = ArgumentSource::Kind::kDefault;
+      return source;
+    }
+    if (is_optional(type)) {
+      source.kind = ArgumentSource::Kind::kNone;
+      return source;
+    }
+    *why_ = missing;
+    return std::nullopt;
+  }
+
+  const c10::FunctionSchema& schema_;
+  const std::vector<std::string>& input_names_;
+  const std::map<std::string, ArgValue>& args_;
+  std::vector<bool> input_used_;
+  std::set<std::string> args_used_;
+  std::string* why_;
+  std::string* culprit_;
+};
 
 // bind() once every input carries a name of the schema (read_input_names).
 std::optional<Binding> bind_by_name(const c10::OperatorHandle& op,
                                     const std::vector<std::string>& input_names,
                                     const std::map<std::string, ArgValue>& args,
                                     std::string* why, std::string* culprit) {
-  const c10::FunctionSchema& schema = op.schema();
+  NameBinder binder(op.schema(), input_names, args, why, culprit);
   Binding binding{op, {}, {}};
-  std::vector<bool> input_used(input_names.size(), false);
-  std::set<std::string> args_used;
-  for (const c10::Argument& argument : schema.arguments()) {
-    const std::string type = argument_type(argument);
-    const std::string base = base_type(type);
-    ArgumentSource source;
-    const auto given = std::find_if(args.begin(), args.end(), [&](auto& pair) {
-      return names_argument(pair.first, argument);
-    });
-    if (is_tensor_type(base)) {
-      if (base == "Tensor") {
-        for (size_t i = 0; i < input_names.size(); ++i) {
-          if (!input_used[i] && names_argument(input_names[i], argument)) {
-            source.kind = ArgumentSource::Kind::kInput;
-            source.inputs = {i};
-            input_used[i] = true;
-            break;
-          }
-        }
-      } else {
-        std::map<size_t, size_t> elements;  // position -> input
-        for (size_t i = 0; i < input_names.size(); ++i) {
-          const auto element = list_element(input_names[i]);
-          if (element && element->first == argument.name()) {
-            elements[element->second] = i;
-            input_used[i] = true;
-          }
-        }
-        // A Tensor?[] (aten::index's `indices`) may leave a gap: None there
-        // (`indices[1]` alone is x[:, idx]); a Tensor[] may not.
-        const bool optional_elements = base == "Tensor?[]";
-        size_t expected = 0;
-        for (const auto& [position, input] : elements) {
-          if (position != expected && !optional_elements) {
-            *why = "`" + argument.name() + "` is a list of tensors (" + type +
-                   "): its inputs must be named " + argument.name() + "[0], " +
-                   argument.name() + "[1], ... without a gap";
-            return std::nullopt;
-          }
-          for (; expected < position; ++expected) {
-            source.inputs.push_back(ArgumentSource::kNoTensor);
-          }
-          source.inputs.push_back(input);
-          ++expected;
-        }
-        if (!elements.empty()) source.kind = ArgumentSource::Kind::kInputList;
-      }
-      if (source.inputs.empty()) {
-        if (given != args.end() &&
-            given->second.kind == ArgValue::Kind::kNull && is_optional(type)) {
-          source.kind = ArgumentSource::Kind::kNone;
-          args_used.insert(given->first);
-        } else if (given != args.end()) {
-          *culprit = given->first;
-          *why = "`" + given->first + "` is a tensor (" + type +
-                 "): give it under `inputs`";
-          return std::nullopt;
-        } else if (argument.default_value()) {
-          source.kind = ArgumentSource::Kind::kDefault;
-        } else if (is_optional(type)) {
-          source.kind = ArgumentSource::Kind::kNone;
-        } else {
-          *why = "the required input `" + argument.name() + "` (" + type +
-                 ") is missing";
-          return std::nullopt;
-        }
-      }
-      binding.sources.push_back(source);
-      continue;
-    }
-    for (size_t i = 0; i < input_names.size(); ++i) {
-      if (!input_used[i] && names_argument(input_names[i], argument)) {
-        *culprit = input_names[i];
-        *why = "`" + input_names[i] + "` is a " + type +
-               ", not a tensor: give it under `args`";
-        return std::nullopt;
-      }
-    }
-    if (given != args.end()) {
-      std::string problem;
-      if (!to_ivalue(argument, given->second, &problem)) {
-        *culprit = given->first;
-        *why = "`args." + given->first + "`: " + problem;
-        return std::nullopt;
-      }
-      source.kind = ArgumentSource::Kind::kArg;
-      source.arg = given->first;
-      args_used.insert(given->first);
-    } else if (base == "Device") {
-      source.kind = ArgumentSource::Kind::kDevice;
-    } else if (argument.default_value()) {
-      source.kind = ArgumentSource::Kind::kDefault;
-    } else if (is_optional(type)) {
-      source.kind = ArgumentSource::Kind::kNone;
-    } else {
-      *why = "the required argument `" + argument.name() + "` (" + type +
-             ") is missing from `args`";
-      return std::nullopt;
-    }
-    binding.sources.push_back(source);
+  for (const c10::Argument& argument : op.schema().arguments()) {
+    std::optional<ArgumentSource> source = binder.bind(argument);
+    if (!source) return std::nullopt;
+    binding.sources.push_back(std::move(*source));
   }
-  for (size_t i = 0; i < input_names.size(); ++i) {
-    if (!input_used[i]) {
-      *culprit = input_names[i];
-      *why = unknown_name(input_names[i], "an input", schema);
-      return std::nullopt;
-    }
-  }
-  for (const auto& [name, value] : args) {
-    if (args_used.count(name) == 0) {
-      *culprit = name;
-      *why = unknown_name(name, "in `args`", schema);
-      return std::nullopt;
-    }
-  }
+  if (!binder.all_taken()) return std::nullopt;
   return binding;
 }
 
@@ -571,70 +390,6 @@ std::optional<Binding> bind(const c10::OperatorHandle& op,
     }
   }
   return binding;
-}
-
-std::vector<c10::IValue> call(const Binding& binding,
-                              const std::vector<at::Tensor>& inputs,
-                              const std::map<std::string, ArgValue>& args,
-                              c10::Device device) {
-  const c10::FunctionSchema& schema = binding.op.schema();
-  std::vector<c10::IValue> stack;
-  stack.reserve(binding.sources.size());
-  for (size_t i = 0; i < binding.sources.size(); ++i) {
-    const ArgumentSource& source = binding.sources[i];
-    const c10::Argument& argument = schema.arguments()[i];
-    switch (source.kind) {
-      case ArgumentSource::Kind::kInput:
-        stack.emplace_back(inputs.at(source.inputs[0]));
-        break;
-      case ArgumentSource::Kind::kInputList:
-        if (base_type(argument_type(argument)) == "Tensor?[]") {
-          c10::List<c10::optional<at::Tensor>> list;
-          for (size_t input : source.inputs) {
-            if (input == ArgumentSource::kNoTensor) {
-              list.push_back(c10::nullopt);
-            } else {
-              list.push_back(inputs.at(input));
-            }
-          }
-          stack.emplace_back(list);
-        } else {
-          std::vector<at::Tensor> list;
-          for (size_t input : source.inputs) list.push_back(inputs.at(input));
-          stack.emplace_back(list);
-        }
-        break;
-      case ArgumentSource::Kind::kArg: {
-        const ArgValue& value = args.at(source.arg);
-        if (value.kind == ArgValue::Kind::kGenerator &&
-            base_type(argument_type(argument)) == "Generator") {
-          // A generator of the backend's own device: a GPU's draws other
-          // numbers than the CPU's from the same seed.
-          stack.emplace_back(seeded_generator(value.int_value, device));
-          break;
-        }
-        std::string why;
-        std::optional<c10::IValue> converted = to_ivalue(argument, value, &why);
-        if (!converted) {
-          throw InvalidCaseError(format_location(value.where) + ": `args." +
-                                 source.arg + "`: " + why);
-        }
-        stack.push_back(std::move(*converted));
-        break;
-      }
-      case ArgumentSource::Kind::kDefault:
-        stack.push_back(*argument.default_value());
-        break;
-      case ArgumentSource::Kind::kNone:
-        stack.emplace_back();
-        break;
-      case ArgumentSource::Kind::kDevice:
-        stack.emplace_back(device);
-        break;
-    }
-  }
-  binding.op.callBoxed(stack);
-  return stack;
 }
 
 }  // namespace casebook::aten

@@ -41,6 +41,18 @@ const std::vector<std::string>& all_operator_names();
 // This is the one place that tells the two versions' argument types apart.
 std::string argument_type(const c10::Argument& argument);
 
+// Reading an argument_type: "int?" is optional, its base type "int".
+inline bool is_optional(const std::string& type) {
+  return !type.empty() && type.back() == '?';
+}
+inline std::string base_type(const std::string& type) {
+  return is_optional(type) ? type.substr(0, type.size() - 1) : type;
+}
+// The base types a case gives under `inputs`, not `args`.
+inline bool is_tensor_type(const std::string& base) {
+  return base == "Tensor" || base == "Tensor[]" || base == "Tensor?[]";
+}
+
 // "aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"
 std::string schema_text(const c10::FunctionSchema& schema);
 
