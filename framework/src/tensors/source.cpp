@@ -133,105 +133,123 @@ at::Tensor values_tensor(const TensorSpec& spec) {
   return from_ints(std::move(converted), spec.shape, type);
 }
 
-at::Tensor fill_tensor(const Fill& fill, uint64_t seed,
-                       const std::vector<int64_t>& shape, at::ScalarType type) {
-  if (fill.kind == Fill::Kind::kTorch) {
-    return torch_fill_tensor(fill, seed, shape, type);
-  }
-  const int64_t numel = numel_of(shape);
+namespace {
+
+// fill.normal and fill.uniform: floating values drawn from the seed's stream.
+at::Tensor random_floats(const Fill& fill, uint64_t seed,
+                         const std::vector<int64_t>& shape,
+                         at::ScalarType type) {
   const bool complex = at::isComplexType(type);
-  const bool integral = !at::isFloatingType(type) && !complex;
+  if (!at::isFloatingType(type) && !complex) {
+    throw std::invalid_argument(
+        "fill.normal and fill.uniform make floating values; use randint "
+        "for an integer dtype");
+  }
+  if (fill.kind == Fill::Kind::kNormal && !(fill.second >= 0)) {
+    throw std::invalid_argument("fill.normal.std must be >= 0");
+  }
+  if (fill.kind == Fill::Kind::kUniform && !(fill.first <= fill.second)) {
+    throw std::invalid_argument("fill.uniform: low must be <= high");
+  }
   at::Generator generator = at::detail::createCPUGenerator(seed);
   auto* engine = generator.get<at::CPUGeneratorImpl>();
+  // A complex element draws its re, then its im, each as a real one.
+  const int64_t numel = numel_of(shape);
+  const int64_t draws = complex ? 2 * numel : numel;
+  std::vector<int64_t> drawn_shape = shape;
+  if (complex) drawn_shape.push_back(2);
+  at::Tensor tensor = at::empty(drawn_shape, at::kDouble);
+  double* out = tensor.data_ptr<double>();
+  for (int64_t i = 0; i < draws; ++i) {
+    if (fill.kind == Fill::Kind::kUniform) {
+      const double u = half_open_unit(engine->random64());
+      out[i] = fill.first + (fill.second - fill.first) * u;
+    } else {  // Box-Muller, one value per pair of draws.
+      const double radius =
+          std::sqrt(-2.0 * std::log(open_unit(engine->random64())));
+      const double angle = 2.0 * kPi * half_open_unit(engine->random64());
+      out[i] = fill.first + fill.second * radius * std::cos(angle);
+    }
+  }
+  return complex ? at::view_as_complex(tensor).to(type) : tensor.to(type);
+}
+
+// fill.randint: integers in [low, high) from the seed's stream.
+at::Tensor random_ints(const Fill& fill, uint64_t seed,
+                       const std::vector<int64_t>& shape, at::ScalarType type) {
+  const int64_t low = exact_int(fill.first, "fill.randint.low");
+  const int64_t high = exact_int(fill.second, "fill.randint.high");
+  if (high <= low) {
+    throw std::invalid_argument(
+        "fill.randint: high (excluded) must be > "
+        "low, got low " +
+        std::to_string(low) + ", high " + std::to_string(high));
+  }
+  at::Generator generator = at::detail::createCPUGenerator(seed);
+  auto* engine = generator.get<at::CPUGeneratorImpl>();
+  const auto span = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  std::vector<int64_t> ints(numel_of(shape));
+  for (int64_t& value : ints) {
+    value = static_cast<int64_t>(static_cast<uint64_t>(low) +
+                                 engine->random64() % span);
+  }
+  if (at::isFloatingType(type) || at::isComplexType(type)) {
+    at::Tensor as_long = at::empty(shape, at::kLong);
+    std::copy(ints.begin(), ints.end(), as_long.data_ptr<int64_t>());
+    return as_long.to(at::kDouble).to(type);
+  }
+  return from_ints(std::move(ints), shape, type);
+}
+
+// fill.arange (first + i * step) and fill.full (first everywhere; a complex
+// one's im is `second`).
+at::Tensor sequence(const Fill& fill, const std::vector<int64_t>& shape,
+                    at::ScalarType type) {
+  const int64_t numel = numel_of(shape);
+  const bool arange = fill.kind == Fill::Kind::kArange;
+  if (!at::isFloatingType(type) && !at::isComplexType(type)) {
+    const int64_t first =
+        exact_int(fill.first, arange ? "fill.arange.start" : "fill.full");
+    const int64_t step =
+        arange ? exact_int(fill.second, "fill.arange.step") : 0;
+    std::vector<int64_t> ints(numel);
+    for (int64_t i = 0; i < numel; ++i) ints[i] = first + i * step;
+    return from_ints(std::move(ints), shape, type);
+  }
+  auto real_at = [&](int64_t i) {
+    return arange ? fill.first + static_cast<double>(i) * fill.second
+                  : fill.first;
+  };
+  if (at::isComplexType(type)) {
+    // arange: real values; full: re `first`, im `second`.
+    std::vector<double> parts(2 * numel, 0.0);
+    for (int64_t i = 0; i < numel; ++i) {
+      parts[2 * i] = real_at(i);
+      if (!arange) parts[2 * i + 1] = fill.second;
+    }
+    return complex_from_parts(parts, shape, type);
+  }
+  at::Tensor tensor = at::empty(shape, at::kDouble);
+  double* out = tensor.data_ptr<double>();
+  for (int64_t i = 0; i < numel; ++i) out[i] = real_at(i);
+  return tensor.to(type);
+}
+
+}  // namespace
+
+at::Tensor fill_tensor(const Fill& fill, uint64_t seed,
+                       const std::vector<int64_t>& shape, at::ScalarType type) {
   switch (fill.kind) {
-    case Fill::Kind::kNormal:
-    case Fill::Kind::kUniform: {
-      if (integral) {
-        throw std::invalid_argument(
-            "fill.normal and fill.uniform make floating values; use randint "
-            "for an integer dtype");
-      }
-      if (fill.kind == Fill::Kind::kNormal && !(fill.second >= 0)) {
-        throw std::invalid_argument("fill.normal.std must be >= 0");
-      }
-      if (fill.kind == Fill::Kind::kUniform && !(fill.first <= fill.second)) {
-        throw std::invalid_argument("fill.uniform: low must be <= high");
-      }
-      // A complex element draws its re, then its im, each as a real one.
-      const int64_t draws = complex ? 2 * numel : numel;
-      std::vector<int64_t> drawn_shape = shape;
-      if (complex) drawn_shape.push_back(2);
-      at::Tensor tensor = at::empty(drawn_shape, at::kDouble);
-      double* out = tensor.data_ptr<double>();
-      for (int64_t i = 0; i < draws; ++i) {
-        if (fill.kind == Fill::Kind::kUniform) {
-          const double u = half_open_unit(engine->random64());
-          out[i] = fill.first + (fill.second - fill.first) * u;
-        } else {  // Box-Muller, one value per pair of draws.
-          const double radius =
-              std::sqrt(-2.0 * std::log(open_unit(engine->random64())));
-          const double angle = 2.0 * kPi * half_open_unit(engine->random64());
-          out[i] = fill.first + fill.second * radius * std::cos(angle);
-        }
-      }
-      return complex ? at::view_as_complex(tensor).to(type) : tensor.to(type);
-    }
-    case Fill::Kind::kRandint: {
-      const int64_t low = exact_int(fill.first, "fill.randint.low");
-      const int64_t high = exact_int(fill.second, "fill.randint.high");
-      if (high <= low) {
-        throw std::invalid_argument(
-            "fill.randint: high (excluded) must be > "
-            "low, got low " +
-            std::to_string(low) + ", high " + std::to_string(high));
-      }
-      const auto span =
-          static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
-      std::vector<int64_t> ints(numel);
-      for (int64_t& value : ints) {
-        value = static_cast<int64_t>(static_cast<uint64_t>(low) +
-                                     engine->random64() % span);
-      }
-      if (!integral) {
-        at::Tensor as_long = at::empty(shape, at::kLong);
-        std::copy(ints.begin(), ints.end(), as_long.data_ptr<int64_t>());
-        return as_long.to(at::kDouble).to(type);
-      }
-      return from_ints(std::move(ints), shape, type);
-    }
     case Fill::Kind::kTorch:
-      break;  // drawn above
+      return torch_fill_tensor(fill, seed, shape, type);
+    case Fill::Kind::kNormal:
+    case Fill::Kind::kUniform:
+      return random_floats(fill, seed, shape, type);
+    case Fill::Kind::kRandint:
+      return random_ints(fill, seed, shape, type);
     case Fill::Kind::kArange:
-    case Fill::Kind::kFull: {
-      const bool arange = fill.kind == Fill::Kind::kArange;
-      if (integral) {
-        const int64_t first =
-            exact_int(fill.first, arange ? "fill.arange.start" : "fill.full");
-        const int64_t step =
-            arange ? exact_int(fill.second, "fill.arange.step") : 0;
-        std::vector<int64_t> ints(numel);
-        for (int64_t i = 0; i < numel; ++i) ints[i] = first + i * step;
-        return from_ints(std::move(ints), shape, type);
-      }
-      if (complex) {
-        // arange: real values; full: re `first`, im `second`.
-        std::vector<double> parts(2 * numel, 0.0);
-        for (int64_t i = 0; i < numel; ++i) {
-          parts[2 * i] = arange
-                             ? fill.first + static_cast<double>(i) * fill.second
-                             : fill.first;
-          if (!arange) parts[2 * i + 1] = fill.second;
-        }
-        return complex_from_parts(parts, shape, type);
-      }
-      at::Tensor tensor = at::empty(shape, at::kDouble);
-      double* out = tensor.data_ptr<double>();
-      for (int64_t i = 0; i < numel; ++i) {
-        out[i] = arange ? fill.first + static_cast<double>(i) * fill.second
-                        : fill.first;
-      }
-      return tensor.to(type);
-    }
+    case Fill::Kind::kFull:
+      return sequence(fill, shape, type);
   }
   throw std::logic_error("internal error: unknown fill kind");
 }
