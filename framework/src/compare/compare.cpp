@@ -80,6 +80,96 @@ at::ScalarType wide_type(const at::Tensor& tensor) {
   return tensor.is_complex() ? at::kComplexDouble : at::kDouble;
 }
 
+// What comparing two flat tensors finds, one chunk after another.
+struct Tally {
+  Worst worst_abs;
+  Worst worst_rel;
+  Count nan_actual;    // NaN where the expected has a number
+  Count nan_expected;  // a number where the expected has NaN
+  Count nan_both;      // NaN on both sides, without equal_nan
+  bool new_nonfinite = false;
+  int64_t mismatched = 0;
+
+  // `exp` and `act`: the elements from flat index `start` on. Integers
+  // (`integral`) are compared exactly on their own type, other values in
+  // float64 or complex128.
+  void add(const at::Tensor& exp, const at::Tensor& act,
+           const Tolerance& tolerance, bool integral, int64_t start) {
+    at::Tensor e = exp.to(wide_type(exp));
+    at::Tensor a = act.to(wide_type(act));
+    at::Tensor abs_diff = (a - e).abs();
+    at::Tensor rel_diff = abs_diff / e.abs();
+    at::Tensor mismatch;
+    at::Tensor numeric;  // mismatches where neither side is NaN
+    if (integral) {
+      mismatch = exp.ne(act);
+      numeric = mismatch;
+    } else {
+      mismatch = outside_tolerance(e, a, tolerance);
+      numeric = add_nan_counts(e, a, mismatch, tolerance, start);
+    }
+    const int64_t chunk_mismatched = mismatch.sum().item<int64_t>();
+    if (chunk_mismatched == 0) return;
+    mismatched += chunk_mismatched;
+    if (numeric.any().item<bool>()) {
+      worst_abs.offer(abs_diff, numeric, start);
+      worst_rel.offer(rel_diff, numeric, start);
+    }
+  }
+
+  // Counts the NaN mismatches of floating `e` and `a` and notes a new
+  // non-finite value; the mismatches where neither side is NaN.
+  at::Tensor add_nan_counts(const at::Tensor& e, const at::Tensor& a,
+                            const at::Tensor& mismatch,
+                            const Tolerance& tolerance, int64_t start) {
+    const at::Tensor e_nan = e.isnan();
+    const at::Tensor a_nan = a.isnan();
+    nan_actual.add(a_nan.logical_and(e_nan.logical_not()), start);
+    nan_expected.add(e_nan.logical_and(a_nan.logical_not()), start);
+    if (!tolerance.equal_nan) nan_both.add(e_nan.logical_and(a_nan), start);
+    // A NaN or an infinity the reference does not have: family nan_or_inf.
+    new_nonfinite =
+        new_nonfinite || a.isfinite()
+                             .logical_not()
+                             .logical_and(e.isfinite().logical_and(mismatch))
+                             .any()
+                             .item<bool>();
+    return mismatch.logical_and(e_nan.logical_or(a_nan).logical_not());
+  }
+};
+
+// The report's lines on two flat tensors of `sizes` and what a Tally found
+// in them.
+class Notes {
+ public:
+  Notes(const at::Tensor& expected, const at::Tensor& actual,
+        at::IntArrayRef sizes, std::ostringstream* out)
+      : expected_(expected), actual_(actual), sizes_(sizes), out_(out) {}
+
+  void worst(const char* what, double difference,
+             const std::vector<int64_t>& index, int64_t flat_index) {
+    *out_ << "greatest " << what << " difference: " << format_number(difference)
+          << " at index " << shape_text(index) << " (expected "
+          << element_text(expected_, flat_index) << ", got "
+          << element_text(actual_, flat_index) << ")\n";
+  }
+
+  void nan_count(const Count& count, const char* what) {
+    if (count.count == 0) return;
+    *out_ << what << ": " << count.count
+          << (count.count == 1 ? " element" : " elements")
+          << ", first at index " << shape_text(unravel(count.first, sizes_))
+          << " (expected " << element_text(expected_, count.first) << ", got "
+          << element_text(actual_, count.first) << ")\n";
+  }
+
+ private:
+  const at::Tensor& expected_;
+  const at::Tensor& actual_;
+  at::IntArrayRef sizes_;
+  std::ostringstream* out_;
+};
+
 // Compares two tensors of equal shape and dtype element by element.
 void compare_values(const at::Tensor& expected, const at::Tensor& actual,
                     const Tolerance& tolerance, Comparison* result,
@@ -92,85 +182,36 @@ void compare_values(const at::Tensor& expected, const at::Tensor& actual,
   const at::Tensor all_expected = expected.contiguous().reshape({-1});
   const at::Tensor all_actual = actual.contiguous().reshape({-1});
   const int64_t total = all_expected.numel();
-  Worst worst_abs;
-  Worst worst_rel;
-  Count nan_actual;    // NaN where the expected has a number
-  Count nan_expected;  // a number where the expected has NaN
-  Count nan_both;      // NaN on both sides, without equal_nan
-  bool new_nonfinite = false;
-  int64_t mismatched = 0;
+  Tally tally;
   for (int64_t start = 0; start < total; start += kChunk) {
     const int64_t length = std::min(kChunk, total - start);
-    at::Tensor exp = all_expected.narrow(0, start, length);
-    at::Tensor act = all_actual.narrow(0, start, length);
-    at::Tensor e = exp.to(wide_type(exp));
-    at::Tensor a = act.to(wide_type(act));
-    at::Tensor abs_diff = (a - e).abs();
-    at::Tensor rel_diff = abs_diff / e.abs();
-    at::Tensor mismatch;
-    at::Tensor numeric;  // mismatches where neither side is NaN
-    if (integral) {
-      mismatch = exp.ne(act);
-      numeric = mismatch;
-    } else {
-      const at::Tensor e_nan = e.isnan();
-      const at::Tensor a_nan = a.isnan();
-      mismatch = outside_tolerance(e, a, tolerance);
-      numeric = mismatch.logical_and(e_nan.logical_or(a_nan).logical_not());
-      nan_actual.add(a_nan.logical_and(e_nan.logical_not()), start);
-      nan_expected.add(e_nan.logical_and(a_nan.logical_not()), start);
-      if (!tolerance.equal_nan) nan_both.add(e_nan.logical_and(a_nan), start);
-      // A NaN or an infinity the reference does not have: family nan_or_inf.
-      new_nonfinite =
-          new_nonfinite || a.isfinite()
-                               .logical_not()
-                               .logical_and(e.isfinite().logical_and(mismatch))
-                               .any()
-                               .item<bool>();
-    }
-    const int64_t chunk_mismatched = mismatch.sum().item<int64_t>();
-    if (chunk_mismatched == 0) continue;
-    mismatched += chunk_mismatched;
-    if (numeric.any().item<bool>()) {
-      worst_abs.offer(abs_diff, numeric, start);
-      worst_rel.offer(rel_diff, numeric, start);
-    }
+    tally.add(all_expected.narrow(0, start, length),
+              all_actual.narrow(0, start, length), tolerance, integral, start);
   }
   result->total = total;
-  result->mismatched = mismatched;
-  if (mismatched == 0) return;
+  result->mismatched = tally.mismatched;
+  if (tally.mismatched == 0) return;
   result->difference = Comparison::Difference::kValues;
-  result->family = new_nonfinite ? Family::kNanOrInf : Family::kMismatch;
+  result->family = tally.new_nonfinite ? Family::kNanOrInf : Family::kMismatch;
   result->nan_mismatched =
-      nan_actual.count + nan_expected.count + nan_both.count;
-  if (worst_abs.rank >= 0) {
-    result->max_abs_diff = worst_abs.value;
-    result->max_rel_diff = worst_rel.value;
-    result->max_abs_index = unravel(worst_abs.flat_index, expected.sizes());
-    result->max_rel_index = unravel(worst_rel.flat_index, expected.sizes());
-    *notes << "greatest absolute difference: "
-           << format_number(result->max_abs_diff) << " at index "
-           << shape_text(result->max_abs_index) << " (expected "
-           << element_text(all_expected, worst_abs.flat_index) << ", got "
-           << element_text(all_actual, worst_abs.flat_index) << ")\n"
-           << "greatest relative difference: "
-           << format_number(result->max_rel_diff) << " at index "
-           << shape_text(result->max_rel_index) << " (expected "
-           << element_text(all_expected, worst_rel.flat_index) << ", got "
-           << element_text(all_actual, worst_rel.flat_index) << ")\n";
+      tally.nan_actual.count + tally.nan_expected.count + tally.nan_both.count;
+  Notes lines(all_expected, all_actual, expected.sizes(), notes);
+  if (tally.worst_abs.rank >= 0) {
+    result->max_abs_diff = tally.worst_abs.value;
+    result->max_rel_diff = tally.worst_rel.value;
+    result->max_abs_index =
+        unravel(tally.worst_abs.flat_index, expected.sizes());
+    result->max_rel_index =
+        unravel(tally.worst_rel.flat_index, expected.sizes());
+    lines.worst("absolute", result->max_abs_diff, result->max_abs_index,
+                tally.worst_abs.flat_index);
+    lines.worst("relative", result->max_rel_diff, result->max_rel_index,
+                tally.worst_rel.flat_index);
   }
-  auto nan_line = [&](const Count& count, const char* what) {
-    if (count.count == 0) return;
-    *notes << what << ": " << count.count
-           << (count.count == 1 ? " element" : " elements")
-           << ", first at index "
-           << shape_text(unravel(count.first, expected.sizes()))
-           << " (expected " << element_text(all_expected, count.first)
-           << ", got " << element_text(all_actual, count.first) << ")\n";
-  };
-  nan_line(nan_actual, "NaN where a number is expected");
-  nan_line(nan_expected, "a number where NaN is expected");
-  nan_line(nan_both, "NaN on both sides, unequal without `equal_nan: true`");
+  lines.nan_count(tally.nan_actual, "NaN where a number is expected");
+  lines.nan_count(tally.nan_expected, "a number where NaN is expected");
+  lines.nan_count(tally.nan_both,
+                  "NaN on both sides, unequal without `equal_nan: true`");
   if (result->nan_mismatched > 0) {
     *notes << "where NaN is the right answer, say so: `equal_nan: true` (in "
               "`tolerance` or an output's entry) or the output's `nan` "

@@ -166,70 +166,102 @@ class Checker {
                     element_text(flat, at) + ")");
   }
 
+  // The output's properties the case states, each in turn: false at the
+  // first that fails.
   bool check_properties(const OutputExpectation& truth,
                         const at::Tensor& output, const at::Tensor& flat) {
-    const bool floating =
-        at::isFloatingType(output.scalar_type()) || output.is_complex();
-    if (truth.finite && floating) {
-      const int64_t at = first_where(
-          flat, [](const at::Tensor& c) { return c.isfinite().logical_not(); });
-      if (at >= 0) {
-        return property_failure(output, flat, at, Family::kNanOrInf,
-                                "not finite (`finite: true`)");
-      }
+    return check_finite(truth, output, flat) &&
+           check_all_nan(truth, output, flat) &&
+           check_nan_positions(truth, output, flat) &&
+           check_min_max(truth, output, flat) &&
+           check_statistics(truth, output, flat);
+  }
+
+  static bool is_floating(const at::Tensor& output) {
+    return at::isFloatingType(output.scalar_type()) || output.is_complex();
+  }
+
+  // `finite: true`
+  bool check_finite(const OutputExpectation& truth, const at::Tensor& output,
+                    const at::Tensor& flat) {
+    if (!truth.finite || !is_floating(output)) return true;
+    const int64_t at = first_where(
+        flat, [](const at::Tensor& c) { return c.isfinite().logical_not(); });
+    if (at < 0) return true;
+    return property_failure(output, flat, at, Family::kNanOrInf,
+                            "not finite (`finite: true`)");
+  }
+
+  // `nan: true`
+  bool check_all_nan(const OutputExpectation& truth, const at::Tensor& output,
+                     const at::Tensor& flat) {
+    if (!truth.all_nan) return true;
+    const int64_t at = first_where(
+        flat, [](const at::Tensor& c) { return c.isnan().logical_not(); });
+    if (at < 0) return true;
+    return property_failure(output, flat, at, Family::kMismatch,
+                            "expected NaN everywhere (`nan: true`), not "
+                            "NaN");
+  }
+
+  // The flat index of a `nan` position: a multi-index of the output's rank,
+  // or [-1, flat index]; -1 where it lies outside the output.
+  static int64_t flat_index_of(const std::vector<int64_t>& position,
+                               const at::Tensor& output) {
+    if (position.front() == -1) {
+      return position.size() == 2 ? position[1] : -1;
     }
-    if (truth.all_nan) {
-      const int64_t at = first_where(
-          flat, [](const at::Tensor& c) { return c.isnan().logical_not(); });
-      if (at >= 0) {
-        return property_failure(output, flat, at, Family::kMismatch,
-                                "expected NaN everywhere (`nan: true`), not "
-                                "NaN");
-      }
+    if (position.size() != output.sizes().size()) return -1;
+    int64_t index = 0;
+    for (size_t d = 0; d < position.size() && index >= 0; ++d) {
+      index = position[d] < output.size(static_cast<int64_t>(d))
+                  ? index * output.size(static_cast<int64_t>(d)) + position[d]
+                  : -1;
     }
-    if (truth.nan_positions) {
-      at::Tensor wanted = at::zeros({flat.numel()}, at::kBool);
-      for (const std::vector<int64_t>& position : *truth.nan_positions) {
-        int64_t index = -1;
-        if (position.front() == -1) {
-          index = position.size() == 2 ? position[1] : -1;
-        } else if (position.size() == output.sizes().size()) {
-          index = 0;
-          for (size_t d = 0; d < position.size() && index >= 0; ++d) {
-            index =
-                position[d] < output.size(static_cast<int64_t>(d))
-                    ? index * output.size(static_cast<int64_t>(d)) + position[d]
-                    : -1;
-          }
-        }
-        if (index < 0 || index >= flat.numel()) {
-          std::vector<int64_t> shown(
-              position.begin() + (position.front() == -1 ? 1 : 0),
-              position.end());
-          return fail(Comparison::Difference::kValues, Family::kMismatch,
-                      label_ + ": the NaN position " + shape_text(shown) +
-                          " lies outside its shape " +
-                          shape_text(output.sizes()));
-        }
-        wanted[index] = true;
+    return index;
+  }
+
+  // `nan: [positions]`: NaN there and nowhere else.
+  bool check_nan_positions(const OutputExpectation& truth,
+                           const at::Tensor& output, const at::Tensor& flat) {
+    if (!truth.nan_positions) return true;
+    at::Tensor wanted = at::zeros({flat.numel()}, at::kBool);
+    for (const std::vector<int64_t>& position : *truth.nan_positions) {
+      const int64_t index = flat_index_of(position, output);
+      if (index < 0 || index >= flat.numel()) {
+        std::vector<int64_t> shown(
+            position.begin() + (position.front() == -1 ? 1 : 0),
+            position.end());
+        return fail(Comparison::Difference::kValues, Family::kMismatch,
+                    label_ + ": the NaN position " + shape_text(shown) +
+                        " lies outside its shape " +
+                        shape_text(output.sizes()));
       }
-      const at::Tensor is_nan =
-          floating ? flat.isnan() : at::zeros({flat.numel()}, at::kBool);
-      const at::Tensor missing = wanted.logical_and(is_nan.logical_not());
-      if (missing.any().item<bool>()) {
-        return property_failure(
-            output, flat, missing.nonzero()[0][0].item<int64_t>(),
-            Family::kMismatch, "expected NaN (`nan` positions), not NaN");
-      }
-      const at::Tensor extra = is_nan.logical_and(wanted.logical_not());
-      if (extra.any().item<bool>()) {
-        return property_failure(output, flat,
-                                extra.nonzero()[0][0].item<int64_t>(),
-                                Family::kNanOrInf,
-                                "NaN where the case's `nan` positions have "
-                                "none");
-      }
+      wanted[index] = true;
     }
+    const at::Tensor is_nan = is_floating(output)
+                                  ? flat.isnan()
+                                  : at::zeros({flat.numel()}, at::kBool);
+    const at::Tensor missing = wanted.logical_and(is_nan.logical_not());
+    if (missing.any().item<bool>()) {
+      return property_failure(
+          output, flat, missing.nonzero()[0][0].item<int64_t>(),
+          Family::kMismatch, "expected NaN (`nan` positions), not NaN");
+    }
+    const at::Tensor extra = is_nan.logical_and(wanted.logical_not());
+    if (extra.any().item<bool>()) {
+      return property_failure(output, flat,
+                              extra.nonzero()[0][0].item<int64_t>(),
+                              Family::kNanOrInf,
+                              "NaN where the case's `nan` positions have "
+                              "none");
+    }
+    return true;
+  }
+
+  // `min` and `max`, which bound a real output's values.
+  bool check_min_max(const OutputExpectation& truth, const at::Tensor& output,
+                     const at::Tensor& flat) {
     if ((truth.min || truth.max) && output.is_complex()) {
       return invalid_case(
           label_ +
@@ -256,24 +288,25 @@ class Checker {
                                 "above `max: " + number_text(high) + "`");
       }
     }
-    if (truth.mean_bounds || truth.std_bounds) {
-      if (output.is_complex()) {
-        return invalid_case(
-            label_ +
-            ": `mean` and `std` bound a real output's values; "
-            "this one is " +
-            std::string(dtype_name(*to_dtype(output.scalar_type()))));
-      }
-      const Statistics found = statistics_of(flat);
-      if (truth.mean_bounds &&
-          !within("mean", *truth.mean_bounds, found.mean)) {
-        return false;
-      }
-      if (truth.std_bounds && !within("std", *truth.std_bounds, found.std)) {
-        return false;
-      }
-    }
     return true;
+  }
+
+  // `mean` and `std`, which bound a real output's statistics.
+  bool check_statistics(const OutputExpectation& truth,
+                        const at::Tensor& output, const at::Tensor& flat) {
+    if (!truth.mean_bounds && !truth.std_bounds) return true;
+    if (output.is_complex()) {
+      return invalid_case(
+          label_ +
+          ": `mean` and `std` bound a real output's values; "
+          "this one is " +
+          std::string(dtype_name(*to_dtype(output.scalar_type()))));
+    }
+    const Statistics found = statistics_of(flat);
+    if (truth.mean_bounds && !within("mean", *truth.mean_bounds, found.mean)) {
+      return false;
+    }
+    return !truth.std_bounds || within("std", *truth.std_bounds, found.std);
   }
 
   // `name: {min, max}` holds of `found` (NaN holds no bound).
