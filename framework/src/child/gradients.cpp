@@ -4,6 +4,7 @@
 #include <torch/csrc/autograd/autograd.h>
 
 #include <cmath>
+#include <functional>
 #include <sstream>
 #include <string>
 
@@ -76,6 +77,103 @@ std::vector<at::Tensor> gradients(const std::vector<at::Tensor>& roots,
   return grads;
 }
 
+// `grad.check: finite_differences` runs the op twice per element of
+// `grad.wrt`: an InvalidCaseError past kMostPerturbedElements.
+void check_perturbed_count(const Case& kase,
+                           const std::vector<at::Tensor>& inputs) {
+  int64_t elements = 0;
+  for (const std::string& name : kase.grad->wrt) {
+    elements += inputs.at(input_index(kase, name)).numel();
+  }
+  if (elements > kMostPerturbedElements) {
+    throw InvalidCaseError(
+        format_location(kase.grad->where) +
+        ": `grad.check: finite_differences` perturbs every element of "
+        "`grad.wrt` twice: " +
+        std::to_string(elements) + " elements, more than " +
+        std::to_string(kMostPerturbedElements) + "; make the case smaller");
+  }
+}
+
+// float64 copies of the floating inputs (the others as they are),
+// contiguous, off the graph of the run itself.
+std::vector<at::Tensor> float64_copies(const std::vector<at::Tensor>& inputs) {
+  std::vector<at::Tensor> wide;
+  for (const at::Tensor& input : inputs) {
+    at::Tensor copy = input.detach().clone(at::MemoryFormat::Contiguous);
+    wide.push_back(at::isFloatingType(copy.scalar_type()) ? copy.to(at::kDouble)
+                                                          : copy);
+  }
+  return wide;
+}
+
+NamedOutputs run_on_cpu(const Case& kase, const OpDef& op,
+                        const std::vector<at::Tensor>& tensors) {
+  OpCall call{tensors, kase.args, Backend::kCpu, c10::Device(c10::kCPU),
+              nullptr};
+  NamedOutputs outputs;
+  if (op.run_named) {
+    outputs = op.run_named(call);
+  } else {
+    outputs.tensors = op.run(call);
+    outputs.names.resize(outputs.tensors.size());
+  }
+  return outputs;
+}
+
+// sum_k <output_k(tensors), feed_k> over the outputs `fed` marks, the
+// feeds in their order.
+double fed_objective(const Case& kase, const OpDef& op,
+                     const std::vector<at::Tensor>& tensors,
+                     const std::vector<bool>& fed,
+                     const std::vector<at::Tensor>& feeds) {
+  const NamedOutputs outputs = run_on_cpu(kase, op, tensors);
+  double total = 0;
+  size_t feed = 0;
+  for (size_t i = 0; i < outputs.tensors.size() && i < fed.size(); ++i) {
+    if (!fed[i]) continue;
+    total += (outputs.tensors[i].to(at::kDouble) * feeds[feed++])
+                 .sum()
+                 .item<double>();
+  }
+  return total;
+}
+
+constexpr double kEps = 1e-6;
+constexpr double kRtol = 1e-3;
+constexpr double kAtol = 1e-5;
+
+// Perturbs each element of `x` (float64, contiguous, read by `objective`) by
+// +-kEps in place and restores it; an OpError (mismatch) at the first
+// element whose central difference is not close to `analytic`'s.
+void check_against_central_differences(
+    const std::string& wrt, at::Tensor x, const at::Tensor& analytic,
+    const std::function<double()>& objective) {
+  double* data = x.data_ptr<double>();
+  const at::Tensor expected = analytic.contiguous().to(at::kDouble);
+  const double* analytic_data = expected.data_ptr<double>();
+  for (int64_t j = 0; j < x.numel(); ++j) {
+    const double saved = data[j];
+    data[j] = saved + kEps;
+    const double above = objective();
+    data[j] = saved - kEps;
+    const double below = objective();
+    data[j] = saved;
+    const double numerical = (above - below) / (2 * kEps);
+    const double difference = std::fabs(analytic_data[j] - numerical);
+    if (!(difference <= kAtol + kRtol * std::fabs(numerical))) {
+      std::ostringstream message;
+      message << "grad." << wrt
+              << ": the analytic gradient disagrees with finite differences "
+                 "at flat index "
+              << j << ": analytic " << analytic_data[j] << ", numerical "
+              << numerical << " (float64 on the CPU, eps " << kEps << ", rtol "
+              << kRtol << ", atol " << kAtol << ")";
+      throw OpError(Family::kMismatch, message.str());
+    }
+  }
+}
+
 }  // namespace
 
 void require_gradients(const Case& kase, std::vector<at::Tensor>* inputs) {
@@ -109,37 +207,8 @@ void append_gradients(const Case& kase, const std::vector<at::Tensor>& inputs,
 void check_finite_differences(const Case& kase, const OpDef& op,
                               const std::vector<at::Tensor>& inputs) {
   if (!kase.grad || !kase.grad->finite_differences) return;
-  int64_t elements = 0;
-  for (const std::string& name : kase.grad->wrt) {
-    elements += inputs.at(input_index(kase, name)).numel();
-  }
-  if (elements > kMostPerturbedElements) {
-    throw InvalidCaseError(
-        format_location(kase.grad->where) +
-        ": `grad.check: finite_differences` perturbs every element of "
-        "`grad.wrt` twice: " +
-        std::to_string(elements) + " elements, more than " +
-        std::to_string(kMostPerturbedElements) + "; make the case smaller");
-  }
-  // float64 copies, contiguous, off the graph of the run itself.
-  std::vector<at::Tensor> wide;
-  for (const at::Tensor& input : inputs) {
-    at::Tensor copy = input.detach().clone(at::MemoryFormat::Contiguous);
-    wide.push_back(at::isFloatingType(copy.scalar_type()) ? copy.to(at::kDouble)
-                                                          : copy);
-  }
-  auto run = [&](const std::vector<at::Tensor>& tensors) {
-    OpCall call{tensors, kase.args, Backend::kCpu, c10::Device(c10::kCPU),
-                nullptr};
-    NamedOutputs outputs;
-    if (op.run_named) {
-      outputs = op.run_named(call);
-    } else {
-      outputs.tensors = op.run(call);
-      outputs.names.resize(outputs.tensors.size());
-    }
-    return outputs;
-  };
+  check_perturbed_count(kase, inputs);
+  std::vector<at::Tensor> wide = float64_copies(inputs);
   // Analytic, with the same grad_outputs (as float64).
   std::vector<at::Tensor> leaves;
   std::vector<size_t> positions;
@@ -149,7 +218,7 @@ void check_finite_differences(const Case& kase, const OpDef& op,
     leaves.push_back(wide[index]);
     positions.push_back(index);
   }
-  NamedOutputs outputs = run(wide);
+  const NamedOutputs outputs = run_on_cpu(kase, op, wide);
   std::vector<at::Tensor> roots;
   std::vector<at::Tensor> feeds;
   backward_pairs(kase, outputs, c10::Device(c10::kCPU), &roots, &feeds);
@@ -161,46 +230,12 @@ void check_finite_differences(const Case& kase, const OpDef& op,
   for (size_t i = 0; i < outputs.tensors.size(); ++i) {
     fed[i] = outputs.tensors[i].requires_grad();
   }
-  auto objective = [&]() {
-    NamedOutputs again = run(plain);
-    double total = 0;
-    size_t feed = 0;
-    for (size_t i = 0; i < again.tensors.size() && i < fed.size(); ++i) {
-      if (!fed[i]) continue;
-      total += (again.tensors[i].to(at::kDouble) * feeds[feed++])
-                   .sum()
-                   .item<double>();
-    }
-    return total;
+  const std::function<double()> objective = [&] {
+    return fed_objective(kase, op, plain, fed, feeds);
   };
-  constexpr double kEps = 1e-6;
-  constexpr double kRtol = 1e-3;
-  constexpr double kAtol = 1e-5;
   for (size_t w = 0; w < positions.size(); ++w) {
-    at::Tensor x = plain[positions[w]];
-    double* data = x.data_ptr<double>();
-    const at::Tensor expected = analytic[w].contiguous().to(at::kDouble);
-    const double* analytic_data = expected.data_ptr<double>();
-    for (int64_t j = 0; j < x.numel(); ++j) {
-      const double saved = data[j];
-      data[j] = saved + kEps;
-      const double above = objective();
-      data[j] = saved - kEps;
-      const double below = objective();
-      data[j] = saved;
-      const double numerical = (above - below) / (2 * kEps);
-      const double difference = std::fabs(analytic_data[j] - numerical);
-      if (!(difference <= kAtol + kRtol * std::fabs(numerical))) {
-        std::ostringstream message;
-        message << "grad." << kase.grad->wrt[w]
-                << ": the analytic gradient disagrees with finite differences "
-                   "at flat index "
-                << j << ": analytic " << analytic_data[j] << ", numerical "
-                << numerical << " (float64 on the CPU, eps " << kEps
-                << ", rtol " << kRtol << ", atol " << kAtol << ")";
-        throw OpError(Family::kMismatch, message.str());
-      }
-    }
+    check_against_central_differences(kase.grad->wrt[w], plain[positions[w]],
+                                      analytic[w], objective);
   }
 }
 
