@@ -280,6 +280,26 @@ TEST(DiagnosePlan, Float64ChangesTheFloat32InputsAndSaysSo) {
             "every input already is contiguous");
 }
 
+TEST(DiagnosePlan, APrecisionRerunWhoseInputsCannotBeMadeSaysWhy) {
+  Case kase = matmul_case("[cpu]");
+  TensorSpec& input = kase.inputs.at(0);
+  input.source = TensorSpec::Source::kFile;
+  input.file = "gone.npy";
+  input.resolved_file = "cases/gone.npy";
+  const auto reruns = plan_reruns(kase, rerun_stack(kase, "", {}, "cpu"),
+                                  Family::kMismatch, "");
+  const PlannedRerun& float64 = rerun_named(reruns, "float64");
+  EXPECT_FALSE(float64.kase.has_value());
+  EXPECT_EQ(float64.not_run.rfind("the inputs could not be made: ", 0), 0u)
+      << float64.not_run;
+  // float32 changes nothing, so it reads no file.
+  EXPECT_EQ(rerun_named(reruns, "float32").not_run,
+            "every floating input already is float32");
+  EXPECT_EQ(names_of(reruns),
+            (std::vector<std::string>{"launch blocking", "cpu", "float32",
+                                      "float64", "contiguous", "memcheck"}));
+}
+
 TEST(DiagnosePlan, AFilledInputKeepsItsNumbersInFloat64) {
   const Case kase = labels_case();
   const auto reruns = plan_reruns(kase, rerun_stack(kase, "cpu", {}, "cpu"),

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "casebook/neighbors.h"
 #include "device/backend_hooks.h"
@@ -252,13 +253,12 @@ std::optional<Case> with_valid_indices(const Case& kase, std::string* detail,
   return changed;
 }
 
-std::vector<PlannedRerun> plan_reruns(const Case& kase, const RerunStack& stack,
-                                      Family first_family,
-                                      const std::string& sanitizer) {
-  std::vector<PlannedRerun> reruns;
-  const bool gpu = is_gpu(stack.target);
-  // The stack's switches, from its backend's hooks row: HIP's on ROCm
-  // (also where a ROCm LibTorch calls its device `cuda`), CUDA's on CUDA.
+namespace {
+
+// Launch blocking with the stack's switches, from its backend's hooks row:
+// HIP's on ROCm (also where a ROCm LibTorch calls its device `cuda`),
+// CUDA's on CUDA.
+PlannedRerun launch_blocking_rerun(const Case& kase, const RerunStack& stack) {
   const ChildEnvironment switches =
       launch_blocking_environment(stack.rocm ? Backend::kHip : Backend::kCuda);
   std::string switches_text;
@@ -269,58 +269,77 @@ std::vector<PlannedRerun> plan_reruns(const Case& kase, const RerunStack& stack,
                                      stack.target, RerunKind::kLaunchBlocking);
   if (!stack.gpu_wanted) {
     blocking.not_run = "the case runs on the CPU only";
-  } else if (gpu) {
+  } else if (is_gpu(stack.target)) {
     blocking.kase = kase;
     blocking.environment = switches;
   } else {
     blocking.not_run = "needs a GPU";
     blocking.needs_gpu = true;
   }
-  reruns.push_back(blocking);
+  return blocking;
+}
 
+PlannedRerun cpu_rerun(const Case& kase, const RerunStack& stack) {
   PlannedRerun cpu = make_rerun("cpu", "the same case on the CPU",
                                 Backend::kCpu, RerunKind::kCpu);
-  if (gpu) {
+  if (is_gpu(stack.target)) {
     cpu.kase = kase;
   } else {
     cpu.not_run = "the reruns already run on the CPU";
   }
-  reruns.push_back(cpu);
+  return cpu;
+}
 
-  for (DType dtype : {DType::kFloat32, DType::kFloat64}) {
-    PlannedRerun precision = make_rerun(
-        std::string(dtype_name(dtype)),
-        "floating inputs as " + std::string(dtype_name(dtype)) +
-            ", the case's own numbers",
-        stack.target,
-        dtype == DType::kFloat32 ? RerunKind::kFloat32 : RerunKind::kFloat64);
-    try {
-      precision.kase =
-          with_precision(kase, dtype, &precision.detail, &precision.not_run);
-    } catch (const std::exception& error) {
-      precision.not_run =
-          std::string("the inputs could not be made: ") + error.what();
-    }
-    reruns.push_back(precision);
+// The precision reruns, in the order they run.
+struct PrecisionRerun {
+  DType dtype;
+  RerunKind kind;
+};
+constexpr PrecisionRerun kPrecisionReruns[] = {
+    {DType::kFloat32, RerunKind::kFloat32},
+    {DType::kFloat64, RerunKind::kFloat64},
+};
+
+PlannedRerun precision_rerun(const Case& kase, const RerunStack& stack,
+                             const PrecisionRerun& precision) {
+  const std::string dtype(dtype_name(precision.dtype));
+  PlannedRerun rerun = make_rerun(
+      dtype, "floating inputs as " + dtype + ", the case's own numbers",
+      stack.target, precision.kind);
+  try {
+    rerun.kase =
+        with_precision(kase, precision.dtype, &rerun.detail, &rerun.not_run);
+  } catch (const std::exception& error) {
+    rerun.not_run =
+        std::string("the inputs could not be made: ") + error.what();
   }
+  return rerun;
+}
 
+PlannedRerun contiguous_rerun(const Case& kase, const RerunStack& stack) {
   PlannedRerun contiguous =
       make_rerun("contiguous", "every input contiguous, the default layout",
                  stack.target, RerunKind::kContiguous);
   contiguous.kase = with_contiguous_inputs(kase, &contiguous.not_run);
-  reruns.push_back(contiguous);
+  return contiguous;
+}
 
-  if (first_family == Family::kIndexOutOfRange ||
-      first_family == Family::kDeviceAssert) {
-    PlannedRerun valid =
-        make_rerun("valid indices",
-                   "the offending index values replaced by valid ones, as the "
-                   "label_limits rule knows them",
-                   stack.target, RerunKind::kValidIndices);
-    valid.kase = with_valid_indices(kase, &valid.detail, &valid.not_run);
-    reruns.push_back(valid);
-  }
+// The families of a first run whose offending indices a rerun replaces.
+constexpr Family kIndexFamilies[] = {Family::kIndexOutOfRange,
+                                     Family::kDeviceAssert};
 
+PlannedRerun valid_indices_rerun(const Case& kase, const RerunStack& stack) {
+  PlannedRerun valid =
+      make_rerun("valid indices",
+                 "the offending index values replaced by valid ones, as the "
+                 "label_limits rule knows them",
+                 stack.target, RerunKind::kValidIndices);
+  valid.kase = with_valid_indices(kase, &valid.detail, &valid.not_run);
+  return valid;
+}
+
+PlannedRerun memcheck_rerun(const RerunStack& stack,
+                            const std::string& sanitizer) {
   PlannedRerun memcheck = make_rerun("memcheck",
                                      "compute-sanitizer --tool memcheck with "
                                      "PYTORCH_NO_CUDA_MEMORY_CACHING=1",
@@ -335,7 +354,26 @@ std::vector<PlannedRerun> plan_reruns(const Case& kase, const RerunStack& stack,
         "compute-sanitizer is not installed (not on PATH, "
         "nor in $CUDA_HOME/bin or /usr/local/cuda/bin)";
   }
-  reruns.push_back(memcheck);
+  return memcheck;
+}
+
+}  // namespace
+
+std::vector<PlannedRerun> plan_reruns(const Case& kase, const RerunStack& stack,
+                                      Family first_family,
+                                      const std::string& sanitizer) {
+  std::vector<PlannedRerun> reruns;
+  reruns.push_back(launch_blocking_rerun(kase, stack));
+  reruns.push_back(cpu_rerun(kase, stack));
+  for (const PrecisionRerun& precision : kPrecisionReruns) {
+    reruns.push_back(precision_rerun(kase, stack, precision));
+  }
+  reruns.push_back(contiguous_rerun(kase, stack));
+  if (std::find(std::begin(kIndexFamilies), std::end(kIndexFamilies),
+                first_family) != std::end(kIndexFamilies)) {
+    reruns.push_back(valid_indices_rerun(kase, stack));
+  }
+  reruns.push_back(memcheck_rerun(stack, sanitizer));
   return reruns;
 }
 

@@ -4,54 +4,19 @@
 
 #include "casebook/diagnosis.h"
 #include "casebook/internal_error.h"
-#include "casebook/message_pattern.h"
 #include "casebook/printable.h"
-#include "compare/compare.h"
-#include "compare/expected.h"
 #include "diagnosis/random_op_advice.h"
+#include "runner/judge_outcome.h"
 #include "runner/rerun.h"
 
 namespace casebook {
+
+using judging::family_text;
+using judging::first_line;
+using judging::Observed;
+using judging::set_failure;
+
 namespace {
-
-// What one run amounted to, before the expectation is applied.
-struct Observed {
-  enum class Kind { kOutputs, kError, kTimeout, kSkipped, kInvalid };
-  Kind kind = Kind::kError;
-  Family family = Family::kNone;
-  std::string message;
-  std::vector<std::string> consequences;
-  std::optional<std::vector<int64_t>> positions;
-  std::optional<int64_t> processed;
-};
-
-Observed observe(const Job& job) {
-  const ChildReport& report = job.result.report;
-  Observed seen;
-  seen.message = report.message;
-  seen.consequences = report.consequences;
-  seen.positions = report.positions;
-  seen.processed = report.processed;
-  seen.family = report.family;
-  if (job.result.timed_out) {
-    seen.kind = Observed::Kind::kTimeout;
-  } else if (report.status == ChildReport::Status::kSkipped) {
-    seen.kind = Observed::Kind::kSkipped;
-  } else if (report.status == ChildReport::Status::kOutputs) {
-    seen.kind = Observed::Kind::kOutputs;
-  } else if (report.family == Family::kInvalidCase) {
-    seen.kind = Observed::Kind::kInvalid;
-  }
-  return seen;
-}
-
-std::string first_line(const std::string& text) {
-  return text.substr(0, text.find('\n'));
-}
-
-std::string family_text(Family family) {
-  return std::string(family_name(family));
-}
 
 // What to check first for the failure: the family's advice, or for a random
 // op's values run with another generator than its truth's, that (issue 36).
@@ -86,13 +51,6 @@ void add_advice(const JudgeInputs& in, CaseVerdict* verdict) {
   verdict->details = text.str();
 }
 
-void set_failure(CaseVerdict* verdict, Verdict kind, Family family,
-                 std::string explanation) {
-  verdict->verdict = kind;
-  verdict->family = family;
-  verdict->explanation = std::move(explanation);
-}
-
 // INTERNAL: casebook's own invariant broke (`what`: "internal error: ...").
 // Nothing the run showed is kept as the case's: no family, no first error,
 // no consequences, no advice; the details say whose fault it is.
@@ -104,195 +62,6 @@ void set_internal(CaseVerdict* verdict, const std::string& what) {
   verdict->consequences.clear();
   verdict->evidence_dir.clear();
   verdict->details = std::string(kInternalErrorNote);
-}
-
-// "the reference (cpu64)": which truth a comparison missed.
-std::string reference_label(const Case& kase) {
-  switch (kase.reference) {
-    case Case::Reference::kCpu64:
-      return "the reference (cpu64)";
-    case Case::Reference::kTorch:
-      return "the reference (torch)";
-    case Case::Reference::kCpu:
-    case Case::Reference::kNone:
-      break;
-  }
-  return "the reference (cpu)";
-}
-
-// The verdict of a run expected to match the reference (also the first step
-// of an xfail). Leaves PASS or a failure with family and explanation; a value
-// mismatch leaves what was compared in `mismatch` for the evidence.
-void judge_match(const JudgeInputs& in, const Observed& seen,
-                 CaseVerdict* verdict, MismatchEvidence* mismatch) {
-  if (seen.kind == Observed::Kind::kTimeout) {
-    set_failure(verdict, Verdict::kTimeout, Family::kTimeout, seen.message);
-    return;
-  }
-  if (seen.kind == Observed::Kind::kError) {
-    set_failure(verdict, Verdict::kFail, seen.family, seen.message);
-    return;
-  }
-  // Outputs. First what the case file says they must be, on every backend
-  // (the CPU reference too); then, unless this run is the reference, the
-  // reference.
-  const Case& kase = in.planned.value();
-  const std::vector<at::Tensor>& actual = in.run->result.outputs;
-  const ToleranceRule rule = kase.tolerance_rule();
-  const std::vector<OutputExpectation> truths = kase.outputs_for(in.backend);
-  if (!truths.empty()) {
-    std::vector<std::string> names;
-    for (const TensorFile& file : in.run->result.report.outputs) {
-      names.push_back(file.name);
-    }
-    ExpectedCheck check = check_expected_outputs(truths, actual, names, rule);
-    if (!check.invalid.empty()) {
-      set_failure(verdict, Verdict::kError, Family::kInvalidCase,
-                  first_line(check.invalid));
-      return;
-    }
-    if (!check.comparison.equal()) {
-      set_failure(verdict, Verdict::kFail, check.comparison.family,
-                  first_line(check.comparison.report));
-      verdict->first_error = verdict->explanation;
-      verdict->details = check.comparison.report;
-      if (check.index) {
-        mismatch->expected = actual;
-        mismatch->expected[*check.index] = check.expected;
-        mismatch->actual = actual;
-        mismatch->comparison = std::move(check.comparison);
-      }
-      return;
-    }
-  }
-  if (in.reference == in.run || kase.reference == Case::Reference::kNone) {
-    verdict->verdict = Verdict::kPass;
-    return;
-  }
-  if (in.reference == nullptr) {
-    throw InternalError("no reference run was planned for `" +
-                        in.planned.loaded.id + "` on " +
-                        std::string(backend_name(in.backend)));
-  }
-  if (in.reference->result.report.internal) {
-    // casebook broke making the truth: the run cannot be judged.
-    throw InternalError("the reference run: " +
-                        in.reference->result.report.message);
-  }
-  const Observed ref = observe(*in.reference);
-  if (ref.kind != Observed::Kind::kOutputs) {
-    set_failure(verdict, Verdict::kFail, ref.family,
-                "no reference to compare with: the reference run failed (" +
-                    family_text(ref.family) + "): " + first_line(ref.message));
-    return;
-  }
-  std::vector<at::Tensor> expected = in.reference->result.outputs;
-  if (kase.reference == Case::Reference::kCpu64) {
-    // "cast to the output dtype": the dtype the op gives in the case's own
-    // precision, i.e. the run's; a differing count or shape is judged below.
-    for (size_t i = 0; i < expected.size() && i < actual.size(); ++i) {
-      expected[i] = expected[i].to(actual[i].scalar_type());
-    }
-  }
-  Comparison comparison =
-      compare_outputs(expected, actual, rule, reference_label(kase));
-  if (comparison.equal()) {
-    verdict->verdict = Verdict::kPass;
-    return;
-  }
-  set_failure(verdict, Verdict::kFail, comparison.family,
-              first_line(comparison.report));
-  verdict->first_error = verdict->explanation;
-  verdict->details = comparison.report;
-  mismatch->expected = std::move(expected);
-  mismatch->actual = actual;
-  mismatch->comparison = std::move(comparison);
-}
-
-void judge_error(const Expectation& expect, const Observed& seen,
-                 CaseVerdict* verdict) {
-  const std::string wanted = family_text(expect.family);
-  switch (seen.kind) {
-    case Observed::Kind::kOutputs:
-      set_failure(verdict, Verdict::kFail, Family::kNone,
-                  "expected " + wanted + ", got outputs");
-      return;
-    case Observed::Kind::kTimeout:
-      if (expect.family == Family::kTimeout) break;
-      set_failure(verdict, Verdict::kTimeout, Family::kTimeout,
-                  "expected " + wanted + ", got a timeout: " + seen.message);
-      return;
-    default:
-      if (seen.family != expect.family) {
-        set_failure(verdict, Verdict::kFail, seen.family,
-                    "expected " + wanted + ", got " + family_text(seen.family) +
-                        ": " + first_line(seen.message));
-        return;
-      }
-  }
-  if (expect.positions && seen.positions != expect.positions) {
-    auto text = [](const std::optional<std::vector<int64_t>>& list) {
-      if (!list) return std::string("none");
-      std::string out = "[";
-      for (size_t i = 0; i < list->size(); ++i) {
-        out += (i ? ", " : "") + std::to_string((*list)[i]);
-      }
-      return out + "]";
-    };
-    set_failure(verdict, Verdict::kFail, seen.family,
-                "expected " + wanted + " at positions " +
-                    text(expect.positions) + ", got positions " +
-                    text(seen.positions) + ": " + first_line(seen.message));
-    return;
-  }
-  if (expect.message && !message_matches(*expect.message, seen.message)) {
-    set_failure(verdict, Verdict::kFail, seen.family,
-                "expected " + wanted + " with a message matching `" +
-                    *expect.message + "`; got " + family_text(seen.family) +
-                    ": " + first_line(seen.message));
-    verdict->details = "the first error in full:\n" + seen.message;
-    return;
-  }
-  verdict->verdict = Verdict::kPass;
-  verdict->family = seen.family;
-  verdict->explanation = seen.message;
-}
-
-// `processed`: after a run judged PASS so far, the count the op reported
-// must be the case's. Fewer is a run that skipped entries instead of
-// failing (skipped_entries), whatever its outputs; more took entries it
-// should have left out (mismatch).
-void judge_count(const Expectation& expect, const Observed& seen,
-                 CaseVerdict* verdict) {
-  if (!expect.processed || verdict->verdict != Verdict::kPass) return;
-  const int64_t wanted = *expect.processed;
-  const std::string expected =
-      "the case expects `processed: " + std::to_string(wanted) + "`";
-  if (!seen.processed) {
-    set_failure(verdict, Verdict::kFail, Family::kSkippedEntries,
-                "the run reported no count of processed entries; " + expected);
-    return;
-  }
-  const int64_t got = *seen.processed;
-  if (got == wanted) return;
-  std::string rejected;
-  if (seen.positions && !seen.positions->empty()) {
-    for (int64_t position : *seen.positions) {
-      rejected += (rejected.empty() ? "" : ", ") + std::to_string(position);
-    }
-    rejected = "; rejected positions [" + rejected + "]";
-  }
-  if (got < wanted) {
-    set_failure(verdict, Verdict::kFail, Family::kSkippedEntries,
-                "processed " + std::to_string(got) + " entries, " + expected +
-                    ": " + std::to_string(wanted - got) +
-                    " skipped instead of failing" + rejected);
-  } else {
-    set_failure(verdict, Verdict::kFail, Family::kMismatch,
-                "processed " + std::to_string(got) + " entries, " + expected +
-                    ": " + std::to_string(got - wanted) +
-                    " more than it should take" + rejected);
-  }
 }
 
 }  // namespace
@@ -382,64 +151,168 @@ CaseVerdict named_verdict(const JudgeInputs& in) {
   return verdict;
 }
 
+// ERROR invalid_case for a file that did not load or plan: its first error
+// as the explanation, every error in the details.
+void set_not_runnable(const PlannedCase& planned, CaseVerdict* verdict) {
+  std::ostringstream all;
+  for (const CaseError& error : planned.loaded.errors) {
+    all << error.to_string() << "\n";
+  }
+  for (const std::string& error : planned.plan_errors) all << error << "\n";
+  std::string text = all.str();
+  if (!text.empty()) text.pop_back();
+  set_failure(verdict, Verdict::kError, Family::kInvalidCase, first_line(text));
+  verdict->details = text;
+}
+
+// What the case expects of the backend in this run, and what decides
+// whether it ran there: the judge's inputs that may be null, resolved once.
+struct ExpectedInRun {
+  // The expectation in this run; as loaded where the inputs name none.
+  Expectation expect;
+  // The part of the backend the case needs; without one, the whole backend
+  // (ready where no probe's view is given, as for the CPU).
+  PartReadiness needed;
+  // The whole backend is absent: its skips are counted apart.
+  bool backend_absent = false;
+};
+
+ExpectedInRun expected_in_run(const JudgeInputs& in) {
+  ExpectedInRun expected;
+  expected.expect = in.expectation != nullptr
+                        ? *in.expectation
+                        : in.planned.value().expectation(in.backend);
+  const PartReadiness whole =
+      in.status != nullptr ? whole_backend(*in.status)
+                           : PartReadiness{Readiness::kReady, {}, {}, {}};
+  expected.needed = in.part != nullptr ? *in.part : whole;
+  expected.backend_absent = whole.state == Readiness::kAbsent;
+  return expected;
+}
+
+// The verdicts decided before the run's report is read: an expected skip,
+// a backend (part) that is broken or absent, an expectation that misses
+// something, a run that did not finish. True when one of them decided.
+bool decided_before_run(const JudgeInputs& in, const ExpectedInRun& expected,
+                        CaseVerdict* verdict) {
+  const Expectation& expect = expected.expect;
+  if (expect.kind == Expectation::Kind::kSkip) {
+    verdict->verdict = Verdict::kSkip;
+    verdict->explanation = expect.reason;
+    return true;
+  }
+  if (expected.needed.state == Readiness::kBroken) {
+    // Broken is never a skip, whatever the case expects (an expected
+    // op_unavailable must not pass on a backend that cannot start).
+    set_failure(verdict, Verdict::kError, Family::kOpUnavailable,
+                std::string(backend_name(in.backend)) +
+                    " cannot run: " + expected.needed.reason);
+    return true;
+  }
+  if (expected.needed.state == Readiness::kAbsent) {
+    verdict->verdict = Verdict::kSkip;
+    // An absent backend's skips are counted apart; a part absent from a
+    // backend that runs other cases is a skip of its own, saying which.
+    verdict->backend_absent = expected.backend_absent;
+    verdict->explanation = expected.needed.reason;
+    return true;
+  }
+  if (!expect.missing.empty()) {
+    set_failure(verdict, Verdict::kError, Family::kInvalidCase, expect.missing);
+    return true;
+  }
+  if (in.run == nullptr || !in.run->result.finished) {
+    verdict->verdict = Verdict::kNotRun;
+    verdict->explanation = "not run: the run was interrupted";
+    return true;
+  }
+  return false;
+}
+
+// The verdicts the run's report decides whatever the case expects: a run
+// that skipped itself, a case the child found invalid. True when one did;
+// otherwise an error's first line is kept as the first error.
+bool decided_by_report(const Observed& seen, CaseVerdict* verdict) {
+  if (seen.kind == Observed::Kind::kSkipped) {
+    verdict->verdict = Verdict::kSkip;
+    verdict->explanation = seen.message;
+    return true;
+  }
+  if (seen.kind != Observed::Kind::kOutputs) {
+    verdict->first_error = first_line(seen.message);
+  }
+  if (seen.kind == Observed::Kind::kInvalid) {
+    set_failure(verdict, Verdict::kError, Family::kInvalidCase, seen.message);
+    return true;
+  }
+  return false;
+}
+
+// An xfail, after the run was judged as a match: a pass is XPASS, a failure
+// of another family than the one expected (where one is) FAIL, else XFAIL.
+void judge_xfail(const Expectation& expect, CaseVerdict* verdict) {
+  if (verdict->verdict == Verdict::kPass) {
+    // verdict_message() says it from the expectation's reason.
+    set_failure(verdict, Verdict::kXpass, Family::kNone, "");
+  } else if (expect.family != Family::kNone &&
+             verdict->family != expect.family) {
+    verdict->explanation = "xfail expects " + family_text(expect.family) +
+                           ", got " + family_text(verdict->family) + ": " +
+                           verdict->explanation;
+    verdict->verdict = Verdict::kFail;
+  } else {
+    // What the author expected, and (in brackets) what the judge saw.
+    verdict->verdict = Verdict::kXfail;
+    verdict->first_error = first_line(verdict->explanation);
+  }
+}
+
+// The run against what the case expects of it: an error, or outputs that
+// match (an xfail: that fail to), then the count of processed entries.
+void judge_expected(const JudgeInputs& in, const Expectation& expect,
+                    const Observed& seen, CaseVerdict* verdict,
+                    MismatchEvidence* mismatch) {
+  switch (expect.kind) {
+    case Expectation::Kind::kSkip:
+      return;  // decided before the run
+    case Expectation::Kind::kError:
+      judging::judge_error(expect, seen, verdict);
+      break;
+    case Expectation::Kind::kMatch:
+    case Expectation::Kind::kXfail:
+      judging::judge_match(in, seen, verdict, mismatch);
+      break;
+  }
+  judging::judge_count(expect, seen, verdict);
+  if (expect.kind == Expectation::Kind::kXfail) judge_xfail(expect, verdict);
+}
+
+// Where the run failed among the case's steps, and whether it poisoned its
+// GPU worker (rerun alone in a fresh process, and whether that confirmed it).
+void add_run_details(const JudgeInputs& in, CaseVerdict* verdict) {
+  const JobResult& result = in.run->result;
+  verdict->step_location = step_location(in.planned.value(), result);
+  if (!result.first_attempt || result.timed_out || !is_gpu(in.backend)) return;
+  verdict->poisoned_worker = true;
+  verdict->poison_confirmed = result.report.poisoned;
+  verdict->details += (verdict->details.empty() ? "" : "\n");
+  verdict->details +=
+      "this run poisoned its worker; rerun alone in a fresh process: " +
+      std::string(verdict->poison_confirmed ? "confirmed"
+                                            : "clean (blame not confirmed)");
+}
+
 // The verdict of one run, not yet fit to show; a failing mismatch leaves
 // what was compared in `evidence`.
 CaseVerdict judge_run(const JudgeInputs& in, MismatchEvidence* evidence) {
   CaseVerdict verdict = named_verdict(in);
   if (!in.planned.runnable()) {
-    std::ostringstream all;
-    for (const CaseError& error : in.planned.loaded.errors) {
-      all << error.to_string() << "\n";
-    }
-    for (const std::string& error : in.planned.plan_errors)
-      all << error << "\n";
-    std::string text = all.str();
-    if (!text.empty()) text.pop_back();
-    set_failure(&verdict, Verdict::kError, Family::kInvalidCase,
-                first_line(text));
-    verdict.details = text;
+    set_not_runnable(in.planned, &verdict);
     return verdict;
   }
-  const Expectation expect = in.expectation != nullptr
-                                 ? *in.expectation
-                                 : in.planned.value().expectation(in.backend);
-  verdict.expectation_reason = expect.reason;
-  if (expect.kind == Expectation::Kind::kSkip) {
-    verdict.verdict = Verdict::kSkip;
-    verdict.explanation = expect.reason;
-    return verdict;
-  }
-  // The part of the backend the case needs decides; without one, the whole.
-  const PartReadiness whole =
-      in.status != nullptr ? whole_backend(*in.status)
-                           : PartReadiness{Readiness::kReady, {}, {}, {}};
-  const PartReadiness& needed = in.part != nullptr ? *in.part : whole;
-  if (needed.state == Readiness::kBroken) {
-    // Broken is never a skip, whatever the case expects (an expected
-    // op_unavailable must not pass on a backend that cannot start).
-    set_failure(&verdict, Verdict::kError, Family::kOpUnavailable,
-                std::string(backend_name(in.backend)) +
-                    " cannot run: " + needed.reason);
-    return verdict;
-  }
-  if (needed.state == Readiness::kAbsent) {
-    verdict.verdict = Verdict::kSkip;
-    // An absent backend's skips are counted apart; a part absent from a
-    // backend that runs other cases is a skip of its own, saying which.
-    verdict.backend_absent = whole.state == Readiness::kAbsent;
-    verdict.explanation = needed.reason;
-    return verdict;
-  }
-  if (!expect.missing.empty()) {
-    set_failure(&verdict, Verdict::kError, Family::kInvalidCase,
-                expect.missing);
-    return verdict;
-  }
-  if (in.run == nullptr || !in.run->result.finished) {
-    verdict.verdict = Verdict::kNotRun;
-    verdict.explanation = "not run: the run was interrupted";
-    return verdict;
-  }
+  const ExpectedInRun expected = expected_in_run(in);
+  verdict.expectation_reason = expected.expect.reason;
+  if (decided_before_run(in, expected, &verdict)) return verdict;
   verdict.seconds = in.run->result.wall_seconds;
   if (in.run->result.report.internal) {
     // Before the expectation is looked at: an expected error must not pass
@@ -447,68 +320,17 @@ CaseVerdict judge_run(const JudgeInputs& in, MismatchEvidence* evidence) {
     set_internal(&verdict, in.run->result.report.message);
     return verdict;
   }
-  Observed seen = observe(*in.run);
+  const Observed seen = judging::observe(*in.run);
   verdict.consequences = seen.consequences;
-  if (seen.kind == Observed::Kind::kSkipped) {
-    verdict.verdict = Verdict::kSkip;
-    verdict.explanation = seen.message;
-    return verdict;
-  }
-  if (seen.kind != Observed::Kind::kOutputs) {
-    verdict.first_error = first_line(seen.message);
-  }
-  if (seen.kind == Observed::Kind::kInvalid) {
-    set_failure(&verdict, Verdict::kError, Family::kInvalidCase, seen.message);
-    return verdict;
-  }
+  if (decided_by_report(seen, &verdict)) return verdict;
   MismatchEvidence mismatch;
-  switch (expect.kind) {
-    case Expectation::Kind::kMatch:
-      judge_match(in, seen, &verdict, &mismatch);
-      judge_count(expect, seen, &verdict);
-      break;
-    case Expectation::Kind::kError:
-      judge_error(expect, seen, &verdict);
-      judge_count(expect, seen, &verdict);
-      break;
-    case Expectation::Kind::kXfail: {
-      judge_match(in, seen, &verdict, &mismatch);
-      judge_count(expect, seen, &verdict);
-      if (verdict.verdict == Verdict::kPass) {
-        // verdict_message() says it from the expectation's reason.
-        set_failure(&verdict, Verdict::kXpass, Family::kNone, "");
-      } else if (expect.family != Family::kNone &&
-                 verdict.family != expect.family) {
-        verdict.explanation = "xfail expects " + family_text(expect.family) +
-                              ", got " + family_text(verdict.family) + ": " +
-                              verdict.explanation;
-        verdict.verdict = Verdict::kFail;
-      } else {
-        // What the author expected, and (in brackets) what the judge saw.
-        verdict.verdict = Verdict::kXfail;
-        verdict.first_error = first_line(verdict.explanation);
-      }
-      break;
-    }
-    case Expectation::Kind::kSkip:
-      break;
-  }
-  if (!verdict_is_success(verdict.verdict) && !mismatch.comparison.equal()) {
+  judge_expected(in, expected.expect, seen, &verdict, &mismatch);
+  if (!verdict_is_success(verdict.verdict)) {
     // Only failing runs hand on evidence; an XFAIL's mismatch is expected.
-    *evidence = std::move(mismatch);
+    if (!mismatch.comparison.equal()) *evidence = std::move(mismatch);
+    add_advice(in, &verdict);
   }
-  if (!verdict_is_success(verdict.verdict)) add_advice(in, &verdict);
-  verdict.step_location = step_location(in.planned.value(), in.run->result);
-  if (in.run->result.first_attempt && !in.run->result.timed_out &&
-      is_gpu(in.backend)) {
-    verdict.poisoned_worker = true;
-    verdict.poison_confirmed = in.run->result.report.poisoned;
-    verdict.details += (verdict.details.empty() ? "" : "\n");
-    verdict.details +=
-        "this run poisoned its worker; rerun alone in a fresh process: " +
-        std::string(verdict.poison_confirmed ? "confirmed"
-                                             : "clean (blame not confirmed)");
-  }
+  add_run_details(in, &verdict);
   return verdict;
 }
 

@@ -1,0 +1,229 @@
+// The judge's steps that other tests reach only through a whole run, asked
+// directly with fabricated jobs (no child starts): what the probe and the
+// expectation in this run decide before the report is read, the reference
+// run as the truth, an xfail turned into XPASS, FAIL or XFAIL, and a GPU
+// worker's poisoning said in the details.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "casebook/internal_error.h"
+#include "casebook/loader.h"
+#include "runner/judge.h"
+
+namespace casebook {
+namespace {
+
+// A sum of [1, 3] on cpu and cuda, with `expect` appended.
+PlannedCase sum_case(const std::string& expect = "") {
+  PlannedCase planned;
+  planned.loaded = load_case_text(
+      "casebook: 1\nsummary: a sum\nop: torch.sum\nbackends: [cpu, cuda]\n"
+      "inputs:\n  input: {dtype: float32, values: [1, 3]}\n" +
+          expect,
+      "cases/sum.yaml");
+  for (const CaseError& error : planned.loaded.errors) {
+    ADD_FAILURE() << error.to_string();
+  }
+  return planned;
+}
+
+Job outputs(float value) {
+  Job job;
+  job.result.finished = true;
+  job.result.report.status = ChildReport::Status::kOutputs;
+  job.result.outputs = {at::full({}, value)};
+  return job;
+}
+
+Job failed(Family family, const std::string& message) {
+  Job job;
+  job.result.finished = true;
+  job.result.report.status = ChildReport::Status::kError;
+  job.result.report.family = family;
+  job.result.report.message = message;
+  return job;
+}
+
+PartReadiness part(Readiness state, const std::string& reason) {
+  PartReadiness readiness;
+  readiness.state = state;
+  readiness.reason = reason;
+  return readiness;
+}
+
+TEST(JudgeSteps, AnUnfinishedRunIsNotRun) {
+  const PlannedCase planned = sum_case();
+  const Job reference = outputs(4);
+  Job interrupted = outputs(4);
+  interrupted.result.finished = false;
+  for (const Job* run : {static_cast<const Job*>(nullptr),
+                         static_cast<const Job*>(&interrupted)}) {
+    const CaseVerdict verdict =
+        judgement_of(JudgeInputs{planned, Backend::kCuda, run, &reference})
+            .verdict;
+    EXPECT_EQ(verdict.verdict, Verdict::kNotRun);
+    EXPECT_EQ(verdict.explanation, "not run: the run was interrupted");
+  }
+}
+
+TEST(JudgeSteps, TheNeededPartDecidesAndTheWholeBackendSaysWhetherItIsAbsent) {
+  const PlannedCase planned = sum_case();
+  const Job run = outputs(4);
+  BackendStatus ready;
+  ready.state = Readiness::kReady;
+  const PartReadiness no_plugin = part(Readiness::kAbsent, "no plugin");
+  const CaseVerdict part_absent = judge(
+      JudgeInputs{planned, Backend::kCuda, &run, &run, &ready, &no_plugin});
+  EXPECT_EQ(part_absent.verdict, Verdict::kSkip);
+  EXPECT_FALSE(part_absent.backend_absent);
+  EXPECT_EQ(part_absent.explanation, "no plugin");
+
+  BackendStatus absent;
+  absent.state = Readiness::kAbsent;
+  absent.reason = "no NVIDIA device";
+  const CaseVerdict whole_absent =
+      judge(JudgeInputs{planned, Backend::kCuda, &run, &run, &absent});
+  EXPECT_EQ(whole_absent.verdict, Verdict::kSkip);
+  EXPECT_TRUE(whole_absent.backend_absent);
+  EXPECT_EQ(whole_absent.explanation, "no NVIDIA device");
+
+  const PartReadiness broken = part(Readiness::kBroken, "libcuda too old");
+  const CaseVerdict part_broken =
+      judge(JudgeInputs{planned, Backend::kCuda, &run, &run, &ready, &broken});
+  EXPECT_EQ(part_broken.verdict, Verdict::kError);
+  EXPECT_EQ(part_broken.family, Family::kOpUnavailable);
+  EXPECT_EQ(part_broken.explanation, "cuda cannot run: libcuda too old");
+}
+
+TEST(JudgeSteps, TheExpectationInThisRunIsTheOneJudgedAndItsLineDecides) {
+  const PlannedCase planned = sum_case();
+  const Job run = outputs(4);
+  Expectation skip;
+  skip.kind = Expectation::Kind::kSkip;
+  skip.reason = "the device's facts say so";
+  skip.where.line = 42;
+  const CaseVerdict verdict = judge(JudgeInputs{planned, Backend::kCuda, &run,
+                                                &run, nullptr, nullptr, &skip});
+  EXPECT_EQ(verdict.verdict, Verdict::kSkip);
+  EXPECT_EQ(verdict.explanation, "the device's facts say so");
+  EXPECT_EQ(verdict.expectation_reason, "the device's facts say so");
+  EXPECT_EQ(verdict.line, 42);
+}
+
+TEST(JudgeSteps, AFailedReferenceLeavesNothingToCompareWith) {
+  const PlannedCase planned = sum_case();
+  const Job run = outputs(4);
+  const Job reference = failed(Family::kContract, "bad shape\nat line 2");
+  const CaseVerdict verdict =
+      judgement_of(JudgeInputs{planned, Backend::kCuda, &run, &reference})
+          .verdict;
+  EXPECT_EQ(verdict.verdict, Verdict::kFail);
+  EXPECT_EQ(verdict.family, Family::kContract);
+  EXPECT_EQ(verdict.explanation,
+            "no reference to compare with: the reference run failed "
+            "(contract): bad shape");
+}
+
+TEST(JudgeSteps, AReferenceCasebookBrokeIsInternal) {
+  const PlannedCase planned = sum_case();
+  const Job run = outputs(4);
+  Job reference = failed(Family::kContract, "internal error: lost a file");
+  reference.result.report.internal = true;
+  const CaseVerdict verdict =
+      judgement_of(JudgeInputs{planned, Backend::kCuda, &run, &reference})
+          .verdict;
+  EXPECT_EQ(verdict.verdict, Verdict::kInternal);
+  EXPECT_EQ(verdict.family, Family::kNone);
+  EXPECT_EQ(verdict.explanation,
+            "internal error: the reference run: internal error: lost a file");
+}
+
+TEST(JudgeSteps, AnXfailIsXpassFailOrXfailByWhatTheMatchFound) {
+  const Job reference = outputs(4);
+  const Job right = outputs(4);
+  const Job wrong = outputs(3);
+
+  const PlannedCase any = sum_case("expect:\n  cuda: {xfail: a known bug}\n");
+  const CaseVerdict xpass =
+      judge(JudgeInputs{any, Backend::kCuda, &right, &reference});
+  EXPECT_EQ(xpass.verdict, Verdict::kXpass);
+  EXPECT_EQ(xpass.family, Family::kNone);
+  EXPECT_EQ(xpass.explanation, "");
+
+  const PlannedCase contract =
+      sum_case("expect:\n  cuda: {xfail: a known bug, family: contract}\n");
+  const Judgement other =
+      judgement_of(JudgeInputs{contract, Backend::kCuda, &wrong, &reference});
+  EXPECT_EQ(other.verdict.verdict, Verdict::kFail);
+  EXPECT_EQ(other.verdict.family, Family::kMismatch);
+  ASSERT_FALSE(other.verdict.first_error.empty());
+  EXPECT_EQ(
+      other.verdict.explanation,
+      "xfail expects contract, got mismatch: " + other.verdict.first_error);
+  EXPECT_FALSE(other.mismatch.comparison.equal());  // a failure's evidence
+
+  const PlannedCase mismatch =
+      sum_case("expect:\n  cuda: {xfail: a known bug, family: mismatch}\n");
+  const Judgement held =
+      judgement_of(JudgeInputs{mismatch, Backend::kCuda, &wrong, &reference});
+  EXPECT_EQ(held.verdict.verdict, Verdict::kXfail);
+  EXPECT_EQ(held.verdict.family, Family::kMismatch);
+  EXPECT_EQ(held.verdict.first_error, held.verdict.explanation);
+  EXPECT_TRUE(held.mismatch.comparison.equal());  // expected: no evidence
+}
+
+TEST(JudgeSteps, AGpuRunThatPoisonedItsWorkerSaysWhetherTheRerunConfirmed) {
+  const PlannedCase planned = sum_case();
+  const Job reference = outputs(4);
+  for (const bool confirmed : {true, false}) {
+    Job run = outputs(3);
+    run.result.first_attempt = ChildReport{};
+    run.result.report.poisoned = confirmed;
+    const CaseVerdict verdict =
+        judgement_of(JudgeInputs{planned, Backend::kCuda, &run, &reference})
+            .verdict;
+    EXPECT_EQ(verdict.verdict, Verdict::kFail);
+    EXPECT_TRUE(verdict.poisoned_worker);
+    EXPECT_EQ(verdict.poison_confirmed, confirmed);
+    const std::string said =
+        std::string(
+            "\nthis run poisoned its worker; rerun alone in a fresh "
+            "process: ") +
+        (confirmed ? "confirmed" : "clean (blame not confirmed)");
+    ASSERT_GE(verdict.details.size(), said.size());
+    EXPECT_EQ(verdict.details.substr(verdict.details.size() - said.size()),
+              said);
+  }
+  // A timed-out first attempt is not blamed for the worker.
+  Job timed_out = failed(Family::kTimeout, "ran past 10 s");
+  timed_out.result.timed_out = true;
+  timed_out.result.first_attempt = ChildReport{};
+  const CaseVerdict verdict =
+      judgement_of(JudgeInputs{planned, Backend::kCuda, &timed_out, &reference})
+          .verdict;
+  EXPECT_EQ(verdict.verdict, Verdict::kTimeout);
+  EXPECT_FALSE(verdict.poisoned_worker);
+}
+
+TEST(JudgeSteps, MoreEntriesThanTheCaseSaysIsAMismatchNamingTheRejected) {
+  const PlannedCase planned = sum_case();
+  Expectation two;  // a match that processes two entries
+  two.processed = 2;
+  Job run = outputs(4);
+  run.result.report.processed = 3;
+  run.result.report.positions = std::vector<int64_t>{1, 5};
+  const CaseVerdict verdict =
+      judgement_of(JudgeInputs{planned, Backend::kCpu, &run, &run, nullptr,
+                               nullptr, &two})
+          .verdict;
+  EXPECT_EQ(verdict.verdict, Verdict::kFail);
+  EXPECT_EQ(verdict.family, Family::kMismatch);
+  EXPECT_EQ(verdict.explanation,
+            "processed 3 entries, the case expects `processed: 2`: 1 more "
+            "than it should take; rejected positions [1, 5]");
+}
+
+}  // namespace
+}  // namespace casebook
