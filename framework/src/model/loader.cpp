@@ -196,40 +196,46 @@ bool check_version(Reader& reader, const YAML::Node& root) {
   return true;
 }
 
-// `placeholders`: the key paths of the `TODO`s a skeleton left.
-void read_case(Reader& reader, const YAML::Node& root, Case& out,
-               std::vector<std::string>* placeholders) {
-  const SourceLocation top{reader.file(), 1, 1};
-  if (!check_version(reader, root)) return;
-  *placeholders = model::report_placeholders(reader, root);
-  const auto map =
-      reader.read_map(root, top, "", kTopKeys,
-                      "a case: a map with casebook, summary, op, inputs");
-  if (!map) return;
-  auto entry = [&](const char* key) { return model::find_entry(*map, key); };
-  auto required = [&](const char* key) {
-    const Entry* found = entry(key);
-    if (found == nullptr) reader.error(top, key, "required key missing");
-    return found;
-  };
+// The top-level map of a case file while it is read.
+struct TopLevel {
+  Reader& reader;
+  const std::vector<Entry>& map;
+  SourceLocation where;  // the file's start
 
-  required("casebook");  // its value was checked first
-  if (const Entry* id = entry("id")) read_id(reader, *id, out);
-  if (const Entry* summary = required("summary")) {
-    read_summary(reader, *summary, out);
+  const Entry* entry(const char* key) const {
+    return model::find_entry(map, key);
   }
-  // One op (`op`, `args`), or a sequence of them (`steps`, each with its
-  // own args), reading `inputs`.
-  const Entry* steps = entry("steps");
+  // The entry, or null after reporting it missing.
+  const Entry* required(const char* key) const {
+    const Entry* found = entry(key);
+    if (found == nullptr) reader.error(where, key, "required key missing");
+    return found;
+  }
+};
+
+// `casebook` (its value was checked first), `id` and `summary`.
+void read_identity(const TopLevel& top, Case& out) {
+  top.required("casebook");
+  if (const Entry* id = top.entry("id")) read_id(top.reader, *id, out);
+  if (const Entry* summary = top.required("summary")) {
+    read_summary(top.reader, *summary, out);
+  }
+}
+
+// One op (`op`, `args`), or a sequence of them (`steps`, each with its own
+// args), reading `inputs` (after the file's `rounding`).
+void read_computation(const TopLevel& top, Case& out) {
+  Reader& reader = top.reader;
+  const Entry* steps = top.entry("steps");
   if (steps == nullptr) {
-    if (const Entry* op = required("op")) read_op(reader, *op, out);
-  } else if (const Entry* op = entry("op")) {
+    if (const Entry* op = top.required("op")) read_op(reader, *op, out);
+  } else if (const Entry* op = top.entry("op")) {
     reader.error(reader.where(*op), "op",
                  "a case has `op` or `steps`, not both; line " +
                      std::to_string(reader.where(*steps).line) +
                      " gives `steps`");
   }
-  if (const Entry* args = entry("args")) {
+  if (const Entry* args = top.entry("args")) {
     if (steps != nullptr) {
       reader.error(reader.where(*args), "args",
                    "a case of `steps` gives each step its own `args`");
@@ -237,66 +243,105 @@ void read_case(Reader& reader, const YAML::Node& root, Case& out,
       out.args = model::read_args(reader, *args);
     }
   }
-  if (const Entry* rounding = entry("rounding"))
+  if (const Entry* rounding = top.entry("rounding"))
     read_rounding(reader, *rounding);
-  if (const Entry* inputs = required("inputs"))
+  if (const Entry* inputs = top.required("inputs"))
     read_inputs(reader, *inputs, out);
   if (steps != nullptr) model::read_steps(reader, *steps, out);
+}
+
+// `reference: none` with no `outputs`, top-level or in an expectation:
+// nothing would judge the backends.
+void check_judged_without_reference(const TopLevel& top, const Case& out) {
+  if (out.reference != Case::Reference::kNone) return;
+  bool any = !out.outputs.empty();
+  for (const auto& [backend, entries] : out.expect_entries) {
+    for (const Expectation& each : entries) any = any || !each.outputs.empty();
+  }
+  if (!any) {
+    top.reader.error(top.reader.where(*top.entry("reference")), "reference",
+                     "`none` needs `outputs`: what every backend is judged by");
+  }
+}
+
+// Where the case runs and what judges it: backends, reference, tolerance,
+// expect, grad, outputs.
+void read_judging(const TopLevel& top, Case& out) {
+  Reader& reader = top.reader;
   out.backends = built_in_backends();
-  if (const Entry* backends = entry("backends")) {
+  if (const Entry* backends = top.entry("backends")) {
     out.backends = model::read_backends(reader, *backends);
   }
-  if (const Entry* reference = entry("reference")) {
+  if (const Entry* reference = top.entry("reference")) {
     read_reference(reader, *reference, out);
   }
-  if (const Entry* tolerance = entry("tolerance")) {
+  if (const Entry* tolerance = top.entry("tolerance")) {
     model::read_tolerance(reader, *tolerance, out);
   }
-  if (const Entry* expect = entry("expect")) {
+  if (const Entry* expect = top.entry("expect")) {
     model::read_expect(reader, *expect, out);
   }
-  if (const Entry* grad = entry("grad")) model::read_grad(reader, *grad, out);
-  if (const Entry* outputs = entry("outputs")) {
+  if (const Entry* grad = top.entry("grad"))
+    model::read_grad(reader, *grad, out);
+  if (const Entry* outputs = top.entry("outputs")) {
     out.outputs = model::read_outputs(reader, *outputs, "outputs", out.file);
   }
   model::read_step_outputs(reader, out);
-  if (out.reference == Case::Reference::kNone) {
-    bool any = !out.outputs.empty();
-    for (const auto& [backend, entries] : out.expect_entries) {
-      for (const Expectation& each : entries)
-        any = any || !each.outputs.empty();
-    }
-    if (!any) {
-      reader.error(reader.where(*entry("reference")), "reference",
-                   "`none` needs `outputs`: what every backend is judged by");
-    }
+  check_judged_without_reference(top, out);
+}
+
+// `repeat`, and `deterministic`, which compares the repeated runs.
+void read_repetition(const TopLevel& top, Case& out) {
+  Reader& reader = top.reader;
+  if (const Entry* repeat = top.entry("repeat")) {
+    read_repeat(reader, *repeat, out);
   }
-  if (const Entry* repeat = entry("repeat")) read_repeat(reader, *repeat, out);
-  if (const Entry* deterministic = entry("deterministic")) {
+  if (const Entry* deterministic = top.entry("deterministic")) {
     read_deterministic(reader, *deterministic, out);
     if (out.deterministic != Case::Determinism::kNone && out.repeat < 2) {
       reader.error(reader.where(*deterministic), "deterministic",
                    "needs `repeat` of 2 or more: the runs to compare");
     }
   }
+}
+
+// `neighbors`. A rule that does not apply to this op or these inputs is an
+// error at its line; only a case that reads cleanly can be asked.
+void read_neighbor_rules(const TopLevel& top, Case& out) {
+  const Entry* neighbors = top.entry("neighbors");
+  if (neighbors == nullptr) return;
+  model::read_neighbors(top.reader, *neighbors, out);
+  if (top.reader.error_count() != 0) return;
+  for (const CaseError& error : declared_neighbors(out).errors) {
+    top.reader.error(error.where, error.key_path, error.message);
+  }
+}
+
+// `placeholders`: the key paths of the `TODO`s a skeleton left.
+void read_case(Reader& reader, const YAML::Node& root, Case& out,
+               std::vector<std::string>* placeholders) {
+  const SourceLocation start{reader.file(), 1, 1};
+  if (!check_version(reader, root)) return;
+  *placeholders = model::report_placeholders(reader, root);
+  const auto map =
+      reader.read_map(root, start, "", kTopKeys,
+                      "a case: a map with casebook, summary, op, inputs");
+  if (!map) return;
+  const TopLevel top{reader, *map, start};
+  read_identity(top, out);
+  read_computation(top, out);
+  read_judging(top, out);
+  read_repetition(top, out);
   // Without the run's facts every condition is false: the entries without
   // `when` apply. The runner resolves again with its environment's facts.
   resolve_conditions(out, {});
-  if (const Entry* timeout = entry("timeout"))
+  if (const Entry* timeout = top.entry("timeout")) {
     read_timeout(reader, *timeout, out);
-  if (const Entry* origin = entry("origin")) {
+  }
+  if (const Entry* origin = top.entry("origin")) {
     out.origin = model::read_origin(reader, *origin);
   }
-  if (const Entry* neighbors = entry("neighbors")) {
-    model::read_neighbors(reader, *neighbors, out);
-    // A rule that does not apply to this op or these inputs is an error at
-    // its line; only a case that reads cleanly can be asked.
-    if (reader.error_count() == 0) {
-      for (const CaseError& error : declared_neighbors(out).errors) {
-        reader.error(error.where, error.key_path, error.message);
-      }
-    }
-  }
+  read_neighbor_rules(top, out);
 }
 
 // Checked before parsing: a case holds a computation, not its data. The
