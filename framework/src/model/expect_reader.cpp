@@ -72,6 +72,157 @@ std::optional<int64_t> read_processed(Reader& reader, const Entry& entry,
   return count;
 }
 
+// What reading the keys of one expectation needs.
+struct ExpectationContext {
+  Reader& reader;
+  Backend backend;
+  bool counting_op;
+  const std::filesystem::path& case_file;
+  std::string kind;  // match, error, xfail or skip
+};
+
+// A key of an expectation: whether it goes with the expectation's kind (and
+// op), how it is read, and what it goes with, for the error where it does
+// not.
+struct ExpectationKey {
+  const char* name;
+  bool (*allowed)(const ExpectationContext&);
+  void (*read)(const ExpectationContext&, const Entry& item,
+               const std::string& path, Expectation& out);
+  std::string (*goes_with)();
+};
+
+bool always(const ExpectationContext&) { return true; }
+
+// `xfail` or `skip`: the kind, and its reason.
+void read_reason_key(const ExpectationContext& context, const Entry& item,
+                     const std::string& path, Expectation& out) {
+  out.kind = item.key == "xfail" ? Expectation::Kind::kXfail
+                                 : Expectation::Kind::kSkip;
+  out.reason = read_reason(context.reader, item, path).value_or("");
+}
+
+// Every key of an expectation, in the order of docs/case-format.md.
+const std::vector<ExpectationKey>& expectation_keys() {
+  using Context = ExpectationContext;
+  static const std::vector<ExpectationKey> keys{
+      {"error", always,
+       [](const Context& c, const Entry& item, const std::string& path,
+          Expectation& out) {
+         out.kind = Expectation::Kind::kError;
+         out.family = read_family(c.reader, item, path).value_or(Family::kNone);
+       },
+       nullptr},
+      {"positions",
+       [](const Context& c) { return c.kind == "error" && c.counting_op; },
+       [](const Context& c, const Entry& item, const std::string& path,
+          Expectation& out) {
+         out.positions = c.reader.read_int_list(item, path, 0);
+         out.positions_where = c.reader.where(item.key_node);
+       },
+       [] { return "`error` of " + counting_ops() + " only"; }},
+      {"processed",
+       [](const Context& c) { return c.kind != "skip" && c.counting_op; },
+       [](const Context& c, const Entry& item, const std::string& path,
+          Expectation& out) {
+         out.processed = read_processed(c.reader, item, path);
+         out.processed_where = c.reader.where(item.key_node);
+       },
+       [] {
+         return "`match`, `error` or `xfail` of " + counting_ops() +
+                " only (an op that counts its entries)";
+       }},
+      {"message", [](const Context& c) { return c.kind == "error"; },
+       [](const Context& c, const Entry& item, const std::string& path,
+          Expectation& out) {
+         out.message = read_message_pattern(c.reader, item, path);
+       },
+       [] { return std::string("`error` only"); }},
+      {"xfail", always, read_reason_key, nullptr},
+      {"family", [](const Context& c) { return c.kind == "xfail"; },
+       [](const Context& c, const Entry& item, const std::string& path,
+          Expectation& out) {
+         out.family = read_family(c.reader, item, path).value_or(Family::kNone);
+       },
+       [] { return std::string("`xfail` only"); }},
+      {"skip", always, read_reason_key, nullptr},
+      {"outputs",
+       [](const Context& c) { return c.kind == "match" || c.kind == "xfail"; },
+       [](const Context& c, const Entry& item, const std::string& path,
+          Expectation& out) {
+         out.outputs = read_outputs(c.reader, item, path, c.case_file);
+       },
+       [] {
+         return std::string(
+             "a run that gives outputs (`match` or `xfail`) only");
+       }},
+      {"when", always,
+       [](const Context& c, const Entry& item, const std::string& path,
+          Expectation& out) {
+         out.when = read_when(c.reader, item, path, c.backend);
+       },
+       nullptr},
+  };
+  return keys;
+}
+
+std::vector<std::string> expectation_key_names() {
+  std::vector<std::string> names;
+  for (const ExpectationKey& key : expectation_keys()) {
+    names.emplace_back(key.name);
+  }
+  return names;
+}
+
+// One key of an expectation, read where it goes with the expectation's
+// kind, else reported.
+void read_expectation_key(const ExpectationContext& context, const Entry& item,
+                          const std::string& path, Expectation& out) {
+  for (const ExpectationKey& key : expectation_keys()) {
+    if (item.key != key.name) continue;
+    if (key.allowed(context)) {
+      key.read(context, item, path, out);
+    } else {
+      context.reader.error(item.key_node, path,
+                           "`" + item.key + "` goes with " + key.goes_with());
+    }
+    return;
+  }
+}
+
+// The expectation's kind: the one of `error`, `xfail`, `skip` given, or
+// `match` where none is and `outputs`, `processed` or `when` is. Nullopt
+// after reporting none or several (a misspelt kind was reported already,
+// by read_map, as an unknown key).
+std::optional<std::string> expectation_kind(Reader& reader,
+                                            const std::vector<Entry>& map,
+                                            const SourceLocation& where,
+                                            const std::string& path,
+                                            size_t errors_before) {
+  std::vector<std::string> kinds;
+  for (const Entry& item : map) {
+    if (item.key == "error" || item.key == "xfail" || item.key == "skip") {
+      kinds.push_back("`" + item.key + "`");
+    }
+  }
+  const bool plain_match = kinds.empty() &&
+                           reader.error_count() == errors_before &&
+                           (find_entry(map, "outputs") != nullptr ||
+                            find_entry(map, "processed") != nullptr ||
+                            find_entry(map, "when") != nullptr);
+  if (plain_match) return "match";
+  if (kinds.size() != 1) {
+    if (!kinds.empty() || reader.error_count() == errors_before) {
+      reader.error(where, path,
+                   "expected exactly one of `error`, `xfail`, `skip` (or "
+                   "`outputs` alone, to match); got " +
+                       (kinds.empty() ? std::string("none") : join(kinds)));
+    }
+    return std::nullopt;
+  }
+  return kinds.front().substr(1, kinds.front().size() - 2);
+}
+
 std::optional<Expectation> read_expectation(
     Reader& reader, const Entry& entry, const std::string& path,
     Backend backend, bool counting_op, const std::filesystem::path& case_file) {
@@ -89,73 +240,15 @@ std::optional<Expectation> read_expectation(
     return std::nullopt;
   }
   const size_t errors_before = reader.error_count();
-  const auto map =
-      reader.read_map(entry.value, expectation.where, path,
-                      {"error", "positions", "processed", "message", "xfail",
-                       "family", "skip", "outputs", "when"},
-                      what);
-  std::vector<std::string> kinds;
+  const auto map = reader.read_map(entry.value, expectation.where, path,
+                                   expectation_key_names(), what);
+  const std::optional<std::string> kind =
+      expectation_kind(reader, *map, expectation.where, path, errors_before);
+  if (!kind) return std::nullopt;
+  const ExpectationContext context{reader, backend, counting_op, case_file,
+                                   *kind};
   for (const Entry& item : *map) {
-    if (item.key == "error" || item.key == "xfail" || item.key == "skip") {
-      kinds.push_back("`" + item.key + "`");
-    }
-  }
-  const bool plain_match = kinds.empty() &&
-                           reader.error_count() == errors_before &&
-                           (find_entry(*map, "outputs") != nullptr ||
-                            find_entry(*map, "processed") != nullptr ||
-                            find_entry(*map, "when") != nullptr);
-  if (kinds.size() != 1 && !plain_match) {
-    // A misspelt kind was reported already as an unknown key.
-    if (!kinds.empty() || reader.error_count() == errors_before) {
-      reader.error(expectation.where, path,
-                   "expected exactly one of `error`, `xfail`, `skip` (or "
-                   "`outputs` alone, to match); got " +
-                       (kinds.empty() ? std::string("none") : join(kinds)));
-    }
-    return std::nullopt;
-  }
-  const std::string kind =
-      plain_match ? "match" : kinds.front().substr(1, kinds.front().size() - 2);
-  for (const Entry& item : *map) {
-    const std::string item_path = join_path(path, item.key);
-    if (item.key == "error") {
-      expectation.kind = Expectation::Kind::kError;
-      expectation.family =
-          read_family(reader, item, item_path).value_or(Family::kNone);
-    } else if (item.key == "xfail" || item.key == "skip") {
-      expectation.kind = item.key == "xfail" ? Expectation::Kind::kXfail
-                                             : Expectation::Kind::kSkip;
-      expectation.reason = read_reason(reader, item, item_path).value_or("");
-    } else if (item.key == "family" && kind == "xfail") {
-      expectation.family =
-          read_family(reader, item, item_path).value_or(Family::kNone);
-    } else if (item.key == "positions" && kind == "error" && counting_op) {
-      expectation.positions = reader.read_int_list(item, item_path, 0);
-      expectation.positions_where = reader.where(item.key_node);
-    } else if (item.key == "processed" && kind != "skip" && counting_op) {
-      expectation.processed = read_processed(reader, item, item_path);
-      expectation.processed_where = reader.where(item.key_node);
-    } else if (item.key == "message" && kind == "error") {
-      expectation.message = read_message_pattern(reader, item, item_path);
-    } else if (item.key == "outputs" && (kind == "match" || kind == "xfail")) {
-      expectation.outputs = read_outputs(reader, item, item_path, case_file);
-    } else if (item.key == "when") {
-      expectation.when = read_when(reader, item, item_path, backend);
-    } else {
-      reader.error(
-          item.key_node, item_path,
-          "`" + item.key + "` goes with " +
-              (item.key == "family"    ? "`xfail` only"
-               : item.key == "message" ? "`error` only"
-               : item.key == "outputs"
-                   ? "a run that gives outputs (`match` or `xfail`) "
-                     "only"
-               : item.key == "processed"
-                   ? "`match`, `error` or `xfail` of " + counting_ops() +
-                         " only (an op that counts its entries)"
-                   : "`error` of " + counting_ops() + " only"));
-    }
+    read_expectation_key(context, item, join_path(path, item.key), expectation);
   }
   if (reader.error_count() != errors_before) return std::nullopt;
   return expectation;

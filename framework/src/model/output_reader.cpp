@@ -12,9 +12,6 @@
 namespace casebook::model {
 namespace {
 
-const std::vector<std::string> kPropertyKeys{
-    "tolerance", "equal_nan", "finite", "nan", "min", "max", "mean", "std"};
-
 // `nan: true`, or a list of positions: integers (row-major flat indices) or
 // lists of integers (multi-indices).
 void read_nan(Reader& reader, const Entry& item, const std::string& path,
@@ -113,75 +110,116 @@ void check_stated_size(Reader& reader, const std::vector<Entry>& extras,
     reader.error(reader.where(*shape), join_path(path, "shape"), *problem);
 }
 
-std::optional<OutputExpectation> read_output(
-    Reader& reader, const Entry& entry, const std::string& path,
-    const std::filesystem::path& case_file) {
-  const size_t errors_before = reader.error_count();
-  OutputExpectation out;
-  out.key = entry.key;
-  out.where = reader.where(entry);
+// The output's key: an index >= 0 (into out.index) or a name. False after
+// reporting anything else.
+bool read_output_key(Reader& reader, const Entry& entry,
+                     const std::string& path, OutputExpectation& out) {
   const Scalar key = resolve_scalar(entry.key_node);
-  if (key.kind == Scalar::Kind::kInt) {
-    if (key.int_overflow || key.int_value < 0) {
-      reader.error(entry.key_node, path,
-                   "expected an output index >= 0 or an output name; got " +
-                       describe(entry.key_node));
-      return std::nullopt;
-    }
-    out.index = static_cast<size_t>(key.int_value);
-  } else if (key.kind != Scalar::Kind::kString || key.text.empty()) {
+  const bool index =
+      key.kind == Scalar::Kind::kInt && !key.int_overflow && key.int_value >= 0;
+  const bool name = key.kind == Scalar::Kind::kString && !key.text.empty();
+  if (!index && !name) {
     reader.error(entry.key_node, path,
                  "expected an output index >= 0 or an output name; got " +
                      describe(entry.key_node));
-    return std::nullopt;
+    return false;
   }
-  TensorKeys keys;
-  keys.extra = kPropertyKeys;
-  keys.source_optional = true;
-  keys.values_round_to_nearest = true;
-  std::vector<Entry> extras;
-  bool has_source = false;
-  out.values =
-      read_tensor(reader, entry, path, case_file, keys, &extras, &has_source);
-  if (out.values) {
-    out.dtype = out.values->dtype;
-    if (out.values->shape_given) out.shape = out.values->shape;
+  if (index) out.index = static_cast<size_t>(key.int_value);
+  return true;
+}
+
+// `finite: true`; `false` is the default, not a property to state.
+void read_finite(Reader& reader, const Entry& item, const std::string& path,
+                 OutputExpectation& out) {
+  const auto value = reader.read_bool(item, path);
+  if (value && !*value) {
+    reader.error(reader.where(item), path,
+                 "expected `true` (omit the key to allow NaN and inf)");
   }
-  bool any = has_source;
-  for (const Entry& item : extras) {
-    const std::string item_path = join_path(path, item.key);
-    any = true;
-    if (item.key == "dtype") {
-      out.dtype = reader.read_name(item.value, reader.where(item), item_path,
-                                   parse_dtype, dtype_names(), suggest_dtype);
-    } else if (item.key == "shape") {
-      out.shape = reader.read_int_list(item, item_path, 0);
-    } else if (item.key == "tolerance") {
-      read_tolerance_at(reader, item, item_path, &out.tolerance,
-                        &out.equal_nan);
-    } else if (item.key == "equal_nan") {
-      if (auto value = reader.read_bool(item, item_path))
-        out.equal_nan = *value;
-    } else if (item.key == "finite") {
-      const auto value = reader.read_bool(item, item_path);
-      if (value && !*value) {
-        reader.error(reader.where(item), item_path,
-                     "expected `true` (omit the key to allow NaN and inf)");
-      }
-      out.finite = value.value_or(false);
-    } else if (item.key == "nan") {
-      read_nan(reader, item, item_path, out);
-    } else if (item.key == "min") {
-      out.min = read_bound(reader, item, item_path);
-    } else if (item.key == "max") {
-      out.max = read_bound(reader, item, item_path);
-    } else if (item.key == "mean") {
-      out.mean_bounds = read_value_bounds(reader, item, item_path);
-    } else if (item.key == "std") {
-      out.std_bounds = read_value_bounds(reader, item, item_path);
+  out.finite = value.value_or(false);
+}
+
+using PropertyReader = void (*)(Reader& reader, const Entry& item,
+                                const std::string& path,
+                                OutputExpectation& out);
+
+// A key of an output beside its values': `property` where it is the
+// output's own (a tensor's `dtype` and `shape` are handed back by
+// read_tensor too, for an output stated without values).
+struct OutputKey {
+  const char* name;
+  bool property;
+  PropertyReader read;
+};
+
+const std::vector<OutputKey>& output_keys() {
+  using Out = OutputExpectation;
+  static const std::vector<OutputKey> keys{
+      {"dtype", false,
+       [](Reader& reader, const Entry& item, const std::string& path,
+          Out& out) {
+         out.dtype =
+             reader.read_name(item.value, reader.where(item), path, parse_dtype,
+                              dtype_names(), suggest_dtype);
+       }},
+      {"shape", false,
+       [](Reader& reader, const Entry& item, const std::string& path,
+          Out& out) { out.shape = reader.read_int_list(item, path, 0); }},
+      {"tolerance", true,
+       [](Reader& reader, const Entry& item, const std::string& path,
+          Out& out) {
+         read_tolerance_at(reader, item, path, &out.tolerance, &out.equal_nan);
+       }},
+      {"equal_nan", true,
+       [](Reader& reader, const Entry& item, const std::string& path,
+          Out& out) {
+         if (auto value = reader.read_bool(item, path)) out.equal_nan = *value;
+       }},
+      {"finite", true, read_finite},
+      {"nan", true, read_nan},
+      {"min", true,
+       [](Reader& reader, const Entry& item, const std::string& path,
+          Out& out) { out.min = read_bound(reader, item, path); }},
+      {"max", true,
+       [](Reader& reader, const Entry& item, const std::string& path,
+          Out& out) { out.max = read_bound(reader, item, path); }},
+      {"mean", true,
+       [](Reader& reader, const Entry& item, const std::string& path,
+          Out& out) {
+         out.mean_bounds = read_value_bounds(reader, item, path);
+       }},
+      {"std", true,
+       [](Reader& reader, const Entry& item, const std::string& path,
+          Out& out) {
+         out.std_bounds = read_value_bounds(reader, item, path);
+       }},
+  };
+  return keys;
+}
+
+// The keys read_tensor accepts beside a tensor's: the output's properties.
+std::vector<std::string> property_keys() {
+  std::vector<std::string> names;
+  for (const OutputKey& key : output_keys()) {
+    if (key.property) names.emplace_back(key.name);
+  }
+  return names;
+}
+
+void read_property(Reader& reader, const Entry& item, const std::string& path,
+                   OutputExpectation& out) {
+  for (const OutputKey& key : output_keys()) {
+    if (item.key == key.name) {
+      key.read(reader, item, path, out);
+      return;
     }
   }
-  check_stated_size(reader, extras, path, out);
+}
+
+// Reports an output that states nothing, and properties that contradict
+// each other; each only where the output read cleanly so far.
+void check_consistent(Reader& reader, const std::string& path, bool any,
+                      size_t errors_before, const OutputExpectation& out) {
   if (!any && reader.error_count() == errors_before) {
     reader.error(out.where, path,
                  "expected what the output must be: values, fill or file, "
@@ -197,6 +235,34 @@ std::optional<OutputExpectation> read_output(
       reader.error_count() == errors_before) {
     reader.error(out.where, join_path(path, "max"), "expected max >= min");
   }
+}
+
+std::optional<OutputExpectation> read_output(
+    Reader& reader, const Entry& entry, const std::string& path,
+    const std::filesystem::path& case_file) {
+  const size_t errors_before = reader.error_count();
+  OutputExpectation out;
+  out.key = entry.key;
+  out.where = reader.where(entry);
+  if (!read_output_key(reader, entry, path, out)) return std::nullopt;
+  TensorKeys keys;
+  keys.extra = property_keys();
+  keys.source_optional = true;
+  keys.values_round_to_nearest = true;
+  std::vector<Entry> extras;
+  bool has_source = false;
+  out.values =
+      read_tensor(reader, entry, path, case_file, keys, &extras, &has_source);
+  if (out.values) {
+    out.dtype = out.values->dtype;
+    if (out.values->shape_given) out.shape = out.values->shape;
+  }
+  for (const Entry& item : extras) {
+    read_property(reader, item, join_path(path, item.key), out);
+  }
+  check_stated_size(reader, extras, path, out);
+  check_consistent(reader, path, has_source || !extras.empty(), errors_before,
+                   out);
   if (reader.error_count() != errors_before) return std::nullopt;
   return out;
 }

@@ -13,6 +13,12 @@
 
 namespace casebook::model {
 
+// The whole document of a case file (model/case_reader.cpp): `out` is
+// complete where the reader holds no errors. `placeholders`: the key paths
+// of the `TODO`s a skeleton left.
+void read_case(Reader& reader, const YAML::Node& root, Case& out,
+               std::vector<std::string>* placeholders);
+
 // `inputs.<name>`: one tensor. `case_file` locates the fixtures folder.
 std::optional<TensorSpec> read_tensor(Reader& reader, const Entry& entry,
                                       const std::string& path,

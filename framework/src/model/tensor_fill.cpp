@@ -142,34 +142,10 @@ class FillReader {
   // `torch: randn`, or `torch: {normal: {mean: 0, std: 2}}`.
   std::optional<Fill> read_torch(const Entry& generator,
                                  const std::string& path) {
+    const std::optional<Entry> call = torch_call(generator, path);
+    if (!call) return std::nullopt;
     Fill fill;
     fill.kind = Fill::Kind::kTorch;
-    const std::string what = "a PyTorch call: one of " + join(kTorchCalls) +
-                             ", or a map {call: {parameters}}";
-    std::optional<Entry> call;
-    if (generator.value.IsScalar()) {
-      const std::string name = generator.value.Scalar();
-      if (std::find(kTorchCalls.begin(), kTorchCalls.end(), name) ==
-          kTorchCalls.end()) {
-        reader_.error(
-            reader_.where(generator), path,
-            "expected " + what + "; got " + describe(generator.value));
-        return std::nullopt;
-      }
-      call = Entry{name, generator.value, YAML::Node()};
-    } else {
-      const auto calls = reader_.read_map(
-          generator.value, reader_.where(generator), path, kTorchCalls, what);
-      if (!calls) return std::nullopt;
-      if (calls->size() != 1) {
-        if (!calls->empty() || generator.value.size() == 0) {
-          reader_.error(reader_.where(generator), path,
-                        "expected exactly one call of " + join(kTorchCalls));
-        }
-        return std::nullopt;
-      }
-      call = calls->front();
-    }
     fill.torch_call = call->key;
     const std::string call_path = join_path(path, call->key);
     const bool integral = !is_floating(dtype_) && !is_complex(dtype_);
@@ -182,12 +158,7 @@ class FillReader {
     }
     const std::vector<std::string> keys = torch_parameters(call->key);
     if (keys.empty()) {
-      if (!call->value.IsNull() &&
-          !(call->value.IsMap() && call->value.size() == 0) &&
-          !generator.value.IsScalar()) {
-        reader_.error(reader_.where(*call), call_path,
-                      "`" + call->key + "` takes no parameters; got " +
-                          describe(call->value));
+      if (!takes_no_parameters(generator, *call, call_path)) {
         return std::nullopt;
       }
       return fill;
@@ -196,12 +167,68 @@ class FillReader {
         reader_.read_map(call->value, reader_.where(*call), call_path, keys,
                          "a map {" + join(keys) + "}");
     if (!params) return std::nullopt;
-    const bool need_integers = call->key == "randint";
+    const auto values = torch_values(*params, keys, *call, call_path);
+    if (!values) return std::nullopt;
+    fill.first = (*values)[0];
+    if (values->size() > 1) fill.second = (*values)[1];
+    return check_torch_values(*params, call->key, call_path, fill);
+  }
+
+  // The call a `torch` generator names: a scalar (a call without
+  // parameters) or a map of exactly one call to its parameters.
+  std::optional<Entry> torch_call(const Entry& generator,
+                                  const std::string& path) {
+    const std::string what = "a PyTorch call: one of " + join(kTorchCalls) +
+                             ", or a map {call: {parameters}}";
+    if (generator.value.IsScalar()) {
+      const std::string name = generator.value.Scalar();
+      if (std::find(kTorchCalls.begin(), kTorchCalls.end(), name) ==
+          kTorchCalls.end()) {
+        reader_.error(
+            reader_.where(generator), path,
+            "expected " + what + "; got " + describe(generator.value));
+        return std::nullopt;
+      }
+      return Entry{name, generator.value, YAML::Node()};
+    }
+    const auto calls = reader_.read_map(
+        generator.value, reader_.where(generator), path, kTorchCalls, what);
+    if (!calls) return std::nullopt;
+    if (calls->size() != 1) {
+      if (!calls->empty() || generator.value.size() == 0) {
+        reader_.error(reader_.where(generator), path,
+                      "expected exactly one call of " + join(kTorchCalls));
+      }
+      return std::nullopt;
+    }
+    return calls->front();
+  }
+
+  // A call without parameters (randn, rand, randperm) given some: false
+  // after reporting them.
+  bool takes_no_parameters(const Entry& generator, const Entry& call,
+                           const std::string& call_path) {
+    if (call.value.IsNull() || (call.value.IsMap() && call.value.size() == 0) ||
+        generator.value.IsScalar()) {
+      return true;
+    }
+    reader_.error(
+        reader_.where(call), call_path,
+        "`" + call.key + "` takes no parameters; got " + describe(call.value));
+    return false;
+  }
+
+  // The call's parameters, in `keys`' order: integers for randint, else
+  // finite numbers.
+  std::optional<std::vector<double>> torch_values(
+      const std::vector<Entry>& params, const std::vector<std::string>& keys,
+      const Entry& call, const std::string& call_path) {
+    const bool need_integers = call.key == "randint";
     std::vector<double> values;
     for (const std::string& key : keys) {
-      const Entry* entry = find_entry(*params, key);
+      const Entry* entry = find_entry(params, key);
       if (entry == nullptr) {
-        reader_.error(reader_.where(*call), join_path(call_path, key),
+        reader_.error(reader_.where(call), join_path(call_path, key),
                       "required key missing");
         return std::nullopt;
       }
@@ -213,28 +240,35 @@ class FillReader {
         value = reader_.read_number(entry->value, reader_.where(*entry),
                                     join_path(call_path, key));
         if (value && !std::isfinite(*value)) {
-          return fail(*entry, join_path(call_path, key),
-                      "expected a finite number");
+          fail(*entry, join_path(call_path, key), "expected a finite number");
+          return std::nullopt;
         }
       }
       if (!value) return std::nullopt;
       values.push_back(*value);
     }
-    fill.first = values[0];
-    if (values.size() > 1) fill.second = values[1];
-    if (call->key == "bernoulli" && !(fill.first >= 0 && fill.first <= 1)) {
-      return fail(*find_entry(*params, "p"), join_path(call_path, "p"),
+    return values;
+  }
+
+  // The parameters' ranges: bernoulli's probability, normal's deviation,
+  // and low below high.
+  std::optional<Fill> check_torch_values(const std::vector<Entry>& params,
+                                         const std::string& call,
+                                         const std::string& call_path,
+                                         const Fill& fill) {
+    if (call == "bernoulli" && !(fill.first >= 0 && fill.first <= 1)) {
+      return fail(*find_entry(params, "p"), join_path(call_path, "p"),
                   "expected a probability in [0, 1]");
     }
-    if (call->key == "normal" && fill.second < 0) {
-      return fail(*find_entry(*params, "std"), join_path(call_path, "std"),
+    if (call == "normal" && fill.second < 0) {
+      return fail(*find_entry(params, "std"), join_path(call_path, "std"),
                   "expected a standard deviation >= 0");
     }
-    if ((call->key == "randint" || call->key == "uniform") &&
+    if ((call == "randint" || call == "uniform") &&
         !(fill.first < fill.second)) {
-      return fail(*find_entry(*params, "high"), join_path(call_path, "high"),
+      return fail(*find_entry(params, "high"), join_path(call_path, "high"),
                   "expected a value above low (" +
-                      find_entry(*params, "low")->value.Scalar() + ")");
+                      find_entry(params, "low")->value.Scalar() + ")");
     }
     return fill;
   }

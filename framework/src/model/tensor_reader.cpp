@@ -70,6 +70,181 @@ void check_size(Reader& reader, const Entry* at, const SourceLocation& or_at,
   }
 }
 
+// A tensor's map while it is read: where it is and its entries.
+struct TensorMap {
+  Reader& reader;
+  const std::vector<Entry>& entries;
+  const std::string& path;
+  SourceLocation where;
+
+  const Entry* find(const char* key) const { return find_entry(entries, key); }
+  std::string path_of(const char* key) const { return join_path(path, key); }
+};
+
+// The keys that give a tensor its values: at most one is given.
+struct Sources {
+  const Entry* values;
+  const Entry* fill;
+  const Entry* file;
+
+  explicit Sources(const TensorMap& tensor)
+      : values(tensor.find("values")),
+        fill(tensor.find("fill")),
+        file(tensor.find("file")) {}
+  bool any() const {
+    return values != nullptr || fill != nullptr || file != nullptr;
+  }
+};
+
+// The keys given beside `keys.extra`, handed back in file order.
+void hand_back_extras(const std::vector<Entry>& map, const TensorKeys& keys,
+                      std::vector<Entry>* extras) {
+  for (const Entry& item : map) {
+    const bool extra = std::find(keys.extra.begin(), keys.extra.end(),
+                                 item.key) != keys.extra.end();
+    if (extra && extras != nullptr) extras->push_back(item);
+  }
+}
+
+// An expected output without values: its dtype and shape are properties
+// (handed back), the keys of a source are out of place.
+void read_sourceless(const TensorMap& tensor, std::vector<Entry>* extras) {
+  for (const char* key : {"dtype", "shape"}) {
+    if (const Entry* alone = tensor.find(key)) {
+      if (extras != nullptr) extras->push_back(*alone);
+    }
+  }
+  for (const char* key : {"seed", "sha256", "layout", "rounding"}) {
+    if (const Entry* alone = tensor.find(key)) {
+      tensor.reader.error(alone->key_node, join_path(tensor.path, alone->key),
+                          "`" + alone->key +
+                              "` goes with expected values (`values`, `fill` "
+                              "or `file`) only");
+    }
+  }
+}
+
+// `shape`, where given, into `*shape`. False when the tensor is not worth
+// reading further: a shape that is not a list of sizes (the source can't be
+// checked without it) or one over the size limit.
+bool read_shape(const TensorMap& tensor, const std::optional<DType>& dtype,
+                std::optional<std::vector<int64_t>>* shape) {
+  const Entry* shape_entry = tensor.find("shape");
+  if (shape_entry == nullptr) return true;
+  *shape =
+      tensor.reader.read_int_list(*shape_entry, tensor.path_of("shape"), 0);
+  if (!*shape) return false;
+  if (!dtype) return true;
+  const size_t before = tensor.reader.error_count();
+  check_size(tensor.reader, shape_entry, tensor.where, tensor.path_of("shape"),
+             element_count(**shape), *dtype);
+  return tensor.reader.error_count() == before;
+}
+
+// Reports anything but exactly one source, and a key given without the
+// source it goes with. True when there is exactly one source.
+bool check_sources(const TensorMap& tensor, const Sources& sources) {
+  std::vector<std::string> given;
+  for (const Entry* source : {sources.values, sources.fill, sources.file}) {
+    if (source != nullptr) given.push_back("`" + source->key + "`");
+  }
+  if (given.size() != 1) {
+    tensor.reader.error(
+        tensor.where, tensor.path,
+        "expected exactly one of `values`, `fill`, `file`; got " +
+            (given.empty() ? std::string("none") : join(given)));
+  }
+  check_companion(tensor.reader, tensor.find("seed"), sources.fill != nullptr,
+                  tensor.path, "fill");
+  check_companion(tensor.reader, tensor.find("sha256"), sources.file != nullptr,
+                  tensor.path, "file");
+  return given.size() == 1;
+}
+
+// `rounding: nearest`, which goes with `values` only.
+void read_rounding(const TensorMap& tensor, const Sources& sources,
+                   TensorSpec& spec) {
+  const Entry* rounding = tensor.find("rounding");
+  if (rounding == nullptr) return;
+  const Scalar scalar = resolve_scalar(rounding->value);
+  if (scalar.kind != Scalar::Kind::kString || scalar.text != "nearest") {
+    tensor.reader.error(tensor.reader.where(*rounding),
+                        tensor.path_of("rounding"),
+                        "expected `nearest`; got " + describe(rounding->value));
+    return;
+  }
+  spec.round_to_nearest = true;
+  check_companion(tensor.reader, rounding, sources.values != nullptr,
+                  tensor.path, "values");
+}
+
+// `seed`: an integer >= 0.
+void read_seed(const TensorMap& tensor, const Entry& seed, TensorSpec& spec) {
+  const std::string seed_path = tensor.path_of("seed");
+  const auto value =
+      tensor.reader.read_int(seed.value, tensor.reader.where(seed), seed_path);
+  if (value && *value < 0) {
+    tensor.reader.error(
+        tensor.reader.where(seed), seed_path,
+        "expected an integer >= 0; got " + describe(seed.value));
+  } else if (value) {
+    spec.seed = static_cast<uint64_t>(*value);
+  }
+}
+
+// `fill` (a generator, with `seed`), which needs `shape`.
+void read_fill_source(const TensorMap& tensor, const Entry& fill, DType dtype,
+                      bool has_shape, TensorSpec& spec) {
+  spec.source = TensorSpec::Source::kFill;
+  if (!has_shape) {
+    tensor.reader.error(tensor.where, tensor.path_of("shape"),
+                        "required key missing: a `fill` needs `shape`");
+  }
+  if (auto generator =
+          read_fill(tensor.reader, fill, tensor.path_of("fill"), dtype)) {
+    spec.fill = *generator;
+  }
+  if (const Entry* seed = tensor.find("seed")) read_seed(tensor, *seed, spec);
+}
+
+// The one source's values, fill or file into `spec`.
+void read_source(const TensorMap& tensor, const Sources& sources, DType dtype,
+                 const std::optional<std::vector<int64_t>>& shape,
+                 const std::filesystem::path& case_file, TensorSpec& spec) {
+  if (shape) spec.shape = *shape;
+  if (sources.values != nullptr) {
+    spec.source = TensorSpec::Source::kValues;
+    read_values(tensor.reader, *sources.values, tensor.path_of("values"), dtype,
+                shape, spec);
+  } else if (sources.fill != nullptr) {
+    read_fill_source(tensor, *sources.fill, dtype, shape.has_value(), spec);
+  } else {
+    spec.source = TensorSpec::Source::kFile;
+    spec.shape_given = shape.has_value();
+    read_fixture(tensor.reader, *sources.file, tensor.find("sha256"),
+                 tensor.path_of("file"), case_file, spec);
+  }
+}
+
+// `layout`, against the tensor's rank (unknown for a file without `shape`)
+// and, for a view that reaches past its elements, its storage's size.
+void read_tensor_layout(const TensorMap& tensor, const Entry& layout,
+                        TensorSpec& spec) {
+  std::optional<size_t> rank;
+  if (spec.shape_given || spec.source != TensorSpec::Source::kFile) {
+    rank = spec.shape.size();
+  }
+  auto value =
+      read_layout(tensor.reader, layout, tensor.path_of("layout"), rank);
+  if (!value) return;
+  spec.layout = *value;
+  if (spec.layout.kind == Layout::Kind::kStrided ||
+      spec.layout.kind == Layout::Kind::kNonContiguous) {
+    check_size(tensor.reader, &layout, tensor.where, tensor.path_of("layout"),
+               storage_elements(spec.shape, spec.layout), spec.dtype);
+  }
+}
+
 }  // namespace
 
 std::optional<TensorSpec> read_tensor(Reader& reader, const Entry& entry,
@@ -95,133 +270,31 @@ std::optional<TensorSpec> read_tensor(Reader& reader, const Entry& entry,
                            : "a tensor: a map with dtype and one of values, "
                              "fill, file");
   if (!map) return std::nullopt;
-  for (const Entry& item : *map) {
-    const bool extra = std::find(keys.extra.begin(), keys.extra.end(),
-                                 item.key) != keys.extra.end();
-    if (extra && extras != nullptr) extras->push_back(item);
+  hand_back_extras(*map, keys, extras);
+  const TensorMap tensor{reader, *map, path, tensor_where};
+  const Sources sources(tensor);
+  if (has_source != nullptr) *has_source = sources.any();
+  if (keys.source_optional && !sources.any()) {
+    read_sourceless(tensor, extras);
+    return std::nullopt;
   }
   TensorSpec spec;
   spec.name = entry.key;
   spec.where = tensor_where;
   spec.round_to_nearest =
       keys.values_round_to_nearest || reader.round_values_to_nearest();
-  const Entry* values = find_entry(*map, "values");
-  const Entry* fill = find_entry(*map, "fill");
-  const Entry* file = find_entry(*map, "file");
-  if (has_source != nullptr) {
-    *has_source = values != nullptr || fill != nullptr || file != nullptr;
-  }
-  if (keys.source_optional && values == nullptr && fill == nullptr &&
-      file == nullptr) {
-    for (const char* key : {"dtype", "shape"}) {
-      if (const Entry* alone = find_entry(*map, key)) {
-        if (extras != nullptr) extras->push_back(*alone);
-      }
-    }
-    for (const char* key : {"seed", "sha256", "layout", "rounding"}) {
-      if (const Entry* alone = find_entry(*map, key)) {
-        reader.error(alone->key_node, join_path(path, alone->key),
-                     "`" + alone->key +
-                         "` goes with expected values (`values`, `fill` or "
-                         "`file`) only");
-      }
-    }
-    return std::nullopt;
-  }
-
-  const std::optional<DType> dtype =
-      read_dtype(reader, find_entry(*map, "dtype"), tensor_where,
-                 join_path(path, "dtype"));
+  const std::optional<DType> dtype = read_dtype(
+      reader, tensor.find("dtype"), tensor_where, tensor.path_of("dtype"));
   if (dtype) spec.dtype = *dtype;
-
   std::optional<std::vector<int64_t>> shape;
-  if (const Entry* shape_entry = find_entry(*map, "shape")) {
-    shape = reader.read_int_list(*shape_entry, join_path(path, "shape"), 0);
-    if (!shape) return std::nullopt;  // the source can't be checked without
-    if (dtype) {
-      const size_t before = reader.error_count();
-      check_size(reader, shape_entry, tensor_where, join_path(path, "shape"),
-                 element_count(*shape), *dtype);
-      // Values or a fill of that size are not worth reading.
-      if (reader.error_count() != before) return std::nullopt;
-    }
-  }
-
-  std::vector<std::string> sources;
-  for (const Entry* source : {values, fill, file}) {
-    if (source != nullptr) sources.push_back("`" + source->key + "`");
-  }
-  if (sources.size() != 1) {
-    reader.error(tensor_where, path,
-                 "expected exactly one of `values`, `fill`, `file`; got " +
-                     (sources.empty() ? std::string("none") : join(sources)));
-  }
-  check_companion(reader, find_entry(*map, "seed"), fill != nullptr, path,
-                  "fill");
-  check_companion(reader, find_entry(*map, "sha256"), file != nullptr, path,
-                  "file");
-  if (const Entry* rounding = find_entry(*map, "rounding")) {
-    const std::string rounding_path = join_path(path, "rounding");
-    const Scalar scalar = resolve_scalar(rounding->value);
-    if (scalar.kind != Scalar::Kind::kString || scalar.text != "nearest") {
-      reader.error(reader.where(*rounding), rounding_path,
-                   "expected `nearest`; got " + describe(rounding->value));
-    } else {
-      spec.round_to_nearest = true;
-      check_companion(reader, rounding, values != nullptr, path, "values");
-    }
-  }
-  if (sources.size() != 1 || !dtype) return std::nullopt;
-
-  if (shape) spec.shape = *shape;
-  if (values != nullptr) {
-    spec.source = TensorSpec::Source::kValues;
-    read_values(reader, *values, join_path(path, "values"), *dtype, shape,
-                spec);
-  } else if (fill != nullptr) {
-    spec.source = TensorSpec::Source::kFill;
-    if (!shape) {
-      reader.error(tensor_where, join_path(path, "shape"),
-                   "required key missing: a `fill` needs `shape`");
-    }
-    if (auto generator =
-            read_fill(reader, *fill, join_path(path, "fill"), *dtype)) {
-      spec.fill = *generator;
-    }
-    if (const Entry* seed = find_entry(*map, "seed")) {
-      const std::string seed_path = join_path(path, "seed");
-      const auto value =
-          reader.read_int(seed->value, reader.where(*seed), seed_path);
-      if (value && *value < 0) {
-        reader.error(reader.where(*seed), seed_path,
-                     "expected an integer >= 0; got " + describe(seed->value));
-      } else if (value) {
-        spec.seed = static_cast<uint64_t>(*value);
-      }
-    }
-  } else {
-    spec.source = TensorSpec::Source::kFile;
-    spec.shape_given = shape.has_value();
-    read_fixture(reader, *file, find_entry(*map, "sha256"),
-                 join_path(path, "file"), case_file, spec);
-  }
-
-  if (const Entry* layout = find_entry(*map, "layout")) {
-    std::optional<size_t> rank;
-    if (spec.shape_given || spec.source != TensorSpec::Source::kFile) {
-      rank = spec.shape.size();
-    }
-    if (reader.error_count() == errors_before) {
-      if (auto value =
-              read_layout(reader, *layout, join_path(path, "layout"), rank)) {
-        spec.layout = *value;
-        if (spec.layout.kind == Layout::Kind::kStrided ||
-            spec.layout.kind == Layout::Kind::kNonContiguous) {
-          check_size(reader, layout, tensor_where, join_path(path, "layout"),
-                     storage_elements(spec.shape, spec.layout), *dtype);
-        }
-      }
-    }
+  if (!read_shape(tensor, dtype, &shape)) return std::nullopt;
+  const bool one_source = check_sources(tensor, sources);
+  read_rounding(tensor, sources, spec);
+  if (!one_source || !dtype) return std::nullopt;
+  read_source(tensor, sources, *dtype, shape, case_file, spec);
+  const Entry* layout = tensor.find("layout");
+  if (layout != nullptr && reader.error_count() == errors_before) {
+    read_tensor_layout(tensor, *layout, spec);
   }
   if (reader.error_count() != errors_before) return std::nullopt;
   return spec;

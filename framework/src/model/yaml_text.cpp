@@ -1,0 +1,170 @@
+// The flow-style YAML text of values, arguments and tensors, as
+// case_to_yaml writes them (model/yaml_text.h).
+#include "model/yaml_text.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "casebook/number_text.h"
+
+namespace casebook::model {
+
+std::string yaml_quoted(const std::string& text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c < 0x20) {
+      char buffer[8];
+      std::snprintf(buffer, sizeof buffer, "\\x%02x", c);
+      out += buffer;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string yaml_key(const std::string& text) {
+  const bool plain =
+      !text.empty() && text.find_first_not_of(
+                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"
+                           "WXYZ0123456789_.") == std::string::npos;
+  return plain ? text : yaml_quoted(text);
+}
+
+std::string yaml_ints(const std::vector<int64_t>& values) {
+  return yaml_list(values, [](int64_t v) { return std::to_string(v); });
+}
+
+std::string yaml_arg(const ArgValue& value) {
+  switch (value.kind) {
+    case ArgValue::Kind::kNull:
+      return "null";
+    case ArgValue::Kind::kBool:
+      return value.bool_value ? "true" : "false";
+    case ArgValue::Kind::kInt:
+      return std::to_string(value.int_value);
+    case ArgValue::Kind::kFloat:
+      return yaml_float(value.float_value);
+    case ArgValue::Kind::kString:
+      return yaml_quoted(value.string_value);
+    case ArgValue::Kind::kList:
+      return yaml_list(value.list,
+                       [](const ArgValue& item) { return yaml_arg(item); });
+    case ArgValue::Kind::kGenerator:
+      return "{seed: " + std::to_string(value.int_value) + "}";
+  }
+  return "null";
+}
+
+namespace {
+
+std::string fill(const TensorSpec& spec) {
+  const Fill& f = spec.fill;
+  const bool integral = !is_floating(spec.dtype) && !is_complex(spec.dtype);
+  auto scalar = [&](double v) {
+    if (spec.dtype == DType::kBool)
+      return std::string(v != 0 ? "true" : "false");
+    if (integral && std::isfinite(v)) {
+      return std::to_string(static_cast<int64_t>(v));
+    }
+    return yaml_number(v);
+  };
+  auto pair = [&](const char* a, const char* b) {
+    return std::string("{") + a + ": " + scalar(f.first) + ", " + b + ": " +
+           scalar(f.second) + "}";
+  };
+  switch (f.kind) {
+    case Fill::Kind::kNormal:
+      return "{normal: " + pair("mean", "std") + "}";
+    case Fill::Kind::kUniform:
+      return "{uniform: " + pair("low", "high") + "}";
+    case Fill::Kind::kRandint:
+      return "{randint: " + pair("low", "high") + "}";
+    case Fill::Kind::kArange:
+      return "{arange: " + pair("start", "step") + "}";
+    case Fill::Kind::kFull:
+      if (is_complex(spec.dtype)) {
+        return "{full: [" + scalar(f.first) + ", " + scalar(f.second) + "]}";
+      }
+      return "{full: " + scalar(f.first) + "}";
+    case Fill::Kind::kTorch:
+      if (f.torch_call == "randint" || f.torch_call == "uniform") {
+        return "{torch: {" + f.torch_call + ": " + pair("low", "high") + "}}";
+      }
+      if (f.torch_call == "normal") {
+        return "{torch: {normal: " + pair("mean", "std") + "}}";
+      }
+      if (f.torch_call == "bernoulli") {
+        return "{torch: {bernoulli: {p: " + yaml_number(f.first) + "}}}";
+      }
+      return "{torch: " + f.torch_call + "}";
+  }
+  return "{}";
+}
+
+// A complex tensor's values (re and im in turn) as a flat list of pairs,
+// `[[1.0, 2.0], [3.0, -0.5]]`: the shape is always written beside them.
+std::string complex_pairs(const std::vector<double>& parts) {
+  std::string out = "[";
+  for (size_t i = 0; i + 1 < parts.size(); i += 2) {
+    out += (i ? ", [" : "[") + yaml_number(parts[i]) + ", " +
+           yaml_number(parts[i + 1]) + "]";
+  }
+  return out + "]";
+}
+
+std::string layout(const Layout& l) {
+  switch (l.kind) {
+    case Layout::Kind::kDefault:
+      return "";
+    case Layout::Kind::kTranspose:
+      return "{transpose: " + yaml_ints(l.dims) + "}";
+    case Layout::Kind::kPermute:
+      return "{permute: " + yaml_ints(l.dims) + "}";
+    case Layout::Kind::kStrided:
+      return "{stride: " + yaml_ints(l.stride) +
+             ", storage_offset: " + std::to_string(l.storage_offset) + "}";
+    case Layout::Kind::kNonContiguous:
+      return "{contiguous: false}";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string tensor_fields(const TensorSpec& spec) {
+  std::string out = "dtype: " + std::string(dtype_name(spec.dtype));
+  if (spec.shape_given) out += ", shape: " + yaml_ints(spec.shape);
+  switch (spec.source) {
+    case TensorSpec::Source::kValues:
+      if (is_complex(spec.dtype)) {
+        out += ", values: " + complex_pairs(spec.float_values);
+      } else if (is_floating(spec.dtype)) {
+        out += ", values: " + yaml_list(spec.float_values, yaml_number);
+      } else {
+        out += ", values: " + yaml_ints(spec.int_values);
+      }
+      if (spec.round_to_nearest) out += ", rounding: nearest";
+      break;
+    case TensorSpec::Source::kFill:
+      out += ", fill: " + fill(spec);
+      if (spec.seed != 0) out += ", seed: " + std::to_string(spec.seed);
+      break;
+    case TensorSpec::Source::kFile:
+      out += ", file: " +
+             // `file` is as written: its `#name` is in it already.
+             yaml_quoted(spec.file);
+      if (!spec.sha256.empty()) out += ", sha256: " + spec.sha256;
+      break;
+  }
+  const std::string how = layout(spec.layout);
+  if (!how.empty()) out += ", layout: " + how;
+  return out;
+}
+
+}  // namespace casebook::model

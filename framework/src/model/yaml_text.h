@@ -1,0 +1,38 @@
+// Internal: the flow-style YAML text of values, arguments and tensors, as
+// case_to_yaml (model/case_writer.cpp) writes them into a case file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "casebook/case.h"
+
+namespace casebook::model {
+
+// A double-quoted YAML scalar (JSON escapes are YAML's).
+std::string yaml_quoted(const std::string& text);
+
+// A key as written: plain where it is a plain word or index ("0",
+// "grad.input"), else quoted (a quoted "0" would be a name, not an index).
+std::string yaml_key(const std::string& text);
+
+// `[a, b, c]`: each item's text by `each`.
+template <typename T, typename F>
+std::string yaml_list(const std::vector<T>& items, F each) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) {
+    out += (i ? ", " : "") + each(items[i]);
+  }
+  return out + "]";
+}
+
+std::string yaml_ints(const std::vector<int64_t>& values);
+
+// An `args` value.
+std::string yaml_arg(const ArgValue& value);
+
+// A tensor's keys, without the braces: `dtype: float32, shape: [2], ...`.
+std::string tensor_fields(const TensorSpec& spec);
+
+}  // namespace casebook::model
