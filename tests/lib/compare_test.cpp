@@ -7,6 +7,8 @@
 
 #include <cmath>
 
+#include "compare/value_text.h"
+
 namespace casebook {
 namespace {
 
@@ -108,6 +110,23 @@ TEST(Compare, ReportGivesCountsWorstElementsAndTolerance) {
                       "the reference (cpu64)");
   EXPECT_EQ(named.report.substr(0, named.report.find('\n')),
             "mismatched elements: 2 / 4 (50 %) against the reference (cpu64)");
+}
+
+// A NaN whose sign bit is set (LibTorch 2.13's softmax of [nan, 0] gives
+// one on some CPUs) reads `nan`, as every other NaN does, in every report.
+TEST(Compare, ANegativeNanReadsNanWhateverItsSignBit) {
+  const double negative_nan = std::copysign(std::nan(""), -1.0);
+  at::Tensor expected = at::tensor({0.5, 0.25});
+  at::Tensor actual = at::tensor({negative_nan, 0.25});
+  const Comparison result = compare_one(expected, actual);
+  EXPECT_NE(result.report.find("(expected 0.5, got nan)"), std::string::npos)
+      << result.report;
+  EXPECT_EQ(result.report.find("-nan"), std::string::npos) << result.report;
+  at::Tensor complex =
+      at::complex(at::tensor({0.5}), at::tensor({negative_nan}));
+  EXPECT_EQ(element_text(complex, 0, 6), "0.5+nanj");
+  EXPECT_EQ(number_text(-negative_nan, 8), "nan");
+  EXPECT_EQ(number_text(-0.25, 8), "-0.25");
 }
 
 // Outputs are compared 4M elements at a time: the worst element and the

@@ -10,7 +10,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <typeinfo>
 
 #include "casebook/diagnosis.h"
@@ -18,6 +17,7 @@
 #include "casebook/shape_text.h"
 #include "child/gradients.h"
 #include "compare/compare.h"
+#include "compare/value_text.h"
 #include "device/backend_hooks.h"
 #include "device/kernel_plugin.h"
 #include "ops/op_helpers.h"
@@ -106,14 +106,11 @@ std::string repeat_difference(const Case& kase,
     const std::vector<int64_t> index = unravel(flat, a.sizes());
     const at::Tensor x = a.contiguous().reshape({-1});
     const at::Tensor y = b.contiguous().reshape({-1});
-    std::ostringstream text;
-    text.precision(9);
-    text << which << " index " << shape_text(index)
-         << " (run 1: " << x[flat].item<double>()
-         << ", this run: " << y[flat].item<double>() << "; "
-         << differs.sum().item<int64_t>() << " of " << x.numel()
-         << " elements differ, bitwise)";
-    return text.str();
+    return which + " index " + shape_text(index) +
+           " (run 1: " + element_text(x, flat, 9) +
+           ", this run: " + element_text(y, flat, 9) + "; " +
+           std::to_string(differs.sum().item<int64_t>()) + " of " +
+           std::to_string(x.numel()) + " elements differ, bitwise)";
   }
   return {};
 }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "casebook/shape_text.h"
+#include "compare/value_text.h"
 #include "tensors/materialise.h"
 
 namespace casebook {
@@ -19,12 +20,10 @@ std::string dtype_text(const at::Tensor& tensor) {
   return std::string(c10::toString(tensor.scalar_type()));
 }
 
-std::string format_number(double value) {
-  std::ostringstream out;
-  out.precision(6);
-  out << value;
-  return out.str();
-}
+// Significant digits of the numbers in a comparison's report.
+constexpr int kDigits = 6;
+
+std::string format_number(double value) { return number_text(value, kDigits); }
 
 // The worst element seen so far by one measure (absolute or relative),
 // among elements where neither side is NaN (NaN positions are counted apart).
@@ -64,15 +63,8 @@ struct Count {
 // output compared whole took 5.2 GiB of temporaries.
 constexpr int64_t kChunk = int64_t{1} << 22;
 
-// A value as the report shows it: 0.5, or 1.5+2j / 1.5-2j for a complex one.
 std::string element_text(const at::Tensor& flat, int64_t index) {
-  if (flat.is_complex()) {
-    const auto value = flat[index].item<c10::complex<double>>();
-    const std::string im = format_number(value.imag());
-    return format_number(value.real()) +
-           (im[0] == '-' || im[0] == 'n' ? "" : "+") + im + "j";
-  }
-  return format_number(flat[index].item<double>());
+  return casebook::element_text(flat, index, kDigits);
 }
 
 // What the values are compared in: float64, complex128 for complex ones.

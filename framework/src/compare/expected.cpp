@@ -8,6 +8,7 @@
 
 #include "casebook/family.h"
 #include "casebook/shape_text.h"
+#include "compare/value_text.h"
 #include "tensors/materialise.h"
 
 namespace casebook {
@@ -15,23 +16,15 @@ namespace {
 
 constexpr int64_t kChunk = int64_t{1} << 22;  // as compare.cpp: 32 MiB of f64
 
+// Significant digits of the values and bounds a property check reports.
+constexpr int kDigits = 8;
+
 std::string number_text(double value) {
-  // A NaN's sign says nothing to the reader, and differs by version (LibTorch
-  // 2.13 gives -nan where 1.13 gave nan for the same op).
-  if (std::isnan(value)) return "nan";
-  std::ostringstream out;
-  out.precision(8);
-  out << value;
-  return out.str();
+  return casebook::number_text(value, kDigits);
 }
 
-// A value as a failure shows it: 0.5, or 1.5+2j / 1.5-2j for a complex one.
 std::string element_text(const at::Tensor& flat, int64_t index) {
-  if (!flat.is_complex()) return number_text(flat[index].item<double>());
-  const auto value = flat[index].item<c10::complex<double>>();
-  const std::string im = number_text(value.imag());
-  return number_text(value.real()) + (im[0] == '-' || im[0] == 'n' ? "" : "+") +
-         im + "j";
+  return casebook::element_text(flat, index, kDigits);
 }
 
 // The first flat index where `predicate` (on a float64 chunk, complex128

@@ -1,0 +1,20 @@
+#pragma once
+// How a failure writes a number and a tensor's element, for every check of
+// compare/: the differences and values of compare.cpp, the properties and
+// bounds of expected.cpp.
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <string>
+
+namespace casebook {
+
+// `value` with `digits` significant digits (0.5, 1e-05, inf, -inf). A NaN is
+// `nan` whatever its sign bit: the sign says nothing to the reader, and the
+// same op gives -nan or nan by LibTorch version and by the CPU's vector unit.
+std::string number_text(double value, int digits);
+
+// flat[index] of a 1-d tensor: 0.5, or 1.5+2j / 1.5-2j / nan+nanj when complex.
+std::string element_text(const at::Tensor& flat, int64_t index, int digits);
+
+}  // namespace casebook
