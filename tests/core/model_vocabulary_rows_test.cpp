@@ -1,6 +1,6 @@
-// The vocabulary's X-macro lists (casebook/family_list.h) and what is
-// generated from them: the enums follow the rows, and every name parses back
-// to its row.
+// The vocabulary's X-macro lists (casebook/verdict_list.h,
+// casebook/family_list.h) and what is generated from them: the enums follow
+// the rows, and every name parses back to its row.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -11,9 +11,29 @@
 
 #include "casebook/diagnosis.h"
 #include "casebook/family.h"
+#include "casebook/verdict.h"
 
 namespace casebook {
 namespace {
+
+TEST(VerdictRows, EveryNameParsesBackToItsVerdict) {
+  size_t rows = 0;
+#define CASEBOOK_CHECK_VERDICT(enumerator, name, success, colour, junit) \
+  ++rows;                                                                \
+  EXPECT_EQ(verdict_name(Verdict::enumerator), name);                    \
+  EXPECT_EQ(parse_verdict(name), Verdict::enumerator) << name;
+  CASEBOOK_FOR_EACH_VERDICT(CASEBOOK_CHECK_VERDICT)
+#undef CASEBOOK_CHECK_VERDICT
+  EXPECT_EQ(rows, 9u);
+}
+
+TEST(VerdictRows, ParseTakesOnlyAWholeNameAsSpelt) {
+  EXPECT_EQ(parse_verdict("NOT RUN"), Verdict::kNotRun);
+  for (std::string_view name : {"NOT", "RUN", "pass", "Pass", "PASS ", "",
+                                "internal", "FAIL index_out_of_range"}) {
+    EXPECT_EQ(parse_verdict(name), std::nullopt) << "'" << name << "'";
+  }
+}
 
 TEST(FamilyRows, TheEnumIsNoneThenTheRowsInTheirOrder) {
   std::vector<std::pair<Family, std::string_view>> rows;
