@@ -4,6 +4,7 @@
 // (model/verdict.cpp).
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "casebook/verdict_list.h"
@@ -28,6 +29,9 @@ bool verdict_is_success(Verdict verdict);
 std::string_view verdict_colour(Verdict verdict);
 // What its JUnit <testcase> holds (runner/junit.h).
 JunitElement verdict_junit_element(Verdict verdict);
+// The verdict whose name (verdict_name) is `name`, as a report or a JUnit
+// type spells it ("NOT RUN"); nullopt for anything else.
+std::optional<Verdict> parse_verdict(std::string_view name);
 // Whose fault an INTERNAL verdict is, said with every one (its details).
 inline constexpr std::string_view kInternalErrorNote =
     "casebook broke one of its own invariants: this is casebook's fault, not "

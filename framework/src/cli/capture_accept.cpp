@@ -4,11 +4,14 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
+#include <string_view>
 #include <system_error>
 
 #include "casebook/diagnosis.h"
 #include "casebook/loader.h"
+#include "casebook/verdict.h"
 #include "cli/capture_run.h"
 
 namespace casebook {
@@ -22,8 +25,29 @@ std::string origin_entry(const Origin& origin, const std::string& key) {
   return "";
 }
 
+// The verdict `casebook run` gave a run. RunOutcome holds the first word of
+// its JUnit label (cli/capture_run.cpp), so NOT RUN arrives as "NOT";
+// nullopt for a word that is no verdict's (INTERNAL's JUnit type is
+// "internal"), which counts as a run that failed.
+std::optional<Verdict> verdict_of(const RunOutcome& outcome) {
+  if (const std::optional<Verdict> verdict = parse_verdict(outcome.verdict)) {
+    return verdict;
+  }
+  const std::string_view not_run = verdict_name(Verdict::kNotRun);
+  if (outcome.verdict == not_run.substr(0, not_run.find(' '))) {
+    return Verdict::kNotRun;
+  }
+  return std::nullopt;
+}
+
 bool ran(const RunOutcome& outcome) {
-  return outcome.verdict != "SKIP" && outcome.verdict != "NOT";
+  const std::optional<Verdict> verdict = verdict_of(outcome);
+  return verdict != Verdict::kSkip && verdict != Verdict::kNotRun;
+}
+
+bool passed(const RunOutcome& outcome) {
+  const std::optional<Verdict> verdict = verdict_of(outcome);
+  return verdict == Verdict::kPass || verdict == Verdict::kXfail;
 }
 
 // "cpu: FAIL index_out_of_range: Target 4 is out of bounds."
@@ -92,9 +116,7 @@ Reproduction judge_reproduction(const Origin& origin, const CaseRun& run) {
   }
   std::vector<const RunOutcome*> failing;
   for (const RunOutcome* outcome : runs) {
-    if (outcome->verdict != "PASS" && outcome->verdict != "XFAIL") {
-      failing.push_back(outcome);
-    }
+    if (!passed(*outcome)) failing.push_back(outcome);
   }
   if (failing.empty()) {
     out.kind = Reproduction::Kind::kPasses;

@@ -7,7 +7,10 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "casebook/loader.h"
 #include "casebook/ops.h"
@@ -146,6 +149,75 @@ std::string registered_skeleton(const OpDef& def) {
   return text.str();
 }
 
+// The overloads of LibTorch's operator `op` names ("torch.nll_loss",
+// "aten::add.Tensor": that overload alone); `*overload` is the one it names
+// and `*name` its "aten::" name, empty when `op` names none.
+std::vector<c10::OperatorHandle> operator_overloads(
+    const std::string& op, std::optional<std::string>* overload,
+    std::string* name) {
+  *name = aten::operator_name(op, overload);
+  std::vector<c10::OperatorHandle> handles;
+  if (name->empty()) return handles;
+  if (*overload) {
+    if (auto handle =
+            c10::Dispatcher::singleton().findSchema({*name, **overload})) {
+      handles.push_back(*handle);
+    }
+  } else {
+    handles = aten::overloads_of(*name);
+    aten::prefer_python_overload(op, &handles);
+  }
+  return handles;
+}
+
+// Puts first the overload a case would usually mean: not a named-tensor
+// (Dimname) one, not an out= variant; the first one when all are.
+void put_usual_overload_first(std::vector<c10::OperatorHandle>* handles) {
+  for (size_t i = 0; i < handles->size(); ++i) {
+    const c10::FunctionSchema& schema = (*handles)[i].schema();
+    bool out = false;
+    for (const c10::Argument& argument : schema.arguments()) {
+      out |= argument.is_out();
+    }
+    if (schema.overload_name().find("imname") == std::string::npos && !out) {
+      std::swap((*handles)[0], (*handles)[i]);
+      return;
+    }
+  }
+}
+
+// The skeleton's line for one argument of the schema: a Tensor (or a list of
+// them) under `inputs`, anything else under `args`, with its default, null
+// or TODO.
+void add_argument_line(const c10::Argument& argument, std::ostream& args,
+                       std::ostream& inputs) {
+  const std::string type = aten::argument_type(argument);
+  const std::string base =
+      optional_type(type) ? type.substr(0, type.size() - 1) : type;
+  const std::string input_name =
+      argument.name() == "self" ? "input" : argument.name();
+  if (base == "Tensor") {
+    const bool needed = !optional_type(type) && !argument.default_value();
+    inputs << (needed ? "" : "  # optional:\n  # ")
+           << tensor_line(input_name, type).substr(needed ? 0 : 2) << "\n";
+  } else if (base == "Tensor[]" || base == "Tensor?[]") {
+    inputs << tensor_line(argument.name() + "[0]", type) << "\n"
+           << "  # " << argument.name() << "[1]: ... one input per element\n";
+  } else if (base == "Device" || base == "Generator" || base == "Layout" ||
+             argument.name() == "pin_memory") {
+    args << "  # " << argument.name()
+         << ": the backend's own (not read from the case)\n";
+  } else if (argument.default_value()) {
+    args << "  " << argument.name() << ": " << default_text(argument) << "  # "
+         << shown_type(argument) << "\n";
+  } else if (optional_type(type)) {
+    args << "  " << argument.name() << ": null  # " << type << "\n";
+  } else {
+    args << "  " << argument.name() << ": TODO  # " << shown_type(argument)
+         << ", required\n";
+  }
+}
+
 }  // namespace
 
 int ops_command(const std::string& glob) {
@@ -190,19 +262,9 @@ std::string case_skeleton(const std::string& op, std::string* error) {
     return registered_skeleton(*def);
   }
   std::optional<std::string> overload;
-  const std::string name = aten::operator_name(op, &overload);
-  std::vector<c10::OperatorHandle> handles;
-  if (!name.empty()) {
-    if (overload) {
-      if (auto handle =
-              c10::Dispatcher::singleton().findSchema({name, *overload})) {
-        handles.push_back(*handle);
-      }
-    } else {
-      handles = aten::overloads_of(name);
-      aten::prefer_python_overload(op, &handles);
-    }
-  }
+  std::string name;
+  std::vector<c10::OperatorHandle> handles =
+      operator_overloads(op, &overload, &name);
   if (handles.empty()) {
     *error = "LibTorch " + aten::libtorch_version() + " has no operator for `" +
              op +
@@ -210,21 +272,7 @@ std::string case_skeleton(const std::string& op, std::string* error) {
              "`casebook ops GLOB` lists them)";
     return "";
   }
-  // The skeleton follows the first overload a case would usually mean: not
-  // a named-tensor (Dimname) one, not an out= variant.
-  size_t chosen = 0;
-  for (size_t i = 0; i < handles.size(); ++i) {
-    const std::string& overload_name = handles[i].schema().overload_name();
-    bool out = false;
-    for (const c10::Argument& argument : handles[i].schema().arguments()) {
-      out |= argument.is_out();
-    }
-    if (overload_name.find("imname") == std::string::npos && !out) {
-      chosen = i;
-      break;
-    }
-  }
-  std::swap(handles[0], handles[chosen]);
+  put_usual_overload_first(&handles);
   const c10::FunctionSchema& schema = handles.front().schema();
   std::ostringstream text;
   text << "casebook: 1\n"
@@ -240,31 +288,7 @@ std::string case_skeleton(const std::string& op, std::string* error) {
   std::ostringstream args;
   std::ostringstream inputs;
   for (const c10::Argument& argument : schema.arguments()) {
-    const std::string type = aten::argument_type(argument);
-    const std::string base =
-        optional_type(type) ? type.substr(0, type.size() - 1) : type;
-    const std::string input_name =
-        argument.name() == "self" ? "input" : argument.name();
-    if (base == "Tensor") {
-      const bool needed = !optional_type(type) && !argument.default_value();
-      inputs << (needed ? "" : "  # optional:\n  # ")
-             << tensor_line(input_name, type).substr(needed ? 0 : 2) << "\n";
-    } else if (base == "Tensor[]" || base == "Tensor?[]") {
-      inputs << tensor_line(argument.name() + "[0]", type) << "\n"
-             << "  # " << argument.name() << "[1]: ... one input per element\n";
-    } else if (base == "Device" || base == "Generator" || base == "Layout" ||
-               argument.name() == "pin_memory") {
-      args << "  # " << argument.name()
-           << ": the backend's own (not read from the case)\n";
-    } else if (argument.default_value()) {
-      args << "  " << argument.name() << ": " << default_text(argument)
-           << "  # " << shown_type(argument) << "\n";
-    } else if (optional_type(type)) {
-      args << "  " << argument.name() << ": null  # " << type << "\n";
-    } else {
-      args << "  " << argument.name() << ": TODO  # " << shown_type(argument)
-           << ", required\n";
-    }
+    add_argument_line(argument, args, inputs);
   }
   if (!args.str().empty()) text << "args:\n" << args.str();
   text << "inputs:\n" << inputs.str();

@@ -72,100 +72,138 @@ std::string type_leaf(std::string_view type) {
   return to_lower(type.substr(start));
 }
 
-// Families given by the message, most specific first.
+// Each recognizer below reads the lowered message proper (no backtrace) for
+// the texts of one family.
+
+// Before index_out_of_range: the kernel's assertion text often says "index
+// out of bounds". Not "device-side assertions": that is the tail of every
+// CUDA error in PyTorch 2.x ("Compile with `TORCH_USE_CUDA_DSA` to enable
+// device-side assertions.").
+bool says_device_assert(std::string_view lower) {
+  return has_any(lower,
+                 {"device-side assert triggered", "cudaerrorassert",
+                  "hiperrorassert", "device-side assertion failures were found",
+                  "device-side assertion `"}) ||
+         is_kernel_assertion(lower);
+}
+
+// Before any generic CUDA error: "CUDA error: out of memory".
+bool says_out_of_memory(std::string_view lower) {
+  return has_any(lower, {"out of memory", "cudaerrormemoryallocation",
+                         "hiperroroutofmemory", "hiperrormemoryallocation",
+                         "can't allocate memory", "std::bad_alloc",
+                         "cublas_status_alloc_failed"});
+}
+
+// A kernel touched memory it must not: an invalid address, a misaligned one,
+// or an exception CUDA only calls "unspecified launch failure".
+bool says_illegal_address(std::string_view lower) {
+  return has_any(lower, {"illegal memory access", "cudaerrorillegaladdress",
+                         "hiperrorillegaladdress", "unspecified launch failure",
+                         "cudaerrorlaunchfailure", "hiperrorlaunchfailure",
+                         "misaligned address", "cudaerrormisalignedaddress",
+                         "illegal instruction", "cudaerrorillegalinstruction",
+                         "memory access fault by gpu", "hardware stack error",
+                         "cudaerrorhardwarestackerror",
+                         "invalid program counter", "cudaerrorinvalidpc"});
+}
+
+bool says_timeout(std::string_view lower) {
+  return has_any(
+      lower, {"timed out", "cudaerrorlaunchtimeout", "hiperrorlaunchtimeout",
+              "collective operation timeout"});
+}
+
+// Nothing to run this op here: no kernel for this device, dtype or backend,
+// or no GPU runtime at all.
+bool says_op_unavailable(std::string_view lower) {
+  return has_any(lower, {"no kernel image is available",
+                         "cudaerrornokernelimagefordevice",
+                         "hiperrornobinaryforgpu",
+                         "unable to find code object",
+                         "invalid device function",
+                         "cudaerrorinvaliddevicefunction",
+                         "hiperrorinvaliddevicefunction",
+                         "could not run '",
+                         "not implemented for '",
+                         "is not linked with support for",
+                         "not compiled with cuda enabled",
+                         "no cuda-capable device",
+                         "cudaerrornodevice",
+                         "hiperrornodevice",
+                         "no cuda gpus are available",
+                         "no hip gpus are available",
+                         "found no nvidia driver",
+                         "driver version is insufficient",
+                         "cudaerrorinsufficientdriver",
+                         "hiperrorinsufficientdriver",
+                         "unsupported toolchain",
+                         "cudaerrorunsupportedptxversion",
+                         "is not compatible with the current pytorch"});
+}
+
+bool says_device_mismatch(std::string_view lower) {
+  return has_any(lower,
+                 {"expected all tensors to be on the same",
+                  "expected object of device type",
+                  "expected object of backend", "but expected it to be on gpu",
+                  "different from other tensors on"}) ||
+         is_conv_device_mismatch(lower);
+}
+
+// Anomaly mode's "Function 'LogSoftmaxBackward0' returned nan values in its
+// 0th output.", multinomial's "probability tensor contains either `inf`,
+// `nan` or element < 0", clip_grad_norm_'s "... is non-finite".
+bool says_nan_or_inf(std::string_view lower) {
+  return has_any(lower, {"returned nan values", "`inf`, `nan`", "non-finite"});
+}
+
+// torch.testing.assert_close's report.
+bool says_mismatch(std::string_view lower) {
+  return has_any(lower, {"tensor-likes are not close",
+                         "tensor-likes are not equal", "mismatched elements:",
+                         "scalars are not close", "scalars are not equal"});
+}
+
+// A dim argument out of range is a rejected argument, though LibTorch throws
+// it as c10::IndexError: the data's indices are not at fault.
+bool says_dimension_out_of_range(std::string_view lower) {
+  return has(lower, "dimension out of range");
+}
+
+// LibTorch 2.x's embedding_bag: "Index 1 of input takes value 10 which is not
+// in the valid range [0, 10)" (a plain c10::Error).
+bool says_index_out_of_range(std::string_view lower) {
+  return has_any(lower, {"out of bounds", "out of data bounds",
+                         "class values must be smaller than num_classes"}) ||
+         (has(lower, "index") &&
+          has_any(lower, {"out of range", "not in the valid range"}));
+}
+
+struct MessageRule {
+  Family family;
+  bool (*says)(std::string_view lower);
+};
+
+// Most specific first: the first rule whose recognizer matches gives the
+// family (the comments above say which order each one needs).
+constexpr MessageRule kMessageRules[] = {
+    {Family::kDeviceAssert, says_device_assert},
+    {Family::kOutOfMemory, says_out_of_memory},
+    {Family::kIllegalAddress, says_illegal_address},
+    {Family::kTimeout, says_timeout},
+    {Family::kOpUnavailable, says_op_unavailable},
+    {Family::kDeviceMismatch, says_device_mismatch},
+    {Family::kNanOrInf, says_nan_or_inf},
+    {Family::kMismatch, says_mismatch},
+    {Family::kContract, says_dimension_out_of_range},
+    {Family::kIndexOutOfRange, says_index_out_of_range},
+};
+
+// The family the message gives, if one does.
 std::optional<Family> classify_message(std::string_view lower) {
-  // Before index_out_of_range: the kernel's assertion text often says
-  // "index out of bounds". Not "device-side assertions": that is the tail
-  // of every CUDA error in PyTorch 2.x ("Compile with `TORCH_USE_CUDA_DSA`
-  // to enable device-side assertions.").
-  if (has_any(lower,
-              {"device-side assert triggered", "cudaerrorassert",
-               "hiperrorassert", "device-side assertion failures were found",
-               "device-side assertion `"}) ||
-      is_kernel_assertion(lower)) {
-    return Family::kDeviceAssert;
-  }
-  // Before any generic CUDA error: "CUDA error: out of memory".
-  if (has_any(lower, {"out of memory", "cudaerrormemoryallocation",
-                      "hiperroroutofmemory", "hiperrormemoryallocation",
-                      "can't allocate memory", "std::bad_alloc",
-                      "cublas_status_alloc_failed"})) {
-    return Family::kOutOfMemory;
-  }
-  // A kernel touched memory it must not: an invalid address, a misaligned
-  // one, or an exception CUDA only calls "unspecified launch failure".
-  if (has_any(lower, {"illegal memory access", "cudaerrorillegaladdress",
-                      "hiperrorillegaladdress", "unspecified launch failure",
-                      "cudaerrorlaunchfailure", "hiperrorlaunchfailure",
-                      "misaligned address", "cudaerrormisalignedaddress",
-                      "illegal instruction", "cudaerrorillegalinstruction",
-                      "memory access fault by gpu", "hardware stack error",
-                      "cudaerrorhardwarestackerror", "invalid program counter",
-                      "cudaerrorinvalidpc"})) {
-    return Family::kIllegalAddress;
-  }
-  if (has_any(lower,
-              {"timed out", "cudaerrorlaunchtimeout", "hiperrorlaunchtimeout",
-               "collective operation timeout"})) {
-    return Family::kTimeout;
-  }
-  // Nothing to run this op here: no kernel for this device, dtype or
-  // backend, or no GPU runtime at all.
-  if (has_any(lower, {"no kernel image is available",
-                      "cudaerrornokernelimagefordevice",
-                      "hiperrornobinaryforgpu",
-                      "unable to find code object",
-                      "invalid device function",
-                      "cudaerrorinvaliddevicefunction",
-                      "hiperrorinvaliddevicefunction",
-                      "could not run '",
-                      "not implemented for '",
-                      "is not linked with support for",
-                      "not compiled with cuda enabled",
-                      "no cuda-capable device",
-                      "cudaerrornodevice",
-                      "hiperrornodevice",
-                      "no cuda gpus are available",
-                      "no hip gpus are available",
-                      "found no nvidia driver",
-                      "driver version is insufficient",
-                      "cudaerrorinsufficientdriver",
-                      "hiperrorinsufficientdriver",
-                      "unsupported toolchain",
-                      "cudaerrorunsupportedptxversion",
-                      "is not compatible with the current pytorch"})) {
-    return Family::kOpUnavailable;
-  }
-  if (has_any(lower,
-              {"expected all tensors to be on the same",
-               "expected object of device type", "expected object of backend",
-               "but expected it to be on gpu",
-               "different from other tensors on"}) ||
-      is_conv_device_mismatch(lower)) {
-    return Family::kDeviceMismatch;
-  }
-  // Anomaly mode's "Function 'LogSoftmaxBackward0' returned nan values in
-  // its 0th output.", multinomial's "probability tensor contains either
-  // `inf`, `nan` or element < 0", clip_grad_norm_'s "... is non-finite".
-  if (has_any(lower, {"returned nan values", "`inf`, `nan`", "non-finite"})) {
-    return Family::kNanOrInf;
-  }
-  // torch.testing.assert_close's report.
-  if (has_any(lower, {"tensor-likes are not close",
-                      "tensor-likes are not equal", "mismatched elements:",
-                      "scalars are not close", "scalars are not equal"})) {
-    return Family::kMismatch;
-  }
-  // A dim argument out of range is a rejected argument, though LibTorch
-  // throws it as c10::IndexError: the data's indices are not at fault.
-  if (has(lower, "dimension out of range")) return Family::kContract;
-  // LibTorch 2.x's embedding_bag: "Index 1 of input takes value 10 which is
-  // not in the valid range [0, 10)" (a plain c10::Error).
-  if (has_any(lower, {"out of bounds", "out of data bounds",
-                      "class values must be smaller than num_classes"}) ||
-      (has(lower, "index") &&
-       has_any(lower, {"out of range", "not in the valid range"}))) {
-    return Family::kIndexOutOfRange;
+  for (const MessageRule& rule : kMessageRules) {
+    if (rule.says(lower)) return rule.family;
   }
   return std::nullopt;
 }

@@ -1,6 +1,7 @@
 #include "diagnosis/report_sections.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "casebook/shape_text.h"
@@ -13,8 +14,15 @@ namespace {
 constexpr size_t kCaseFileShown = 64 * 1024;
 constexpr size_t kConsequenceCount = 10;
 
+// The run's verdict, parsed from the name the report shows; nullopt for a
+// name that is no verdict's (said as it is, as a failure).
+std::optional<Verdict> verdict_of(const ReportInput& input) {
+  return parse_verdict(input.verdict);
+}
+
 bool fails(const ReportInput& input) {
-  return input.verdict != "PASS" && input.verdict != "SKIP";
+  const std::optional<Verdict> verdict = verdict_of(input);
+  return verdict != Verdict::kPass && verdict != Verdict::kSkip;
 }
 
 // The run raised an error worth showing: a failure, an XFAIL, or the error
@@ -66,20 +74,21 @@ std::string pairs_table(const ReportPairs& pairs, std::string_view none) {
 }
 
 std::string verdict_sentence(const ReportInput& input) {
+  const std::optional<Verdict> verdict = verdict_of(input);
   std::string text;
-  if (input.verdict == "PASS" && input.expected_error) {
+  if (verdict == Verdict::kPass && input.expected_error) {
     text = "Verdict: PASS: the run raised the error its case expects (" +
            family_text(input.family) +
            "). The case file below reproduces it alone; the error it raised "
            "is below.";
-  } else if (input.verdict == "PASS") {
+  } else if (verdict == Verdict::kPass) {
     text =
         "Verdict: PASS. Nothing fails: every check of this run held. The "
         "report shows the case as it ran.";
-  } else if (input.verdict == "SKIP") {
+  } else if (verdict == Verdict::kSkip) {
     text = "Verdict: SKIP (" + input.expectation_reason +
            "). Nothing ran to analyse.";
-  } else if (input.verdict == "XFAIL") {
+  } else if (verdict == Verdict::kXfail) {
     text = "Verdict: XFAIL, a known failure. The author's expectation: " +
            input.expectation_reason +
            ". The case file below reproduces it alone.";
@@ -145,7 +154,7 @@ std::string backend(const ReportInput& input) {
 std::string first_message(const ReportInput& input) {
   if (!has_message(input)) return "";
   std::string text = "## First relevant message\n\n";
-  if (input.verdict == "XFAIL") {
+  if (verdict_of(input) == Verdict::kXfail) {
     text += "The first error (the author expects this failure: " +
             input.expectation_reason + "):\n\n";
   } else if (input.expected_error) {

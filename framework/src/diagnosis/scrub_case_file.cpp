@@ -38,49 +38,76 @@ bool is_flow_indicator(char c) {
   return c == ',' || c == '[' || c == ']' || c == '{' || c == '}';
 }
 
+// One past the closing quote of the double-quoted scalar opening at `begin`
+// (a backslash escapes the next character); nullopt when it never closes.
+std::optional<size_t> double_quoted_end(const std::string& text, size_t begin) {
+  const size_t n = text.size();
+  size_t at = begin + 1;
+  while (at < n && text[at] != '"') at += text[at] == '\\' ? 2 : 1;
+  return at < n ? std::optional<size_t>(at + 1) : std::nullopt;
+}
+
+// One past the closing quote of the single-quoted scalar opening at `begin`
+// ('' is a quote inside); nullopt when it never closes.
+std::optional<size_t> single_quoted_end(const std::string& text, size_t begin) {
+  const size_t n = text.size();
+  size_t at = begin + 1;
+  while (at < n) {
+    if (text[at] == '\'') {
+      if (at + 1 < n && text[at + 1] == '\'') {
+        at += 2;  // '' is a quote inside
+        continue;
+      }
+      return at + 1;
+    }
+    ++at;
+  }
+  return std::nullopt;
+}
+
+// Whether a plain scalar begun at `begin` stops at `at`: a line's end, ": "
+// (a key's end), " #" (a comment), and in a flow collection its indicators.
+bool ends_plain_scalar(const std::string& text, size_t begin, size_t at,
+                       bool in_flow) {
+  const size_t n = text.size();
+  const char c = text[at];
+  if (c == '\n' || c == '\r') return true;
+  if (c == ':' && (at + 1 == n || is_blank_or_newline(text[at + 1]) ||
+                   (in_flow && is_flow_indicator(text[at + 1])))) {
+    return true;
+  }
+  if (c == '#' && at > begin && (text[at - 1] == ' ' || text[at - 1] == '\t')) {
+    return true;
+  }
+  return in_flow && is_flow_indicator(c);
+}
+
+// Where the plain scalar starting at `begin` ends, its trailing blanks left
+// out.
+size_t plain_scalar_end(const std::string& text, size_t begin, bool in_flow) {
+  size_t at = begin;
+  while (at < text.size() && !ends_plain_scalar(text, begin, at, in_flow)) ++at;
+  while (at > begin && (text[at - 1] == ' ' || text[at - 1] == '\t')) --at;
+  return at;
+}
+
 // Where the scalar starting at `begin` ends in `text` (one past its last
 // character), from its style; nullopt for a block scalar (| or >), whose
 // lines are left to the free-text pass.
 std::optional<size_t> scalar_end(const std::string& text, size_t begin,
                                  bool in_flow) {
-  const size_t n = text.size();
-  if (begin >= n) return std::nullopt;
-  const char first = text[begin];
-  if (first == '|' || first == '>') return std::nullopt;
-  if (first == '"') {
-    size_t at = begin + 1;
-    while (at < n && text[at] != '"') at += text[at] == '\\' ? 2 : 1;
-    return at < n ? std::optional<size_t>(at + 1) : std::nullopt;
+  if (begin >= text.size()) return std::nullopt;
+  switch (text[begin]) {
+    case '|':
+    case '>':
+      return std::nullopt;
+    case '"':
+      return double_quoted_end(text, begin);
+    case '\'':
+      return single_quoted_end(text, begin);
+    default:
+      return plain_scalar_end(text, begin, in_flow);
   }
-  if (first == '\'') {
-    size_t at = begin + 1;
-    while (at < n) {
-      if (text[at] == '\'') {
-        if (at + 1 < n && text[at + 1] == '\'') {
-          at += 2;  // '' is a quote inside
-          continue;
-        }
-        return at + 1;
-      }
-      ++at;
-    }
-    return std::nullopt;
-  }
-  size_t at = begin;
-  while (at < n) {
-    const char c = text[at];
-    if (c == '\n' || c == '\r') break;
-    if (c == ':' && (at + 1 == n || is_blank_or_newline(text[at + 1]) ||
-                     (in_flow && is_flow_indicator(text[at + 1])))) {
-      break;
-    }
-    if (c == '#' && at > begin && (text[at - 1] == ' ' || text[at - 1] == '\t'))
-      break;
-    if (in_flow && is_flow_indicator(c)) break;
-    ++at;
-  }
-  while (at > begin && (text[at - 1] == ' ' || text[at - 1] == '\t')) --at;
-  return at;
 }
 
 void add_site(const YAML::Node& node, const std::string& text,

@@ -10,7 +10,9 @@
 // Hand-written scanners rather than std::regex: libstdc++'s regex recurses
 // per character and overflows the stack on the long messages (backtraces,
 // case files) a report carries.
+#include <algorithm>
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,52 +90,72 @@ size_t redact_quoted(std::string& text, size_t open) {
   return open + 1 + kRedactedMarker.size();
 }
 
-// If a value follows the secret key that ends at `key_end`, redacts it and
-// returns the position after the redaction; otherwise returns key_end.
-size_t redact_value_after(std::string& text, size_t key_begin, size_t key_end) {
+// Where the value of the secret key [key_begin, key_end) starts: after a
+// ':' or '=' and the blanks around it, or, where `blank_separates` (a flag:
+// --token VALUE; Bearer VALUE), after blanks alone; nullopt when no value
+// follows on the line (a mere mention of the word). `*separated` tells
+// whether a ':' or '=' came.
+std::optional<size_t> value_begin(const std::string& text, size_t key_begin,
+                                  size_t key_end, bool blank_separates,
+                                  bool* separated) {
   size_t at = key_end;
   const char open_quote = key_begin > 0 ? text[key_begin - 1] : '\0';
   if ((open_quote == '"' || open_quote == '\'') && at < text.size() &&
       text[at] == open_quote) {
     ++at;  // "key": "value"
   }
+  const size_t separator = at;
+  while (at < text.size() && is_blank(text[at])) ++at;
+  *separated = at < text.size() && (text[at] == ':' || text[at] == '=');
+  if (*separated) {
+    ++at;
+    while (at < text.size() && is_blank(text[at])) ++at;
+  } else if (!(blank_separates && at > separator)) {
+    return std::nullopt;
+  }
+  if (at >= text.size() || text[at] == '\n' || text[at] == '\r') {
+    return std::nullopt;
+  }
+  return at;
+}
+
+// "Authorization: Bearer TOKEN": the scheme stays, the token goes. Moves
+// [*begin, *end) from the scheme to the token after it, where one follows on
+// the line.
+void move_past_scheme(const std::string& text, size_t* begin, size_t* end) {
+  size_t token = *end;
+  while (token < text.size() && is_blank(text[token])) ++token;
+  const size_t token_end = unquoted_value_end(text, token);
+  if (token > *end && token_end > token) {
+    *begin = token;
+    *end = token_end;
+  }
+}
+
+// If a value follows the secret key that ends at `key_end`, redacts it and
+// returns the position after the redaction; otherwise returns key_end.
+size_t redact_value_after(std::string& text, size_t key_begin, size_t key_end) {
   const bool flag = text[key_begin] == '-';  // --token VALUE
   const bool bearer = to_lower(text.substr(key_begin, key_end - key_begin)) ==
                       "bearer";  // Bearer VALUE
-  const size_t separator = at;
-  while (at < text.size() && is_blank(text[at])) ++at;
-  const bool has_separator =
-      at < text.size() && (text[at] == ':' || text[at] == '=');
-  if (has_separator) {
-    ++at;
-    while (at < text.size() && is_blank(text[at])) ++at;
-  } else if (!((flag || bearer) && at > separator)) {
-    return key_end;  // a mere mention of the word
+  bool separated = false;
+  const std::optional<size_t> value =
+      value_begin(text, key_begin, key_end, flag || bearer, &separated);
+  if (!value) return key_end;
+  if (text[*value] == '"' || text[*value] == '\'') {
+    return redact_quoted(text, *value);
   }
-  if (at >= text.size() || text[at] == '\n' || text[at] == '\r') {
-    return key_end;
-  }
-  if (text[at] == '"' || text[at] == '\'') return redact_quoted(text, at);
-  size_t end = unquoted_value_end(text, at);
-  if (end == at) return key_end;
+  size_t begin = *value;
+  size_t end = unquoted_value_end(text, begin);
+  if (end == begin) return key_end;
+  const std::string_view word =
+      std::string_view(text).substr(begin, end - begin);
   // "Bearer XYZ123" is a credential, "the bearer of the token" a word: a
   // bare bearer's value must look like one (a digit, or 16 characters).
-  if (bearer && !has_separator &&
-      !looks_like_credential(std::string_view(text).substr(at, end - at))) {
-    return key_end;
-  }
-  // "Authorization: Bearer TOKEN": the scheme stays, the token goes.
-  if (!bearer && is_auth_scheme(std::string_view(text).substr(at, end - at))) {
-    size_t token = end;
-    while (token < text.size() && is_blank(text[token])) ++token;
-    const size_t token_end = unquoted_value_end(text, token);
-    if (token > end && token_end > token) {
-      at = token;
-      end = token_end;
-    }
-  }
-  redact_range(text, at, end);
-  return at + kRedactedMarker.size();
+  if (bearer && !separated && !looks_like_credential(word)) return key_end;
+  if (!bearer && is_auth_scheme(word)) move_past_scheme(text, &begin, &end);
+  redact_range(text, begin, end);
+  return begin + kRedactedMarker.size();
 }
 
 void redact_key_values(std::string& text) {

@@ -1,51 +1,41 @@
+// The families' names, one row each, from casebook/family_list.h.
 #include "casebook/family.h"
 
-#include <array>
-#include <utility>
+#include <cstddef>
+#include <string_view>
 
 namespace casebook {
 namespace {
 
-constexpr std::array<std::pair<Family, std::string_view>, 14> kFamilyNames{{
-    {Family::kIndexOutOfRange, "index_out_of_range"},
-    {Family::kDeviceAssert, "device_assert"},
-    {Family::kIllegalAddress, "illegal_address"},
-    {Family::kOutOfMemory, "out_of_memory"},
-    {Family::kOpUnavailable, "op_unavailable"},
-    {Family::kDeviceMismatch, "device_mismatch"},
-    {Family::kContract, "contract"},
-    {Family::kLabelMapping, "label_mapping"},
-    {Family::kMismatch, "mismatch"},
-    {Family::kNanOrInf, "nan_or_inf"},
-    {Family::kSkippedEntries, "skipped_entries"},
-    {Family::kTimeout, "timeout"},
-    {Family::kCrash, "crash"},
-    {Family::kInvalidCase, "invalid_case"},
-}};
+// Indexed by the enumerator: Family is generated from the same list, in the
+// same order, after kNone.
+constexpr std::string_view kFamilyNames[] = {
+    "none",
+#define CASEBOOK_FAMILY_NAME(enumerator, name) name,
+    CASEBOOK_FOR_EACH_FAMILY(CASEBOOK_FAMILY_NAME)
+#undef CASEBOOK_FAMILY_NAME
+};
+static_assert(std::size(kFamilyNames) == kFamilyCount);
 
 }  // namespace
 
 std::string_view family_name(Family family) {
-  for (const auto& [value, name] : kFamilyNames) {
-    if (value == family) return name;
-  }
-  return "none";
+  return kFamilyNames[static_cast<size_t>(family)];
 }
 
 std::optional<Family> parse_family(std::string_view name) {
-  for (const auto& [value, spelling] : kFamilyNames) {
-    if (spelling == name) return value;
+  for (Family family : all_families()) {
+    if (family_name(family) == name) return family;
   }
   return std::nullopt;
 }
 
 const std::vector<Family>& all_families() {
-  static const std::vector<Family> families = [] {
-    std::vector<Family> out;
-    out.reserve(kFamilyNames.size());
-    for (const auto& entry : kFamilyNames) out.push_back(entry.first);
-    return out;
-  }();
+  static const std::vector<Family> families = {
+#define CASEBOOK_FAMILY_VALUE(enumerator, name) Family::enumerator,
+      CASEBOOK_FOR_EACH_FAMILY(CASEBOOK_FAMILY_VALUE)
+#undef CASEBOOK_FAMILY_VALUE
+  };
   return families;
 }
 

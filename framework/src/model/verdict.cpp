@@ -2,6 +2,8 @@
 #include "casebook/verdict.h"
 
 #include <cstddef>
+#include <iterator>
+#include <optional>
 #include <string_view>
 
 namespace casebook {
@@ -39,6 +41,13 @@ std::string_view verdict_colour(Verdict verdict) {
 
 JunitElement verdict_junit_element(Verdict verdict) {
   return row_of(verdict).junit;
+}
+
+std::optional<Verdict> parse_verdict(std::string_view name) {
+  for (size_t i = 0; i < std::size(kVerdictRows); ++i) {
+    if (kVerdictRows[i].name == name) return static_cast<Verdict>(i);
+  }
+  return std::nullopt;
 }
 
 }  // namespace casebook
