@@ -4,9 +4,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
-#include <optional>
 #include <sstream>
-#include <string_view>
 #include <system_error>
 
 #include "casebook/diagnosis.h"
@@ -25,35 +23,20 @@ std::string origin_entry(const Origin& origin, const std::string& key) {
   return "";
 }
 
-// The verdict `casebook run` gave a run. RunOutcome holds the first word of
-// its JUnit label (cli/capture_run.cpp), so NOT RUN arrives as "NOT";
-// nullopt for a word that is no verdict's (INTERNAL's JUnit type is
-// "internal"), which counts as a run that failed.
-std::optional<Verdict> verdict_of(const RunOutcome& outcome) {
-  if (const std::optional<Verdict> verdict = parse_verdict(outcome.verdict)) {
-    return verdict;
-  }
-  const std::string_view not_run = verdict_name(Verdict::kNotRun);
-  if (outcome.verdict == not_run.substr(0, not_run.find(' '))) {
-    return Verdict::kNotRun;
-  }
-  return std::nullopt;
+bool ran(const JudgedRun& outcome) {
+  return outcome.verdict != Verdict::kSkip &&
+         outcome.verdict != Verdict::kNotRun;
 }
 
-bool ran(const RunOutcome& outcome) {
-  const std::optional<Verdict> verdict = verdict_of(outcome);
-  return verdict != Verdict::kSkip && verdict != Verdict::kNotRun;
-}
-
-bool passed(const RunOutcome& outcome) {
-  const std::optional<Verdict> verdict = verdict_of(outcome);
-  return verdict == Verdict::kPass || verdict == Verdict::kXfail;
+bool passed(const JudgedRun& outcome) {
+  return outcome.verdict == Verdict::kPass ||
+         outcome.verdict == Verdict::kXfail;
 }
 
 // "cpu: FAIL index_out_of_range: Target 4 is out of bounds."
-std::string outcome_text(const RunOutcome& outcome) {
-  std::string text =
-      std::string(backend_name(outcome.backend)) + ": " + outcome.verdict;
+std::string outcome_text(const JudgedRun& outcome) {
+  std::string text = std::string(backend_name(outcome.backend)) + ": " +
+                     std::string(verdict_name(outcome.verdict));
   if (outcome.family != Family::kNone) {
     text += " " + std::string(family_name(outcome.family));
   }
@@ -62,10 +45,10 @@ std::string outcome_text(const RunOutcome& outcome) {
 
 // The run that decides: the origin's backend's, else the CPU's, else the
 // first that ran.
-const RunOutcome* deciding_run(const std::vector<const RunOutcome*>& runs,
-                               Backend origin_backend) {
+const JudgedRun* deciding_run(const std::vector<const JudgedRun*>& runs,
+                              Backend origin_backend) {
   for (Backend wanted : {origin_backend, Backend::kCpu}) {
-    for (const RunOutcome* run : runs) {
+    for (const JudgedRun* run : runs) {
       if (run->backend == wanted) return run;
     }
   }
@@ -75,23 +58,23 @@ const RunOutcome* deciding_run(const std::vector<const RunOutcome*>& runs,
 // A GPU's device-side assert shows on the CPU as the exception the kernel's
 // assert stands for: the CPU kernels raise index_out_of_range where CUDA's
 // and HIP's assert on the index (nll_loss, embedding, index_select).
-bool cpu_counterpart(Family origin, const RunOutcome& run, Backend from) {
+bool cpu_counterpart(Family origin, const JudgedRun& run, Backend from) {
   return is_gpu(from) && run.backend == Backend::kCpu &&
          origin == Family::kDeviceAssert &&
          run.family == Family::kIndexOutOfRange;
 }
 
-bool ran_on(const std::vector<const RunOutcome*>& runs, Backend backend) {
-  for (const RunOutcome* run : runs) {
+bool ran_on(const std::vector<const JudgedRun*>& runs, Backend backend) {
+  for (const JudgedRun* run : runs) {
     if (run->backend == backend) return true;
   }
   return false;
 }
 
-void add_expectations(const std::vector<const RunOutcome*>& runs,
+void add_expectations(const std::vector<const JudgedRun*>& runs,
                       Backend origin_backend, Family origin_family,
                       Reproduction* out) {
-  for (const RunOutcome* run : runs) {
+  for (const JudgedRun* run : runs) {
     if (run->family != Family::kNone) {
       out->expect.emplace_back(run->backend, run->family);
     }
@@ -105,8 +88,8 @@ void add_expectations(const std::vector<const RunOutcome*>& runs,
 
 Reproduction judge_reproduction(const Origin& origin, const CaseRun& run) {
   Reproduction out;
-  std::vector<const RunOutcome*> runs;
-  for (const RunOutcome& outcome : run.outcomes) {
+  std::vector<const JudgedRun*> runs;
+  for (const JudgedRun& outcome : run.outcomes) {
     if (ran(outcome)) runs.push_back(&outcome);
   }
   if (runs.empty()) {
@@ -114,8 +97,8 @@ Reproduction judge_reproduction(const Origin& origin, const CaseRun& run) {
         "the capture ran nowhere: every backend of the case is absent here";
     return out;
   }
-  std::vector<const RunOutcome*> failing;
-  for (const RunOutcome* outcome : runs) {
+  std::vector<const JudgedRun*> failing;
+  for (const JudgedRun* outcome : runs) {
     if (!passed(*outcome)) failing.push_back(outcome);
   }
   if (failing.empty()) {
@@ -127,7 +110,7 @@ Reproduction judge_reproduction(const Origin& origin, const CaseRun& run) {
   const std::string first_error = origin_entry(origin, "first_error");
   const Backend origin_backend =
       parse_backend(origin_entry(origin, "backend")).value_or(Backend::kCpu);
-  const RunOutcome& decider = *deciding_run(failing, origin_backend);
+  const JudgedRun& decider = *deciding_run(failing, origin_backend);
   if (first_error.empty()) {
     out.kind = Reproduction::Kind::kUnknown;
     out.sentence = "the capture fails (" + outcome_text(decider) +

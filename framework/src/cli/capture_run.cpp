@@ -8,7 +8,9 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
+#include <string_view>
 #include <system_error>
 
 #include "casebook/diagnosis.h"
@@ -59,11 +61,35 @@ std::string attribute(const std::string& tag, const std::string& name) {
                                   : xml_unescaped(tag.substr(from, end - from));
 }
 
+// A JUnit label, "<verdict>[ <family>]" (runner/junit.cpp), into the run's
+// verdict and family. The verdict is the longest verdict name the label
+// starts with, a word boundary after it: NOT RUN holds a space. A label that
+// names no verdict is casebook's own JUnit gone wrong: INTERNAL.
+void read_label(const std::string& label, JudgedRun* outcome) {
+  std::optional<Verdict> verdict;
+  size_t end = 0;
+  for (size_t from = 0; from != std::string::npos;) {
+    const size_t space = label.find(' ', from);
+    const size_t candidate = space == std::string::npos ? label.size() : space;
+    const std::string_view words = std::string_view(label).substr(0, candidate);
+    if (const std::optional<Verdict> parsed = parse_verdict(words)) {
+      verdict = parsed;
+      end = candidate;
+    }
+    from = space == std::string::npos ? space : space + 1;
+  }
+  outcome->verdict = verdict.value_or(Verdict::kInternal);
+  if (verdict && end < label.size()) {
+    outcome->family =
+        parse_family(label.substr(end + 1)).value_or(Family::kNone);
+  }
+}
+
 // One <testcase>...</testcase> element into its outcome. The JUnit writer
 // (runner/junit.cpp) gives a failure or an error a `type` "VERDICT family"
 // and a `message` "VERDICT family: first message"; a PASS has no child.
-RunOutcome outcome_of(const std::string& element) {
-  RunOutcome outcome;
+JudgedRun outcome_of(const std::string& element) {
+  JudgedRun outcome;
   outcome.backend =
       parse_backend(attribute(element, "name")).value_or(Backend::kCpu);
   outcome.verdict = "PASS";
@@ -78,13 +104,11 @@ RunOutcome outcome_of(const std::string& element) {
       message = xml_unescaped(
           element.substr(open, element.find("</system-out>", at) - open));
     }
-    const std::string label =
-        type.empty() ? message.substr(0, message.find(':')) : type;
-    outcome.verdict = label.substr(0, label.find(' '));
-    if (label.find(' ') != std::string::npos) {
-      outcome.family = parse_family(label.substr(label.find(' ') + 1))
-                           .value_or(Family::kNone);
-    }
+    // INTERNAL's type is "internal"; its message starts with the label.
+    const std::string label = type.empty() || type == "internal"
+                                  ? message.substr(0, message.find(':'))
+                                  : type;
+    read_label(label, &outcome);
     if (message.rfind(label + ": ", 0) == 0) message.erase(0, label.size() + 2);
     outcome.message = message;
     break;
@@ -108,9 +132,9 @@ std::string base_case_id(const std::string& junit) {
 
 }  // namespace
 
-std::vector<RunOutcome> junit_outcomes(const std::string& junit,
-                                       const std::optional<std::string>& id) {
-  std::vector<RunOutcome> outcomes;
+std::vector<JudgedRun> junit_outcomes(const std::string& junit,
+                                      const std::optional<std::string>& id) {
+  std::vector<JudgedRun> outcomes;
   const std::string open = "<testcase ";
   for (size_t at = junit.find(open); at != std::string::npos;
        at = junit.find(open, at + 1)) {
@@ -157,7 +181,7 @@ CaseRun run_case(const fs::path& case_file, const std::string& backends) {
     const std::string all = text.str();
     run.outcomes = junit_outcomes(all, base_case_id(all));
     // Any run's invalid_case (a neighbour's too): the case's own fault.
-    for (const RunOutcome& outcome : junit_outcomes(all, {})) {
+    for (const JudgedRun& outcome : junit_outcomes(all, {})) {
       if (outcome.family == Family::kInvalidCase &&
           std::find(run.invalid.begin(), run.invalid.end(), outcome.message) ==
               run.invalid.end()) {

@@ -13,13 +13,14 @@
 #include "casebook/backend.h"
 #include "casebook/case.h"
 #include "casebook/family.h"
+#include "casebook/verdict.h"
 
 namespace casebook {
 
 // One (case, backend) run as `casebook run` judged it.
-struct RunOutcome {
+struct JudgedRun {
   Backend backend = Backend::kCpu;
-  std::string verdict;  // "PASS", "FAIL", "ERROR", "SKIP", ...
+  Verdict verdict = Verdict::kPass;
   Family family = Family::kNone;
   std::string message;  // its first message, without the verdict label
 };
@@ -27,7 +28,7 @@ struct RunOutcome {
 struct CaseRun {
   int status = 2;                    // `casebook run`'s exit status
   std::vector<std::string> invalid;  // invalid_case messages, each once
-  std::vector<RunOutcome> outcomes;  // the base case's runs, by backend
+  std::vector<JudgedRun> outcomes;   // the base case's runs, by backend
 };
 
 // `casebook run` on `case_file` in a fresh process of this executable (the
@@ -38,8 +39,8 @@ CaseRun run_case(const std::filesystem::path& case_file,
 
 // The runs of a JUnit document (runner/junit.cpp's layout) of case `id`
 // (nullopt: of every case).
-std::vector<RunOutcome> junit_outcomes(const std::string& junit,
-                                       const std::optional<std::string>& id);
+std::vector<JudgedRun> junit_outcomes(const std::string& junit,
+                                      const std::optional<std::string>& id);
 
 // Whether the case's runs reproduce the failure of its origin.
 struct Reproduction {
