@@ -92,7 +92,6 @@ JudgedRun outcome_of(const std::string& element) {
   JudgedRun outcome;
   outcome.backend =
       parse_backend(attribute(element, "name")).value_or(Backend::kCpu);
-  outcome.verdict = "PASS";
   for (const char* child : {"<failure", "<error", "<skipped", "<system-out"}) {
     const size_t at = element.find(child);
     if (at == std::string::npos) continue;
