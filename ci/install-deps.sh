@@ -8,7 +8,7 @@ packages=(cmake ninja-build g++ git libtorch-dev libyaml-cpp-dev libgtest-dev
           hipcc libxml2-utils python3-yaml
           python3-jsonschema pkg-config libre2-dev python3-numpy clang
           libclang-rt-14-dev python3-torch python3-venv python3-setuptools
-          python3-wheel "$@")
+          python3-wheel ccache "$@")
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed" ||
