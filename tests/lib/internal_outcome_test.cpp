@@ -9,6 +9,7 @@
 
 #include "casebook/internal_error.h"
 #include "casebook/runner.h"
+#include "child/child_protocol.h"
 #include "run_command.h"
 #include "runner/judge.h"
 #include "runner/junit.h"
@@ -170,6 +171,50 @@ TEST_F(InternalJudge, AnInternalReportIsNeverXfailNorAnExpectedError) {
         << verdict_name(verdict.verdict) << ": " << verdict.message;
     EXPECT_EQ(verdict.family, Family::kNone);
     EXPECT_EQ(verdict.message, "internal error: broken on purpose");
+  }
+}
+
+// casebook broke while reading the file (the loader found an exception where
+// every problem is an error at its line): the case is INTERNAL, never the
+// user's invalid_case.
+TEST_F(InternalJudge, ACaseCasebookFailedToReadIsInternalNotInvalid) {
+  PlannedCase planned;
+  planned.loaded.file = folder_.path() / "unread.yaml";
+  planned.loaded.id = "unread";
+  CaseError internal{SourceLocation{planned.loaded.file, 0, 0}, "",
+                     "internal error while reading the case: broken on "
+                     "purpose; please report"};
+  internal.internal = true;
+  planned.loaded.errors.push_back(internal);
+  const CaseVerdict verdict =
+      judge(JudgeInputs{planned, Backend::kCpu, nullptr, nullptr});
+  EXPECT_EQ(verdict.verdict, Verdict::kInternal)
+      << verdict_name(verdict.verdict) << ": " << verdict.message;
+  EXPECT_EQ(verdict.family, Family::kNone);
+  EXPECT_EQ(verdict.message, internal.message);
+  EXPECT_EQ(verdict.details, kInternalErrorNote);
+}
+
+// An output file the child wrote that the runner cannot map back: casebook's
+// fault (INTERNAL), not the case's crash.
+TEST(InternalOutcome, OutputsTheRunnerCannotReadAreCasebooksFault) {
+  TempFolder folder;
+  std::ofstream(folder.path() / "short.bin") << "ab";
+  for (const std::string name : {"missing.bin", "short.bin"}) {
+    SCOPED_TRACE(name);
+    ChildReport report;
+    report.status = ChildReport::Status::kOutputs;
+    report.outputs = {TensorFile{(folder.path() / name).string(), "float32",
+                                 {3}, ""}};
+    const std::vector<at::Tensor> outputs = read_report_outputs(&report);
+    EXPECT_TRUE(outputs.empty());
+    EXPECT_TRUE(report.outputs.empty());
+    EXPECT_TRUE(report.internal);
+    EXPECT_EQ(report.status, ChildReport::Status::kError);
+    EXPECT_EQ(report.family, Family::kNone);
+    EXPECT_EQ(report.message.rfind("internal error: outputs unreadable: ", 0),
+              0u)
+        << report.message;
   }
 }
 

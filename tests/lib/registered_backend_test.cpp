@@ -15,6 +15,7 @@
 #include <string>
 
 #include "casebook/runner.h"
+#include "cli/command_line.h"
 #include "device/backend_hooks.h"
 #include "run_command.h"
 #include "run_plan.h"
@@ -126,6 +127,23 @@ TEST_F(RegisteredBackend, RunsCasesAsAGpuBackendOfItsOwn) {
   std::ostringstream table;
   print_verdict_table(table, summary, TableStyle{});
   EXPECT_NE(table.str().find("simulated"), std::string::npos) << table.str();
+}
+
+// Every message that lists the backends lists it, from the same rows as the
+// built-in ones (issue 37: a registered backend is seen wherever a built-in
+// one is).
+TEST_F(RegisteredBackend, ItIsNamedWhereverTheBackendsAreListed) {
+  EXPECT_EQ(backend_names(), "cpu, cuda, hip, simulated");
+  EXPECT_EQ(backend_alternatives(), "cpu, cuda, hip or simulated");
+  EXPECT_EQ(parse_backend_option("show", "simulated"), backend());
+  testing::internal::CaptureStderr();
+  EXPECT_FALSE(parse_backend_option("show", "simulatd").has_value());
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "casebook show: --backend: expected cpu, cuda, hip or simulated; "
+            "got `simulatd`; did you mean `simulated`?\n");
+  simulated_device::uninstall(backend());
+  registration_.reset();
+  EXPECT_EQ(backend_alternatives(), "cpu, cuda or hip");
 }
 
 TEST_F(RegisteredBackend, ItsNameIsUnknownOnceTheRegistrationEnds) {

@@ -24,6 +24,9 @@ const std::vector<Backend>& all_backends();  // cpu, cuda, hip, registered
 const std::vector<Backend>& built_in_backends();
 // "cpu, cuda, hip" and the registered names: what a load error lists.
 std::string backend_names();
+// "cpu, cuda or hip" (and the registered names): what a command that runs
+// on one backend says it takes.
+std::string backend_alternatives();
 
 // A fact a backend's device reports, read by `when` conditions of that
 // backend's `expect` entries only, once its probe has answered: cuda's

@@ -16,6 +16,9 @@ struct CaseError {
   SourceLocation where;  // line/column 0 when the file could not be parsed
   std::string key_path;  // "inputs.target.dtype"; empty for the whole file
   std::string message;   // "expected one of bool, ..., got `float`"
+  // casebook broke while reading the file (casebook/internal_error.h): the
+  // file is not at fault, and a run of the case is INTERNAL.
+  bool internal = false;
   // "cases/x.yaml:7:3: `inputs.target.dtype`: expected one of ..., got `float`"
   std::string to_string() const;
 };
@@ -26,6 +29,8 @@ struct LoadedCase {
   std::optional<Case> value;  // set when errors is empty
   std::vector<CaseError> errors;
   bool ok() const { return errors.empty(); }
+  // The error of an `internal` failure to read, if there was one.
+  const CaseError* internal_error() const;
 };
 
 // The id derived from a path: the part under the nearest ancestor folder named

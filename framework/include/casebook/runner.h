@@ -55,7 +55,6 @@ struct RunOptions {
   // Set in every child (setenv after fork, before the backend is opened):
   // `casebook diagnose` reruns with CUDA_LAUNCH_BLOCKING=1 and the like.
   std::vector<std::pair<std::string, std::string>> child_environment;
-  bool print_progress = false;  // a line per verdict as it lands
   // --fail-fast: the first verdict that is not a success (FAIL, XPASS,
   // ERROR, TIMEOUT, INTERNAL) stops the run: children are ended, and every
   // selected run not judged yet is NOT RUN.

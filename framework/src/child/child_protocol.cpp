@@ -173,6 +173,27 @@ TensorFile write_tensor_file(const at::Tensor& tensor,
           std::vector<int64_t>(host.sizes().begin(), host.sizes().end())};
 }
 
+std::vector<at::Tensor> read_report_outputs(ChildReport* report) {
+  std::vector<at::Tensor> outputs;
+  if (report->status != ChildReport::Status::kOutputs) return outputs;
+  try {
+    for (const TensorFile& file : report->outputs) {
+      outputs.push_back(map_tensor_file(file));
+    }
+  } catch (const std::exception& error) {
+    report->status = ChildReport::Status::kError;
+    report->internal = true;
+    report->family = Family::kNone;
+    report->message =
+        InternalError(std::string("outputs unreadable: ") + error.what())
+            .what();
+    report->consequences.clear();
+    report->outputs.clear();
+    outputs.clear();
+  }
+  return outputs;
+}
+
 at::Tensor map_tensor_file(const TensorFile& file) {
   auto dtype = parse_dtype(file.dtype);
   if (!dtype)

@@ -87,4 +87,10 @@ TensorFile write_tensor_file(const at::Tensor& tensor, const std::string& path);
 // Maps a tensor file read-only as a CPU tensor; unmapped when the tensor dies.
 at::Tensor map_tensor_file(const TensorFile& file);
 
+// The runner's side of a kOutputs report: maps each output file. A file the
+// child wrote that cannot be read back is casebook's own fault, not the
+// case's: the report becomes internal (kError, no outputs, "internal error:
+// outputs unreadable: ...") and nothing is returned.
+std::vector<at::Tensor> read_report_outputs(ChildReport* report);
+
 }  // namespace casebook

@@ -7,7 +7,7 @@
 
 #include "capture/capture.h"
 #include "casebook/loader.h"
-#include "cli/capture_check.h"
+#include "capture/capture_check.h"
 #include "cli/capture_run.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"

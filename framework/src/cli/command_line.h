@@ -5,6 +5,10 @@
 #pragma once
 
 #include <functional>
+#include <optional>
+#include <string>
+
+#include "casebook/backend.h"
 
 namespace CLI {
 class App;
@@ -28,6 +32,13 @@ struct Command {
 void add_common_options(CLI::App* command, CommonArguments* arguments);
 // --evidence, of `run` and `test`.
 void add_evidence_option(CLI::App* command, CommonArguments* arguments);
+
+// `--backend NAME` of a command that runs on one backend (`show`, `report`,
+// `diagnose`): the backend, or nullopt after saying on stderr "casebook
+// <command>: --backend: expected cpu, cuda or hip; got `x`" (every backend
+// known, registered ones too), with a did-you-mean.
+std::optional<Backend> parse_backend_option(const std::string& command,
+                                            const std::string& name);
 
 // One per command, in the order `casebook --help` lists them. Each adds the
 // command with its help text and options to `app`.

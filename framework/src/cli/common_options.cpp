@@ -1,6 +1,8 @@
 // The options that `run`, `list` and `test` share (cli/command_line.h).
 #include <CLI/CLI.hpp>
+#include <iostream>
 
+#include "casebook/suggestions.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 
@@ -11,8 +13,8 @@ void add_common_options(CLI::App* command, CommonArguments* arguments) {
                       "case files and folders (default: cases/)");
   command
       ->add_option("--backend,-b", arguments->backends,
-                   "backends to run: a list of cpu, cuda, hip (cpu always "
-                   "runs as the reference)")
+                   "backends to run: a list of " + backend_names() +
+                       " (cpu always runs as the reference)")
       ->capture_default_str();
   command->add_option("--filter,-f", arguments->filters,
                       "a glob on the case id, `<id>/<backend>` or the file "
@@ -32,9 +34,9 @@ void add_common_options(CLI::App* command, CommonArguments* arguments) {
                       "parallel CPU runs (default: the number of cores)");
   command->add_option(
       "--require", arguments->require,
-      "backends that must run: a list of cpu, cuda, hip; one of them that is "
-      "absent (no device, no runtime) is an ERROR, not a SKIP (also "
-      "$CASEBOOK_REQUIRE)");
+      "backends that must run: a list of " + backend_names() +
+          "; one of them that is absent (no device, no runtime) is an ERROR, "
+          "not a SKIP (also $CASEBOOK_REQUIRE)");
   command->add_option(
       "--shard", arguments->shard,
       "I/N: run this machine's share of the cases, shard I of N (0-based), "
@@ -57,6 +59,17 @@ void add_evidence_option(CLI::App* command, CommonArguments* arguments) {
                    "reference and actual outputs as .npy, the worst "
                    "elements, the seeds); '' writes none")
       ->capture_default_str();
+}
+
+std::optional<Backend> parse_backend_option(const std::string& command,
+                                            const std::string& name) {
+  const std::optional<Backend> backend = parse_backend(name);
+  if (!backend) {
+    std::cerr << "casebook " << command << ": --backend: expected "
+              << backend_alternatives() << "; got `" << name << "`"
+              << did_you_mean(suggest_backends(name)) << "\n";
+  }
+  return backend;
 }
 
 }  // namespace casebook

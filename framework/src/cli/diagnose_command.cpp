@@ -15,7 +15,7 @@
 #include "child/fork_safe_aten.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "cli/memcheck.h"
+#include "runner/memcheck.h"
 #include "diagnosis/conclusions.h"
 #include "runner/diagnose_plan.h"
 #include "runner/diagnose_rerun.h"
@@ -71,11 +71,7 @@ std::vector<Rerun> run_reruns(const LoadedCase& loaded, const fs::path& file,
       MemcheckResult memcheck = run_memcheck(
           sanitizer, file, std::min(600.0, 120.0 + 5.0 * kase.timeout_seconds));
       std::cout << memcheck.summary << "\n";
-      rerun.outcome.ran = memcheck.ran;
-      rerun.outcome.matched = memcheck.errors == 0;
-      rerun.outcome.family =
-          memcheck.errors == 0 ? Family::kNone : Family::kIllegalAddress;
-      rerun.outcome.message = memcheck.summary;
+      rerun.outcome = memcheck_outcome(memcheck);
       reruns.push_back(rerun);
       continue;
     }
@@ -117,10 +113,7 @@ void print_input_findings(const Case& kase) {
 }  // namespace
 
 int diagnose_command(const std::string& argument, const std::string& backend) {
-  if (!backend.empty() && !parse_backend(backend)) {
-    std::cerr
-        << "casebook diagnose: --backend: expected cpu, cuda or hip; got `"
-        << backend << "`\n";
+  if (!backend.empty() && !parse_backend_option("diagnose", backend)) {
     return kExitUsage;
   }
   fs::path file;
@@ -194,8 +187,9 @@ Command add_diagnose(CLI::App& app) {
   diagnose->add_option("case", *kase, "a case file, or a case id under cases/")
       ->required();
   diagnose->add_option("--backend,-b", *backend,
-                       "cpu, cuda or hip (default: the case's first GPU "
-                       "backend present, else cpu)");
+                       backend_alternatives() +
+                           " (default: the case's first GPU backend present, "
+                           "else cpu)");
   return {diagnose,
           [kase, backend] { return diagnose_command(*kase, *backend); }};
 }

@@ -14,11 +14,7 @@
 #include "child/fork_safe_aten.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "cli/report_carry.h"
-#include "cli/report_python.h"
-#include "cli/report_request.h"
-#include "runner/output.h"
-#include "runner/planner.h"
+#include "report/assemble.h"
 #include "runner/session.h"
 
 extern char** environ;
@@ -26,61 +22,6 @@ extern char** environ;
 namespace casebook {
 namespace fs = std::filesystem;
 namespace {
-
-const PlannedCase* planned_case_of(const Plan& plan, const std::string& id) {
-  for (const PlannedCase& each : plan.cases) {
-    if (each.loaded.id == id) return &each;
-  }
-  return nullptr;
-}
-
-std::vector<ReportCandidate> candidates(const Plan& plan,
-                                        const std::vector<CaseVerdict>& runs) {
-  std::vector<ReportCandidate> out;
-  for (const CaseVerdict& verdict : runs) {
-    ReportCandidate candidate;
-    candidate.verdict = verdict.verdict;
-    candidate.backend_absent = verdict.backend_absent;
-    const PlannedCase* planned = planned_case_of(plan, verdict.case_id);
-    if (planned != nullptr && planned->loaded.value) {
-      const Expectation expected =
-          expectation_in_run(plan, *planned, verdict.backend);
-      candidate.expected_error = verdict.verdict == Verdict::kPass &&
-                                 expected.kind == Expectation::Kind::kError;
-      // casebook's own "cannot be derived" ERROR: no run of the op.
-      candidate.unjudged = !expected.missing.empty();
-    }
-    out.push_back(candidate);
-  }
-  return out;
-}
-
-// "FAIL  x~dtypes[float64]  cpu  op_unavailable: ..." (the first line).
-std::string failure_line(const CaseVerdict& verdict) {
-  std::string line = std::string(verdict_name(verdict.verdict)) + "  " +
-                     verdict.case_id + "  " +
-                     std::string(backend_name(verdict.backend));
-  if (verdict.family != Family::kNone) {
-    line += "  " + std::string(family_name(verdict.family)) + ":";
-  }
-  return line + " " + verdict.message.substr(0, verdict.message.find('\n'));
-}
-
-// The message and expectation of the chosen run, as the report shows them.
-void describe_outcome(const CaseVerdict& chosen, ReportInput* input) {
-  input->verdict = std::string(verdict_name(chosen.verdict));
-  input->family = chosen.family;
-  input->first_message = chosen.message;
-  input->consequences = chosen.consequences;
-  if (chosen.verdict == Verdict::kSkip) {
-    input->expectation_reason = chosen.message;
-    input->first_message.clear();
-  } else if (chosen.verdict == Verdict::kXfail) {
-    // The author's expectation, and what the run said.
-    input->expectation_reason = chosen.expectation_reason;
-    input->first_message = chosen.first_error;
-  }
-}
 
 bool write_text(const std::string& file, const std::string& text) {
   std::ofstream out(file);
@@ -183,39 +124,6 @@ void nothing_ran(const fs::path& file, const std::vector<CaseVerdict>& runs) {
   std::cerr << "\n";
 }
 
-// What the report says of the chosen run of `planned`: the case, the
-// carried file, the Python reproduction.
-void describe_case(const Plan& plan, const PlannedCase& planned,
-                   const CaseVerdict& chosen, const fs::path& file,
-                   ReportInput* input, CarriedCase* carried,
-                   PythonReproduction* python) {
-  const Case& kase = planned.value();
-  input->op = kase.op;
-  input->summary = kase.summary;
-  input->inputs = report_inputs(kase);
-  input->args = report_args(kase);
-  input->origin = kase.origin.entries;
-  describe_outcome(chosen, input);
-  input->expected_error = candidates(plan, {chosen}).front().expected_error;
-  *carried = carry_case(planned, file);
-  input->case_file_note = carried->note;
-  for (const CarriedFixture& fixture : carried->fixtures) {
-    input->fixtures.push_back(fixture.shown);
-  }
-  std::string seen = std::string(verdict_name(chosen.verdict));
-  if (chosen.family != Family::kNone) {
-    seen += " " + std::string(family_name(chosen.family));
-  }
-  const std::string first_line =
-      chosen.message.substr(0, chosen.message.find('\n'));
-  seen += (first_line.empty() ? "" : ": " + first_line.substr(0, 300));
-  *python = python_reproduction(kase, planned.op, chosen.backend, seen);
-  input->python_script = python->script;
-  for (const PythonInputFile& each : python->files) {
-    input->python_files.push_back(each.file);
-  }
-}
-
 void say_written(const CaseVerdict& chosen, const ReportInput& input,
                  const ReportSubject& subject, const std::string& output) {
   std::cerr << "casebook report: " << chosen.case_id << " on " << input.backend
@@ -273,13 +181,8 @@ int report_command(const std::string& argument, const std::string& id,
                    const std::string& bundle) {
   RunOptions options;
   if (!backend.empty()) {
-    auto parsed = parse_backend(backend);
-    if (!parsed) {
-      std::cerr
-          << "casebook report: --backend: expected cpu, cuda or hip; got `"
-          << backend << "`\n";
-      return kExitUsage;
-    }
+    const auto parsed = parse_backend_option("report", backend);
+    if (!parsed) return kExitUsage;
     options.backends = {*parsed};
   }
   if (argument.empty() && id.empty()) {
@@ -307,40 +210,18 @@ int report_command(const std::string& argument, const std::string& id,
     if (id.empty() || verdict.case_id == id) runs.push_back(verdict);
   }
   if (refuse_internal(runs)) return 1;
-  const ReportSubject subject = choose_report_subject(candidates(plan, runs));
+  const ReportSubject subject = choose_reported_run(plan, runs);
   if (subject.reason == SubjectReason::kNothingRan) {
     nothing_ran(file, runs);
     return 1;
   }
   const CaseVerdict& chosen = runs[subject.index];
-  ReportInput input;
-  input.case_id = chosen.case_id;
-  input.backend = std::string(backend_name(chosen.backend));
-  input.chosen_because = std::string(subject_reason_text(subject.reason));
-  for (size_t other : subject.other_failures) {
-    input.other_failures.push_back(failure_line(runs[other]));
-  }
-  ReportPairs rest;
-  const ReportPairs environment = run_environment(execution.backends);
-  input.versions =
-      report_versions(environment, execution.backends, chosen.backend, &rest);
-  input.collect_env = collect_env_facts(environment, execution.backends);
-  input.environment = std::move(rest);
-  for (auto& entry : allowed_environment(environ)) {
-    input.environment.push_back(std::move(entry));
-  }
-  input.verdict = std::string(verdict_name(chosen.verdict));
-  input.family = chosen.family;
-  input.first_message = chosen.message;
-  CarriedCase carried;
-  PythonReproduction python;
-  describe_case(plan, *planned_case_of(plan, chosen.case_id), chosen, file,
-                &input, &carried, &python);
-  input.case_file_text = carried.text;
-  input.case_file_name = carried.file_name;
-  input.reproduce_command = reproduce_line(carried.file_name, chosen.backend);
+  const AssembledReport report =
+      assemble_report(plan, runs, subject, execution.backends, file,
+                      allowed_environment(environ));
 
-  return write_report(input, carried, python, chosen, subject, output, bundle);
+  return write_report(report.input, report.carried, report.python, chosen,
+                      subject, output, bundle);
 }
 
 namespace {

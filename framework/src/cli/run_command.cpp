@@ -37,7 +37,8 @@ bool parse_backend_list(const std::string& text, const std::string& what,
     auto backend = parse_backend(name);
     if (!backend) {
       std::cerr << "casebook: " << what
-                << ": expected a list of cpu, cuda, hip; got `" << name << "`"
+                << ": expected a list of " << backend_names() << "; got `"
+                << name << "`"
                 << did_you_mean(suggest_backends(name)) << "\n";
       return false;
     }

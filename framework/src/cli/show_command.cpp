@@ -17,6 +17,7 @@
 #include "casebook/loader.h"
 #include "casebook/number_text.h"
 #include "casebook/ops.h"
+#include "casebook/verdict.h"
 #include "child/execute.h"
 #include "child/fork_safe_aten.h"
 #include "cli/command_line.h"
@@ -229,12 +230,8 @@ int show_command(const std::string& argument, const std::string& backend_name_,
   keep_aten_single_threaded();  // before the fork
   Backend backend = Backend::kCpu;
   if (!backend_name_.empty()) {
-    const auto parsed = parse_backend(backend_name_);
-    if (!parsed) {
-      std::cerr << "casebook show: --backend: expected cpu, cuda or hip; got `"
-                << backend_name_ << "`\n";
-      return kExitUsage;
-    }
+    const auto parsed = parse_backend_option("show", backend_name_);
+    if (!parsed) return kExitUsage;
     backend = *parsed;
   }
   fs::path file;
@@ -266,6 +263,7 @@ int show_command(const std::string& argument, const std::string& backend_name_,
   }
   ChildReport report;
   run_in_child(kase, *op, backend, run_root->path(), &report);
+  const std::vector<at::Tensor> outputs = read_report_outputs(&report);
   int status = 0;
   std::cout << kase.id << " on " << backend_name(backend) << "\n";
   // Which overload a `torch.` or `aten::` name resolved to, chosen by the
@@ -273,7 +271,11 @@ int show_command(const std::string& argument, const std::string& backend_name_,
   if (!op->schema.empty()) {
     std::cout << "op: " << kase.op << " resolved to " << op->schema << "\n";
   }
-  if (report.status != ChildReport::Status::kOutputs) {
+  if (report.internal) {
+    // "internal error: ...": casebook's fault, never the case's family.
+    std::cout << report.message << "\n" << kInternalErrorNote << "\n";
+    status = 1;
+  } else if (report.status != ChildReport::Status::kOutputs) {
     std::cout << (report.status == ChildReport::Status::kSkipped
                       ? "skipped: "
                       : "error (" + std::string(family_name(report.family)) +
@@ -281,10 +283,8 @@ int show_command(const std::string& argument, const std::string& backend_name_,
               << report.message << "\n";
     status = 1;
   } else {
-    std::vector<at::Tensor> outputs;
     for (size_t i = 0; i < report.outputs.size(); ++i) {
-      outputs.push_back(map_tensor_file(report.outputs[i]));
-      print_output(std::cout, i, report.outputs[i], outputs.back(), full);
+      print_output(std::cout, i, report.outputs[i], outputs[i], full);
     }
     if (write && !write_expected(file, kase, report.outputs, outputs)) {
       status = 1;
@@ -321,7 +321,7 @@ Command add_show(CLI::App& app) {
                    "a case file, or a case id under cases/")
       ->required();
   show->add_option("--backend,-b", arguments->backend,
-                   "cpu (default), cuda or hip");
+                   backend_alternatives() + " (default: cpu)");
   show->add_flag("--full", arguments->full,
                  "print every value (default: the first 64)");
   show->add_flag("--write-expected", arguments->write_expected,

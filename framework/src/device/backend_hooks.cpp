@@ -3,6 +3,7 @@
 #include <list>
 #include <stdexcept>
 
+#include "casebook/internal_error.h"
 #include "device/torch_gpu.h"
 
 namespace casebook {
@@ -67,8 +68,8 @@ const BackendHooks& backend_hooks(Backend backend) {
   for (const BackendHooks& hooks : table()) {
     if (hooks.backend == backend) return hooks;
   }
-  throw std::logic_error("internal error: no hooks for backend " +
-                         std::string(backend_name(backend)));
+  CASEBOOK_UNREACHABLE("no hooks for backend " +
+                       std::string(backend_name(backend)));
 }
 
 namespace {

@@ -74,6 +74,16 @@ std::string backend_names() {
   return names;
 }
 
+std::string backend_alternatives() {
+  const std::vector<Backend>& every = all_backends();
+  std::string names;
+  for (size_t i = 0; i < every.size(); ++i) {
+    if (i > 0) names += i + 1 == every.size() ? " or " : ", ";
+    names += backend_name(every[i]);
+  }
+  return names;
+}
+
 const std::vector<DeviceFactName>& device_fact_names(Backend backend) {
   static const std::vector<DeviceFactName> none;
   const auto found = registered().facts.find(backend);

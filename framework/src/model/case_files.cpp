@@ -28,6 +28,13 @@ std::string CaseError::to_string() const {
   return printable_line(bounded_text(out + message, kMessageBytes));
 }
 
+const CaseError* LoadedCase::internal_error() const {
+  for (const CaseError& error : errors) {
+    if (error.internal) return &error;
+  }
+  return nullptr;
+}
+
 std::string derive_case_id(const fs::path& file, const fs::path& relative_to) {
   const fs::path normal = file.lexically_normal();
   // The part under the nearest (deepest) ancestor folder named `cases`.

@@ -37,6 +37,7 @@ LoadedCase load_case_text(const std::string& text,
   loaded.file = file;
   Reader reader(file);
   std::vector<std::string> placeholders;
+  std::string internal_failure;
   try {
     loaded.id = derive_case_id(file, relative_to);
     Case value;
@@ -74,12 +75,19 @@ LoadedCase load_case_text(const std::string& text,
     loaded.id = value.id;
     if (reader.error_count() == 0) loaded.value = std::move(value);
   } catch (const std::exception& error) {
-    reader.error(SourceLocation{file, 0, 0}, "",
-                 std::string("internal error while reading the case: ") +
-                     error.what() + "; please report");
+    // Reading never throws for bad content (every problem is an error at
+    // its line), so this is casebook's own fault, never the file's: the
+    // case is INTERNAL, not invalid_case.
+    internal_failure = std::string("internal error while reading the case: ") +
+                       error.what() + "; please report";
   }
   loaded.errors = reader.take_errors();
   model::drop_errors_about_placeholders(&loaded.errors, placeholders);
+  if (!internal_failure.empty()) {
+    CaseError internal{SourceLocation{file, 0, 0}, "", internal_failure};
+    internal.internal = true;
+    loaded.errors.push_back(std::move(internal));
+  }
   return loaded;
 }
 

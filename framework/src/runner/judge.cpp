@@ -306,6 +306,11 @@ void add_run_details(const JudgeInputs& in, CaseVerdict* verdict) {
 // what was compared in `evidence`.
 CaseVerdict judge_run(const JudgeInputs& in, MismatchEvidence* evidence) {
   CaseVerdict verdict = named_verdict(in);
+  if (const CaseError* internal = in.planned.loaded.internal_error()) {
+    // casebook broke while reading the file: not the file's fault.
+    set_internal(&verdict, internal->message);
+    return verdict;
+  }
   if (!in.planned.runnable()) {
     set_not_runnable(in.planned, &verdict);
     return verdict;

@@ -230,19 +230,7 @@ struct Scheduler::Impl {
     job.result.report = std::move(report);
     job.result.wall_seconds = wall;
     job.result.finished = true;
-    if (job.result.report.status == ChildReport::Status::kOutputs) {
-      try {
-        for (const TensorFile& file : job.result.report.outputs) {
-          job.result.outputs.push_back(map_tensor_file(file));
-        }
-      } catch (const std::exception& error) {
-        job.result.report.status = ChildReport::Status::kError;
-        job.result.report.family = Family::kCrash;
-        job.result.report.message =
-            std::string("internal error: outputs unreadable: ") + error.what();
-        job.result.outputs.clear();
-      }
-    }
+    job.result.outputs = read_report_outputs(&job.result.report);
     case_job_done(job.case_position);
   }
 

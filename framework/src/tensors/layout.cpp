@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "casebook/internal_error.h"
+
 namespace casebook {
 namespace {
 
@@ -196,7 +198,7 @@ Geometry layout_geometry(const Layout& layout,
     case Layout::Kind::kNonContiguous:
       return non_contiguous_geometry(shape);
   }
-  throw std::logic_error("internal error: unknown layout kind");
+  CASEBOOK_UNREACHABLE("unknown layout kind");
 }
 
 }  // namespace casebook

@@ -66,8 +66,8 @@ at::Tensor logical_tensor(const TensorSpec& spec, bool over_mapping) {
     case TensorSpec::Source::kFile:
       return file_tensor(spec, over_mapping);
   }
-  throw InternalError("unknown tensor source " +
-                      std::to_string(static_cast<int>(spec.source)));
+  CASEBOOK_UNREACHABLE("unknown tensor source " +
+                       std::to_string(static_cast<int>(spec.source)));
 }
 
 }  // namespace
@@ -99,8 +99,8 @@ at::ScalarType to_scalar_type(DType dtype) {
     case DType::kComplex128:
       return at::kComplexDouble;
   }
-  throw InternalError("unknown DType " +
-                      std::to_string(static_cast<int>(dtype)));
+  CASEBOOK_UNREACHABLE("unknown DType " +
+                       std::to_string(static_cast<int>(dtype)));
 }
 
 std::optional<DType> to_dtype(at::ScalarType type) {

@@ -1,4 +1,4 @@
-#include "cli/report_carry.h"
+#include "report/carry.h"
 
 #include <cctype>
 #include <fstream>

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "casebook/diagnosis.h"
-#include "cli/report_python.h"
+#include "report/python_repro.h"
 #include "runner/plan.h"
 
 namespace casebook {

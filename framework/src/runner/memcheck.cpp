@@ -1,4 +1,4 @@
-#include "cli/memcheck.h"
+#include "runner/memcheck.h"
 
 #include <unistd.h>
 
@@ -31,6 +31,16 @@ std::string find_compute_sanitizer() {
     if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
   }
   return {};
+}
+
+RunOutcome memcheck_outcome(const MemcheckResult& memcheck) {
+  RunOutcome outcome;
+  outcome.ran = memcheck.ran;
+  outcome.matched = memcheck.errors == 0;
+  outcome.family =
+      memcheck.errors == 0 ? Family::kNone : Family::kIllegalAddress;
+  outcome.message = memcheck.summary;
+  return outcome;
 }
 
 int memcheck_error_count(const std::string& output) {

@@ -1,6 +1,6 @@
 // The facts of a report's request: the inputs as the op sees them, the
 // arguments, the versions, and the command that reruns the carried file.
-#include "cli/report_request.h"
+#include "report/request.h"
 
 #include <cstdlib>
 

@@ -1,7 +1,7 @@
-// The Python reproduction (cli/report_python.h). Hand-written: the script is
+// The Python reproduction (report/python_repro.h). Hand-written: the script is
 // a few lines of Python text from a case casebook already holds in memory;
 // no library writes PyTorch calls.
-#include "cli/report_python.h"
+#include "report/python_repro.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,7 +12,7 @@
 #include <set>
 
 #include "casebook/number_text.h"
-#include "cli/report_carry.h"
+#include "report/carry.h"
 #include "tensors/materialise.h"
 
 namespace casebook {

@@ -1,8 +1,11 @@
-// compute-sanitizer memcheck over one case, for `casebook diagnose`.
+// compute-sanitizer memcheck over one case, for `casebook diagnose`: the
+// run, and what it says as a rerun's outcome.
 #pragma once
 
 #include <filesystem>
 #include <string>
+
+#include "diagnosis/conclusions.h"
 
 namespace casebook {
 
@@ -28,5 +31,9 @@ MemcheckResult run_memcheck(const std::string& sanitizer,
 // The sum of the "ERROR SUMMARY: N error(s)" lines of compute-sanitizer's
 // output (one per process it followed); -1 when there is none.
 int memcheck_error_count(const std::string& output);
+
+// The memcheck rerun's outcome: matched when it found no invalid access;
+// else illegal_address, with its summary as the message.
+RunOutcome memcheck_outcome(const MemcheckResult& memcheck);
 
 }  // namespace casebook

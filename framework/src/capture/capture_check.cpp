@@ -1,4 +1,4 @@
-#include "cli/capture_check.h"
+#include "capture/capture_check.h"
 
 #include "casebook/loader.h"
 #include "casebook/ops.h"
