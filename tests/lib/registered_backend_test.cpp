@@ -14,11 +14,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "casebook/loader.h"
 #include "casebook/runner.h"
 #include "cli/command_line.h"
 #include "device/backend_hooks.h"
 #include "run_command.h"
 #include "run_plan.h"
+#include "runner/diagnose_plan.h"
 #include "runner/session.h"
 #include "runner/verdict_table.h"
 #include "simulated_device.h"
@@ -144,6 +146,22 @@ TEST_F(RegisteredBackend, ItIsNamedWhereverTheBackendsAreListed) {
   simulated_device::uninstall(backend());
   registration_.reset();
   EXPECT_EQ(backend_alternatives(), "cpu, cuda or hip");
+}
+
+// `casebook diagnose` probes every GPU backend, not a list of its own: a
+// registered one that is ready is where a case naming it reruns.
+TEST_F(RegisteredBackend, DiagnosisProbesItAndRerunsOnItWhereItIsReady) {
+  EXPECT_EQ(gpu_backends(),
+            (std::vector<Backend>{Backend::kCuda, Backend::kHip, backend()}));
+  const auto status = probe_backends(gpu_backends());
+  ASSERT_EQ(status.count(backend()), 1u);
+  EXPECT_TRUE(status.at(backend()).ready()) << status.at(backend()).description;
+  write_step("diagnosed", "pass");
+  const LoadedCase loaded = load_case_file(folder_.path() / "diagnosed.yaml");
+  ASSERT_TRUE(loaded.ok());
+  const RerunStack stack = rerun_stack(*loaded.value, "", status, "cpu");
+  EXPECT_EQ(stack.target, backend()) << stack.text;
+  EXPECT_TRUE(stack.gpu_wanted);
 }
 
 TEST_F(RegisteredBackend, ItsNameIsUnknownOnceTheRegistrationEnds) {

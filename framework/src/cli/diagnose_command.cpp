@@ -15,10 +15,10 @@
 #include "child/fork_safe_aten.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "runner/memcheck.h"
 #include "diagnosis/conclusions.h"
 #include "runner/diagnose_plan.h"
 #include "runner/diagnose_rerun.h"
+#include "runner/memcheck.h"
 #include "runner/session.h"
 
 namespace casebook {
@@ -134,7 +134,7 @@ int diagnose_command(const std::string& argument, const std::string& backend) {
     return 1;
   }
   const Case& kase = *loaded.value;
-  const auto status = probe_backends({Backend::kCuda, Backend::kHip});
+  const auto status = probe_backends(gpu_backends());
   // Checked above: the op resolves.
   const ResolvedOp op = resolve_op(kase, default_registry());
   const RerunStack stack =

@@ -158,7 +158,8 @@ RerunStack rerun_stack(const Case& kase, const std::string& asked,
   if (!asked.empty()) {
     if (const auto backend = parse_backend(asked)) wanted.push_back(*backend);
   } else {
-    for (Backend backend : {Backend::kCuda, Backend::kHip}) {
+    // The probed GPU backends, in the backends' order (status is ordered).
+    for (const auto& [backend, seen] : status) {
       if (kase.runs_on(backend)) wanted.push_back(backend);
     }
   }
@@ -438,6 +439,14 @@ std::vector<std::string> gpu_reruns_elsewhere(
                     std::string(backend_name(backend)));
   }
   return lines;
+}
+
+std::vector<Backend> gpu_backends() {
+  std::vector<Backend> gpus;
+  for (Backend backend : all_backends()) {
+    if (is_gpu(backend)) gpus.push_back(backend);
+  }
+  return gpus;
 }
 
 }  // namespace casebook

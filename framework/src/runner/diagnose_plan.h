@@ -38,6 +38,10 @@ struct RerunStack {
   bool gpu_wanted = false;
 };
 
+// The backends a diagnosis probes (the `status` rerun_stack takes): every
+// GPU backend casebook knows, CUDA, HIP and the registered ones, in order.
+std::vector<Backend> gpu_backends();
+
 // The stack: the backend `asked` (a backend's name; empty: the case's first
 // GPU backend that is ready, else the CPU), given what the probe saw of the
 // GPU backends (`status`; a backend missing from it is not considered) and
