@@ -12,8 +12,8 @@ namespace casebook {
 namespace {
 
 void check_positive(int value) {
-  CASEBOOK_ASSERT(value > 0, "a count is positive, got " +
-                                 std::to_string(value));
+  CASEBOOK_ASSERT(value > 0,
+                  "a count is positive, got " + std::to_string(value));
 }
 
 TEST(InternalErrorMacros, AHeldInvariantThrowsNothing) {

@@ -204,8 +204,8 @@ TEST(InternalOutcome, OutputsTheRunnerCannotReadAreCasebooksFault) {
     SCOPED_TRACE(name);
     ChildReport report;
     report.status = ChildReport::Status::kOutputs;
-    report.outputs = {TensorFile{(folder.path() / name).string(), "float32",
-                                 {3}, ""}};
+    report.outputs = {
+        TensorFile{(folder.path() / name).string(), "float32", {3}, ""}};
     const std::vector<at::Tensor> outputs = read_report_outputs(&report);
     EXPECT_TRUE(outputs.empty());
     EXPECT_TRUE(report.outputs.empty());

@@ -29,14 +29,14 @@ class InternalError : public std::logic_error {
 // InternalError, whose run is INTERNAL. The message ends with the source
 // file's name and line (never its path), so a report sent to us points at
 // the check.
-#define CASEBOOK_ASSERT(condition, invariant)                                 \
-  do {                                                                        \
-    if (!(condition)) CASEBOOK_UNREACHABLE(invariant);                        \
+#define CASEBOOK_ASSERT(condition, invariant)          \
+  do {                                                 \
+    if (!(condition)) CASEBOOK_UNREACHABLE(invariant); \
   } while (false)
 
 // A branch that the code's own types promise is never taken (after a switch
 // over every enumerator, say).
-#define CASEBOOK_UNREACHABLE(invariant)                                       \
-  throw ::casebook::InternalError(std::string(invariant) + " (" +             \
-                                  __FILE_NAME__ + ":" +                       \
+#define CASEBOOK_UNREACHABLE(invariant)                           \
+  throw ::casebook::InternalError(std::string(invariant) + " (" + \
+                                  __FILE_NAME__ + ":" +           \
                                   std::to_string(__LINE__) + ")")

@@ -6,8 +6,8 @@
 #include <system_error>
 
 #include "capture/capture.h"
-#include "casebook/loader.h"
 #include "capture/capture_check.h"
+#include "casebook/loader.h"
 #include "cli/capture_run.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"

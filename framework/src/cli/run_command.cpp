@@ -36,9 +36,8 @@ bool parse_backend_list(const std::string& text, const std::string& what,
     if (name.empty()) continue;
     auto backend = parse_backend(name);
     if (!backend) {
-      std::cerr << "casebook: " << what
-                << ": expected a list of " << backend_names() << "; got `"
-                << name << "`"
+      std::cerr << "casebook: " << what << ": expected a list of "
+                << backend_names() << "; got `" << name << "`"
                 << did_you_mean(suggest_backends(name)) << "\n";
       return false;
     }

@@ -138,9 +138,9 @@ DeviceTensor::DeviceTensor(const KernelPlugin& plugin, const at::Tensor& host)
     : storage_(plugin, host.storage().nbytes()),
       offset_bytes_(static_cast<size_t>(host.storage_offset()) *
                     host.element_size()) {
-  CASEBOOK_ASSERT(host.device().is_cpu(),
-                  "kernels.* ops take host tensors, got one on " +
-                      host.device().str());
+  CASEBOOK_ASSERT(
+      host.device().is_cpu(),
+      "kernels.* ops take host tensors, got one on " + host.device().str());
   CasebookGpuError error{};
   if (plugin.table->copy_to_device(storage_.get(),
                                    host.storage().data_ptr().get(),

@@ -111,8 +111,8 @@ ReportSubject choose_reported_run(const Plan& plan,
 
 AssembledReport assemble_report(
     const Plan& plan, const std::vector<CaseVerdict>& runs,
-    const ReportSubject& subject, const std::map<Backend, BackendStatus>& probed,
-    const fs::path& file,
+    const ReportSubject& subject,
+    const std::map<Backend, BackendStatus>& probed, const fs::path& file,
     std::vector<std::pair<std::string, std::string>> environment) {
   const CaseVerdict& chosen = runs[subject.index];
   AssembledReport report;

@@ -35,10 +35,11 @@ struct AssembledReport {
 // The request for `runs[subject.index]`, a run of the case file `file`:
 // `probed` are the backends the run probed, `environment` the variables
 // the request may show (allowed_environment).
-AssembledReport assemble_report(
-    const Plan& plan, const std::vector<CaseVerdict>& runs,
-    const ReportSubject& subject, const std::map<Backend, BackendStatus>& probed,
-    const std::filesystem::path& file,
-    ReportPairs environment);
+AssembledReport assemble_report(const Plan& plan,
+                                const std::vector<CaseVerdict>& runs,
+                                const ReportSubject& subject,
+                                const std::map<Backend, BackendStatus>& probed,
+                                const std::filesystem::path& file,
+                                ReportPairs environment);
 
 }  // namespace casebook
