@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ci/install-deps.sh
+source ci/ccache-env.sh  # as ci/test.sh configures build/cpu
 cmake --preset cpu >/dev/null
 cmake --build --preset cpu --target casebook
 exec build/cpu/bin/casebook run cases "$@"

@@ -19,15 +19,8 @@ lanes=${CASEBOOK_LANES:-cpu}
 [ "$lanes" = all ] && lanes="debian torch-2.13 cuda-2.14 hardening"
 ci/install-deps.sh
 
-# The lanes compile many of the same units (casebook_core and the kernels
-# need no LibTorch, so debian, torch-2.13 and the CUDA lane build them
-# alike): ccache compiles each once. Its cache lives in build/ unless the
-# caller has one (CCACHE_DIR) or a launcher of their own.
-if command -v ccache >/dev/null && [ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]; then
-  export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_CUDA_COMPILER_LAUNCHER=ccache
-  export CCACHE_DIR=${CCACHE_DIR:-$PWD/build/ccache} CCACHE_BASEDIR=$PWD
-  export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-4G}
-fi
+# ccache for every lane's compiles (ci/ccache-env.sh).
+source ci/ccache-env.sh
 
 results=()
 status=0
