@@ -124,9 +124,9 @@ TEST(Compare, ANegativeNanReadsNanWhateverItsSignBit) {
   EXPECT_EQ(result.report.find("-nan"), std::string::npos) << result.report;
   at::Tensor complex =
       at::complex(at::tensor({0.5}), at::tensor({negative_nan}));
-  EXPECT_EQ(element_text(complex, 0, 6), "0.5+nanj");
-  EXPECT_EQ(number_text(-negative_nan, 8), "nan");
-  EXPECT_EQ(number_text(-0.25, 8), "-0.25");
+  EXPECT_EQ(reported_element(complex, 0, 6), "0.5+nanj");
+  EXPECT_EQ(reported_number(-negative_nan, 8), "nan");
+  EXPECT_EQ(reported_number(-0.25, 8), "-0.25");
 }
 
 // Outputs are compared 4M elements at a time: the worst element and the

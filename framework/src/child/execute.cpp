@@ -107,8 +107,8 @@ std::string repeat_difference(const Case& kase,
     const at::Tensor x = a.contiguous().reshape({-1});
     const at::Tensor y = b.contiguous().reshape({-1});
     return which + " index " + shape_text(index) +
-           " (run 1: " + element_text(x, flat, 9) +
-           ", this run: " + element_text(y, flat, 9) + "; " +
+           " (run 1: " + reported_element(x, flat, 9) +
+           ", this run: " + reported_element(y, flat, 9) + "; " +
            std::to_string(differs.sum().item<int64_t>()) + " of " +
            std::to_string(x.numel()) + " elements differ, bitwise)";
   }

@@ -23,8 +23,6 @@ std::string dtype_text(const at::Tensor& tensor) {
 // Significant digits of the numbers in a comparison's report.
 constexpr int kDigits = 6;
 
-std::string format_number(double value) { return number_text(value, kDigits); }
-
 // The worst element seen so far by one measure (absolute or relative),
 // among elements where neither side is NaN (NaN positions are counted apart).
 struct Worst {
@@ -62,10 +60,6 @@ struct Count {
 // each) bound the runner's memory whatever the output's size; a 1 GiB
 // output compared whole took 5.2 GiB of temporaries.
 constexpr int64_t kChunk = int64_t{1} << 22;
-
-std::string element_text(const at::Tensor& flat, int64_t index) {
-  return casebook::element_text(flat, index, kDigits);
-}
 
 // What the values are compared in: float64, complex128 for complex ones.
 at::ScalarType wide_type(const at::Tensor& tensor) {
@@ -140,10 +134,11 @@ class Notes {
 
   void worst(const char* what, double difference,
              const std::vector<int64_t>& index, int64_t flat_index) {
-    *out_ << "greatest " << what << " difference: " << format_number(difference)
+    *out_ << "greatest " << what
+          << " difference: " << reported_number(difference, kDigits)
           << " at index " << shape_text(index) << " (expected "
-          << element_text(expected_, flat_index) << ", got "
-          << element_text(actual_, flat_index) << ")\n";
+          << reported_element(expected_, flat_index, kDigits) << ", got "
+          << reported_element(actual_, flat_index, kDigits) << ")\n";
   }
 
   void nan_count(const Count& count, const char* what) {
@@ -151,8 +146,9 @@ class Notes {
     *out_ << what << ": " << count.count
           << (count.count == 1 ? " element" : " elements")
           << ", first at index " << shape_text(unravel(count.first, sizes_))
-          << " (expected " << element_text(expected_, count.first) << ", got "
-          << element_text(actual_, count.first) << ")\n";
+          << " (expected " << reported_element(expected_, count.first, kDigits)
+          << ", got " << reported_element(actual_, count.first, kDigits)
+          << ")\n";
   }
 
  private:
@@ -289,11 +285,11 @@ Comparison compare_outputs(const std::vector<at::Tensor>& expected,
       const double percent = 100.0 * static_cast<double>(result.mismatched) /
                              static_cast<double>(result.total);
       report << which << "mismatched elements: " << result.mismatched << " / "
-             << result.total << " (" << format_number(percent) << " %)"
-             << (truth.empty() ? "" : " against " + truth) << "\n"
-             << notes.str()
-             << "tolerance: rtol=" << format_number(result.tolerance.rtol)
-             << ", atol=" << format_number(result.tolerance.atol)
+             << result.total << " (" << reported_number(percent, kDigits)
+             << " %)" << (truth.empty() ? "" : " against " + truth) << "\n"
+             << notes.str() << "tolerance: rtol="
+             << reported_number(result.tolerance.rtol, kDigits)
+             << ", atol=" << reported_number(result.tolerance.atol, kDigits)
              << (result.tolerance.equal_nan ? ", equal_nan" : "");
       if (result.family == Family::kNanOrInf) {
         report << "\nthe output has NaN or infinite values where "

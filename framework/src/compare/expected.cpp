@@ -19,14 +19,6 @@ constexpr int64_t kChunk = int64_t{1} << 22;  // as compare.cpp: 32 MiB of f64
 // Significant digits of the values and bounds a property check reports.
 constexpr int kDigits = 8;
 
-std::string number_text(double value) {
-  return casebook::number_text(value, kDigits);
-}
-
-std::string element_text(const at::Tensor& flat, int64_t index) {
-  return casebook::element_text(flat, index, kDigits);
-}
-
 // The first flat index where `predicate` (on a float64 chunk, complex128
 // for a complex tensor) holds, or -1.
 template <typename Predicate>
@@ -156,7 +148,7 @@ class Checker {
     return fail(Comparison::Difference::kValues, family,
                 label_ + ": " + what + " at index " +
                     shape_text(unravel(at, output.sizes())) + " (value " +
-                    element_text(flat, at) + ")");
+                    reported_element(flat, at, kDigits) + ")");
   }
 
   // The output's properties the case states, each in turn: false at the
@@ -267,8 +259,9 @@ class Checker {
       const int64_t at = first_where(
           flat, [low](const at::Tensor& c) { return c.ge(low).logical_not(); });
       if (at >= 0) {
-        return property_failure(output, flat, at, Family::kMismatch,
-                                "below `min: " + number_text(low) + "`");
+        return property_failure(
+            output, flat, at, Family::kMismatch,
+            "below `min: " + reported_number(low, kDigits) + "`");
       }
     }
     if (truth.max) {
@@ -277,8 +270,9 @@ class Checker {
         return c.le(high).logical_not();
       });
       if (at >= 0) {
-        return property_failure(output, flat, at, Family::kMismatch,
-                                "above `max: " + number_text(high) + "`");
+        return property_failure(
+            output, flat, at, Family::kMismatch,
+            "above `max: " + reported_number(high, kDigits) + "`");
       }
     }
     return true;
@@ -309,13 +303,13 @@ class Checker {
     const bool high = bounds.max && !(found <= *bounds.max);
     if (!low && !high && !std::isnan(found)) return true;
     std::string written;
-    if (bounds.min) written += "min: " + number_text(*bounds.min);
+    if (bounds.min) written += "min: " + reported_number(*bounds.min, kDigits);
     if (bounds.max) {
-      written +=
-          (written.empty() ? "" : ", ") + ("max: " + number_text(*bounds.max));
+      written += (written.empty() ? "" : ", ") +
+                 ("max: " + reported_number(*bounds.max, kDigits));
     }
     return fail(Comparison::Difference::kValues, Family::kMismatch,
-                label_ + ": " + name + " " + number_text(found) +
+                label_ + ": " + name + " " + reported_number(found, kDigits) +
                     " is outside `" + name + ": {" + written + "}` (over " +
                     std::to_string(flat_count_) + " elements)");
   }

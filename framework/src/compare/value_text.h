@@ -9,12 +9,13 @@
 
 namespace casebook {
 
-// `value` with `digits` significant digits (0.5, 1e-05, inf, -inf). A NaN is
-// `nan` whatever its sign bit: the sign says nothing to the reader, and the
-// same op gives -nan or nan by LibTorch version and by the CPU's vector unit.
-std::string number_text(double value, int digits);
+// `value` as a failure's text shows it, with `digits` significant digits (0.5,
+// 1e-05, inf, -inf). A NaN is `nan` whatever its sign bit: the sign says
+// nothing to the reader, and the same op gives -nan or nan by LibTorch version
+// and by the CPU's vector unit.
+std::string reported_number(double value, int digits);
 
 // flat[index] of a 1-d tensor: 0.5, or 1.5+2j / 1.5-2j / nan+nanj when complex.
-std::string element_text(const at::Tensor& flat, int64_t index, int digits);
+std::string reported_element(const at::Tensor& flat, int64_t index, int digits);
 
 }  // namespace casebook
