@@ -53,6 +53,13 @@ PartReadiness part(Readiness state, const std::string& reason) {
   return readiness;
 }
 
+BackendStatus backend_status(Readiness state, const std::string& reason) {
+  BackendStatus status;
+  status.state = state;
+  status.reason = reason;
+  return status;
+}
+
 TEST(JudgeSteps, AnUnfinishedRunIsNotRun) {
   const PlannedCase planned = sum_case();
   const Job reference = outputs(4);
@@ -71,8 +78,7 @@ TEST(JudgeSteps, AnUnfinishedRunIsNotRun) {
 TEST(JudgeSteps, TheNeededPartDecidesAndTheWholeBackendSaysWhetherItIsAbsent) {
   const PlannedCase planned = sum_case();
   const Job run = outputs(4);
-  BackendStatus ready;
-  ready.state = Readiness::kReady;
+  const BackendStatus ready = backend_status(Readiness::kReady, "");
   const PartReadiness no_plugin = part(Readiness::kAbsent, "no plugin");
   const CaseVerdict part_absent = judge(
       JudgeInputs{planned, Backend::kCuda, &run, &run, &ready, &no_plugin});
@@ -80,9 +86,8 @@ TEST(JudgeSteps, TheNeededPartDecidesAndTheWholeBackendSaysWhetherItIsAbsent) {
   EXPECT_FALSE(part_absent.backend_absent);
   EXPECT_EQ(part_absent.explanation, "no plugin");
 
-  BackendStatus absent;
-  absent.state = Readiness::kAbsent;
-  absent.reason = "no NVIDIA device";
+  const BackendStatus absent =
+      backend_status(Readiness::kAbsent, "no NVIDIA device");
   const CaseVerdict whole_absent =
       judge(JudgeInputs{planned, Backend::kCuda, &run, &run, &absent});
   EXPECT_EQ(whole_absent.verdict, Verdict::kSkip);
