@@ -27,7 +27,7 @@ const ReportCandidate kUnjudged = [] {
   return candidate;
 }();
 
-struct Row {
+struct SubjectRow {
   const char* what;
   std::vector<ReportCandidate> runs;
   SubjectReason reason;
@@ -36,7 +36,7 @@ struct Row {
 };
 
 TEST(ReportSubject, ChosenByWhatRan) {
-  const std::vector<Row> table = {
+  const std::vector<SubjectRow> table = {
       // The README's first example on a CPU-only machine: the CPU raises
       // its expected error, cuda and hip are absent.
       {"expected error, GPUs absent",
@@ -90,7 +90,7 @@ TEST(ReportSubject, ChosenByWhatRan) {
        0,
        {}},
   };
-  for (const Row& row : table) {
+  for (const SubjectRow& row : table) {
     const ReportSubject subject = choose_report_subject(row.runs);
     EXPECT_EQ(subject.reason, row.reason) << row.what;
     if (row.reason != SubjectReason::kNothingRan) {

@@ -16,7 +16,7 @@
 namespace casebook {
 namespace {
 
-ScrubContext planted_context() {
+ScrubContext report_context() {
   ScrubContext ctx;
   ctx.user_name = "alice";
   ctx.host_name = "gpu-node-7";
@@ -70,7 +70,7 @@ ReportInput planted_report() {
 
 TEST(Report, NothingPlantedSurvives) {
   const std::string markdown =
-      render_report_markdown(planted_report(), planted_context());
+      render_report_markdown(planted_report(), report_context());
   for (const char* planted :
        {"/home/alice", "alice", "Alice", "gpu-node-7", "alice.smith",
         "example.com", "tok_live_1234", "hf_plantedtokenvalue0001",
@@ -87,7 +87,7 @@ TEST(Report, HarmlessPartsAndSectionsSurvive) {
       "```sh\ncasebook run <home>/repo/cases/cross_entropy/"
       "label_out_of_range.yaml --password <redacted>\n```";
   const std::string markdown =
-      render_report_markdown(planted_report(), planted_context());
+      render_report_markdown(planted_report(), report_context());
   for (const char* kept :
        {"# Request for a targeted analysis: `cross_entropy/label_out_of_range`",
         "- case: `cross_entropy/label_out_of_range`\n",
@@ -126,7 +126,7 @@ TEST(Report, HarmlessPartsAndSectionsSurvive) {
 // and strides, backend, versions, first relevant message, args, origin.
 TEST(Report, TheRequestIsInTheOrderAMaintainerReadsIt) {
   const std::string markdown =
-      render_report_markdown(planted_report(), planted_context());
+      render_report_markdown(planted_report(), report_context());
   size_t at = 0;
   for (const char* section :
        {"## Operation", "## Inputs", "## Backend", "## Versions",

@@ -10,21 +10,10 @@
 #include <vector>
 
 #include "casebook/diagnosis.h"
+#include "planted_scrub_context.h"
 
 namespace casebook {
 namespace {
-
-ScrubContext planted_context() {
-  ScrubContext ctx;
-  ctx.user_name = "alice";
-  ctx.host_name = "gpu-node-7.example.org";
-  ctx.home_dir = "/srv/users/alice";
-  return ctx;
-}
-
-std::string scrubbed(const std::string& text) {
-  return scrub(text, planted_context());
-}
 
 // The formats of the leaks, each with what must stay around it.
 TEST(Scrub, TokenFormatsWithoutAKeyName) {

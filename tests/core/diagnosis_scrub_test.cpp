@@ -9,21 +9,10 @@
 #include <vector>
 
 #include "casebook/diagnosis.h"
+#include "planted_scrub_context.h"
 
 namespace casebook {
 namespace {
-
-ScrubContext planted_context() {
-  ScrubContext ctx;
-  ctx.user_name = "alice";
-  ctx.host_name = "gpu-node-7.example.org";
-  ctx.home_dir = "/srv/users/alice";
-  return ctx;
-}
-
-std::string scrubbed(const std::string& text) {
-  return scrub(text, planted_context());
-}
 
 TEST(Scrub, HomeFolders) {
   EXPECT_EQ(scrubbed("at /home/bob/train.py:12"), "at <home>/train.py:12");

@@ -7,19 +7,13 @@
 #include <cmath>
 #include <string>
 
+#include "loaded_case_checks.h"
+
 namespace casebook {
 namespace {
 
-std::string all_errors(const LoadedCase& loaded) {
-  std::string out;
-  for (const CaseError& error : loaded.errors) out += error.to_string() + "\n";
-  return out;
-}
-
-Case load_ok(const std::string& text) {
-  const LoadedCase loaded = load_case_text(text, "cases/keys/every_key.yaml");
-  EXPECT_TRUE(loaded.ok()) << all_errors(loaded);
-  return loaded.value.value_or(Case{});
+Case load_every_key(const std::string& text) {
+  return load_ok(text, "cases/keys/every_key.yaml");
 }
 
 const TensorSpec& input(const Case& value, size_t index) {
@@ -28,7 +22,7 @@ const TensorSpec& input(const Case& value, size_t index) {
 }
 
 TEST(Loader, EveryTopLevelKeyHasItsMeaning) {
-  const Case value = load_ok(R"(casebook: 1
+  const Case value = load_every_key(R"(casebook: 1
 id: custom/name
 summary: every key with its meaning
 op: kernels.softmax
@@ -102,7 +96,7 @@ timeout: 2.5
 }
 
 TEST(Loader, DefaultsWhereKeysAreOmitted) {
-  const Case value = load_ok(R"(casebook: 1
+  const Case value = load_every_key(R"(casebook: 1
 summary: defaults
 op: torch.neg
 inputs: {x: {dtype: float32, values: [1]}}
@@ -120,7 +114,7 @@ inputs: {x: {dtype: float32, values: [1]}}
 }
 
 TEST(Loader, EqualNanAloneKeepsTheDtypeTolerance) {
-  const Case value = load_ok(R"(casebook: 1
+  const Case value = load_every_key(R"(casebook: 1
 summary: NaN positions must agree
 op: torch.log
 inputs: {x: {dtype: float32, values: [-1, 1]}}
@@ -135,7 +129,7 @@ tolerance: {equal_nan: true}
 }
 
 TEST(Loader, ExpectKinds) {
-  const Case value = load_ok(R"(casebook: 1
+  const Case value = load_every_key(R"(casebook: 1
 summary: the reference fails; each GPU says how
 op: validate.labels
 inputs: {target: {dtype: int64, values: [0, 7, 1, 9]}}
@@ -159,7 +153,7 @@ expect:
 // Counting (`processed`): with match (alone it is a match), error and
 // xfail, for ops that count; its errors name the key and the nearest one.
 TEST(Loader, ExpectProcessed) {
-  const Case value = load_ok(R"(casebook: 1
+  const Case value = load_every_key(R"(casebook: 1
 summary: every entry is examined
 op: kernels.nll_loss
 inputs: {input: {shape: [2, 3], dtype: float32, fill: {full: -1}},
@@ -208,7 +202,7 @@ TEST(Loader, ExpectProcessedErrors) {
 }
 
 TEST(Loader, ReferenceCpu64AndSummaryBlock) {
-  const Case value = load_ok(R"(casebook: 1
+  const Case value = load_every_key(R"(casebook: 1
 summary: >
   a folded summary
   stays one line
@@ -223,7 +217,7 @@ backends: []
 }
 
 TEST(Loader, TensorSourcesAndGenerators) {
-  const Case value = load_ok(R"(casebook: 1
+  const Case value = load_every_key(R"(casebook: 1
 summary: every generator
 op: torch.stack
 inputs:
@@ -256,7 +250,7 @@ inputs:
 }
 
 TEST(Loader, Layouts) {
-  const Case value = load_ok(R"(casebook: 1
+  const Case value = load_every_key(R"(casebook: 1
 summary: every layout
 op: torch.add
 inputs:
@@ -279,7 +273,7 @@ inputs:
 }
 
 TEST(Loader, OriginIsFlattenedInFileOrder) {
-  const Case value = load_ok(R"(casebook: 1
+  const Case value = load_every_key(R"(casebook: 1
 summary: the dossier
 op: torch.neg
 inputs: {x: {dtype: float32, values: [1]}}

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "casebook/loader.h"
+#include "loaded_case_checks.h"
 #include "model_malformed.h"
 
 namespace casebook {
@@ -16,16 +17,12 @@ using testing_malformed::Malformed;
 using testing_malformed::with_extra;
 using testing_malformed::with_input;
 
-Case load_ok(const std::string& text) {
-  const LoadedCase loaded = load_case_text(text, "cases/good.yaml");
-  for (const CaseError& error : loaded.errors) {
-    ADD_FAILURE() << error.to_string();
-  }
-  return loaded.value.value_or(Case{});
+Case load_good(const std::string& text) {
+  return load_ok(text, "cases/good.yaml");
 }
 
 TEST(ExpectedOutputs, ByIndexAndByNameWithValuesAndProperties) {
-  const Case kase = load_ok(with_extra(
+  const Case kase = load_good(with_extra(
       "outputs:\n"
       "  0: {dtype: float32, values: [2, 4], tolerance: {rtol: 0, atol: 0}}\n"
       "  grad.x: {finite: true, shape: [2], dtype: float32, min: -1, max: 1}\n"
@@ -59,7 +56,7 @@ TEST(ExpectedOutputs, ByIndexAndByNameWithValuesAndProperties) {
 }
 
 TEST(ExpectedOutputs, PerBackendEntriesReplaceTheTopLevelOnes) {
-  const Case kase = load_ok(with_extra(
+  const Case kase = load_good(with_extra(
       "outputs: {0: {values: [1, 2], dtype: float32}, 1: {finite: true}}\n"
       "expect:\n"
       "  cuda: {outputs: {0: {values: [1, 3], dtype: float32}}}\n"));
@@ -73,7 +70,7 @@ TEST(ExpectedOutputs, PerBackendEntriesReplaceTheTopLevelOnes) {
 }
 
 TEST(ExpectedMessages, AnErrorMayNameARegularExpression) {
-  const Case kase = load_ok(
+  const Case kase = load_good(
       with_extra("expect:\n  cpu: {error: contract, message: 'shape \\[2\\]'}\n"
                  "  cuda: {error: contract}\n  hip: {skip: no hip}\n"));
   EXPECT_EQ(kase.expectation(Backend::kCpu).message,
@@ -83,8 +80,8 @@ TEST(ExpectedMessages, AnErrorMayNameARegularExpression) {
 TEST(MissingGpuExpectation, IsThatBackendsProblemNotTheFiles) {
   // The CPU must fail and cuda says nothing: the file loads, cuda carries
   // what to add (its ERROR when it runs), hip keeps its own expectation.
-  const Case kase =
-      load_ok(with_extra("expect:\n  cpu: {error: contract}\n  hip: match\n"));
+  const Case kase = load_good(
+      with_extra("expect:\n  cpu: {error: contract}\n  hip: match\n"));
   EXPECT_EQ(kase.expectation(Backend::kCpu).kind, Expectation::Kind::kError);
   EXPECT_EQ(kase.expectation(Backend::kCuda).missing,
             "the CPU run must fail (expect.cpu is an error), so cuda has no "
@@ -101,7 +98,7 @@ const char* const kConditional =
     "    - match\n";
 
 TEST(Conditions, TheFirstEntryWhoseConditionsHoldApplies) {
-  Case kase = load_ok(with_extra(kConditional));
+  Case kase = load_good(with_extra(kConditional));
   // Loaded without the run's facts, only the unconditional entry holds.
   EXPECT_EQ(kase.expectation(Backend::kCpu).kind, Expectation::Kind::kMatch);
   ASSERT_EQ(kase.expect_entries[Backend::kCpu].size(), 3u);
@@ -119,7 +116,7 @@ TEST(Conditions, TheFirstEntryWhoseConditionsHoldApplies) {
 }
 
 TEST(Conditions, VersionRanges) {
-  Case kase = load_ok(with_extra(
+  Case kase = load_good(with_extra(
       "expect: {cpu: [{when: {torch: '>=1.13.1, <2.4'}, skip: s}]}\n"));
   for (const auto& [version, holds] :
        std::vector<std::pair<std::string, bool>>{{"1.13.0", false},
@@ -135,9 +132,9 @@ TEST(Conditions, VersionRanges) {
 }
 
 TEST(Conditions, CudaAndHipRuntimesHoldOnlyWherePresent) {
-  Case kase =
-      load_ok(with_extra("expect: {cpu: [{when: {cuda: '>=12.4'}, skip: new}, "
-                         "{when: {hip: '6'}, skip: rocm}]}\n"));
+  Case kase = load_good(
+      with_extra("expect: {cpu: [{when: {cuda: '>=12.4'}, skip: new}, "
+                 "{when: {hip: '6'}, skip: rocm}]}\n"));
   resolve_conditions(kase, {{"torch", "2.11.0"}, {"cuda", "13.0"}});
   EXPECT_EQ(kase.expectation(Backend::kCpu).reason, "new");
   resolve_conditions(kase, {{"torch", "2.11.0"}, {"hip", "6.2.41133"}});
@@ -148,7 +145,7 @@ TEST(Conditions, CudaAndHipRuntimesHoldOnlyWherePresent) {
 }
 
 TEST(Conditions, DeviceFactsAreThoseOfTheEntrysBackend) {
-  Case kase = load_ok(with_extra(
+  Case kase = load_good(with_extra(
       "expect:\n"
       "  cuda: [{when: {capability: '>=9.0'}, skip: hopper},\n"
       "         {when: {capability: '>=8.0, <8.9'}, xfail: ampere}]\n"
@@ -178,7 +175,7 @@ TEST(Conditions, DeviceFactsAreThoseOfTheEntrysBackend) {
 }
 
 TEST(Conditions, AGpuWithoutAnEntryThatHoldsWhereTheCpuMustFailIsMissing) {
-  const Case kase = load_ok(with_extra(
+  const Case kase = load_good(with_extra(
       "expect:\n"
       "  cpu: {error: index_out_of_range}\n"
       "  cuda: [{when: {capability: '>=9.0'}, error: device_assert}]\n"
@@ -201,22 +198,22 @@ TEST(Conditions, AGpuWithoutAnEntryThatHoldsWhereTheCpuMustFailIsMissing) {
 }
 
 TEST(Origin, SourceIsAccepted) {
-  const Case kase = load_ok(with_extra(
+  const Case kase = load_good(with_extra(
       "origin: {source: 'https://github.com/pytorch/pytorch/issues/1'}\n"));
   ASSERT_EQ(kase.origin.entries.size(), 1u);
   EXPECT_EQ(kase.origin.entries[0].first, "source");
 }
 
 TEST(Rounding, ValuesTheDtypeHoldsOrWouldWriteThatWay) {
-  const Case kase = load_ok(
+  const Case kase = load_good(
       with_input("{dtype: float32, values: [0.1, 16777216, 1e-45, .nan]}") +
       "outputs: {0: {dtype: float16, values: [0.3, 65504, 0.333]}}\n");
   EXPECT_EQ(kase.inputs[0].float_values[0], 0.1);
-  const Case rounded = load_ok(
+  const Case rounded = load_good(
       with_input("{dtype: bfloat16, values: [1024.5], rounding: nearest}"));
   EXPECT_TRUE(rounded.inputs[0].round_to_nearest);
   const Case repeated =
-      load_ok(with_extra("repeat: 5\ndeterministic: bitwise\n"));
+      load_good(with_extra("repeat: 5\ndeterministic: bitwise\n"));
   EXPECT_EQ(repeated.repeat, 5);
   EXPECT_EQ(repeated.deterministic, Case::Determinism::kBitwise);
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "casebook/loader.h"
+#include "loaded_case_checks.h"
 #include "model_malformed.h"
 
 namespace casebook {
@@ -21,16 +22,12 @@ std::string kHeadInt() {
          "int64, values: [1]}\n";
 }
 
-Case load_ok(const std::string& text) {
-  const LoadedCase loaded = load_case_text(text, "cases/g.yaml");
-  std::string errors;
-  for (const CaseError& error : loaded.errors) errors += error.to_string();
-  EXPECT_TRUE(loaded.ok()) << errors;
-  return loaded.value.value_or(Case{});
+Case load_grad(const std::string& text) {
+  return load_ok(text, "cases/g.yaml");
 }
 
 TEST(LoaderGrad, WrtGradOutputsAndCheck) {
-  const Case value = load_ok(R"(casebook: 1
+  const Case value = load_grad(R"(casebook: 1
 summary: s
 op: aten::conv2d
 inputs:
@@ -52,7 +49,7 @@ grad:
   EXPECT_TRUE(value.grad->finite_differences);
   EXPECT_EQ(value.grad->where.line, 9);  // the map under `grad:`
   // Without `wrt`: every floating input.
-  const Case all = load_ok(R"(casebook: 1
+  const Case all = load_grad(R"(casebook: 1
 summary: s
 op: torch.mul
 inputs:
@@ -67,7 +64,7 @@ grad: {}
 }
 
 TEST(LoaderTorchFill, EveryCallAndItsParameters) {
-  const Case value = load_ok(R"(casebook: 1
+  const Case value = load_grad(R"(casebook: 1
 summary: s
 op: torch.add
 inputs:

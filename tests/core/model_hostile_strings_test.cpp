@@ -16,30 +16,14 @@
 
 #include "casebook/limits.h"
 #include "casebook/loader.h"
+#include "loaded_case_checks.h"
 
 namespace casebook {
 namespace {
 namespace fs = std::filesystem;
 
-const char kHead[] = "casebook: 1\nsummary: s\n";
+const char kStringsHead[] = "casebook: 1\nsummary: s\n";
 const char kInputs[] = "inputs:\n  x: {dtype: float32, values: [1, 2]}\n";
-
-std::string all_errors(const LoadedCase& loaded) {
-  std::string out;
-  for (const CaseError& error : loaded.errors) out += error.to_string() + "\n";
-  return out;
-}
-
-// Whether an error is at `line` and its text holds `text`.
-bool refused_at(const LoadedCase& loaded, int line, const std::string& text) {
-  for (const CaseError& error : loaded.errors) {
-    if (error.where.line == line &&
-        error.to_string().find(text) != std::string::npos) {
-      return true;
-    }
-  }
-  return false;
-}
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
@@ -47,7 +31,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }
 
 TEST(HostileStrings, ANineHundredKilobyteOpNameIsRefusedAtItsLine) {
-  const std::string text = std::string(kHead) + "op: torch." +
+  const std::string text = std::string(kStringsHead) + "op: torch." +
                            std::string(900'000, 'a') + "\n" + kInputs;
   const auto start = std::chrono::steady_clock::now();
   const LoadedCase loaded = load_case_text(text, "cases/long.yaml");
@@ -65,9 +49,9 @@ TEST(HostileStrings, ANineHundredKilobyteOpNameIsRefusedAtItsLine) {
 // 1024 characters.)
 TEST(HostileStrings, EveryStringIsBoundedWhereverItIs) {
   const std::string long_text(5000, 'k');
-  const std::string text = std::string(kHead) + "op: torch.neg\n" + kInputs +
-                           "origin:\n  cause: " + long_text + "\n  data: [\"" +
-                           long_text + "\"]\n";
+  const std::string text = std::string(kStringsHead) + "op: torch.neg\n" +
+                           kInputs + "origin:\n  cause: " + long_text +
+                           "\n  data: [\"" + long_text + "\"]\n";
   const LoadedCase loaded = load_case_text(text, "cases/long.yaml");
   EXPECT_TRUE(refused_at(loaded, 7, "a scalar of 5000 bytes"))
       << all_errors(loaded);
@@ -75,7 +59,7 @@ TEST(HostileStrings, EveryStringIsBoundedWhereverItIs) {
       << all_errors(loaded);
   // At the limit, a string reads.
   const std::string at_limit =
-      std::string(kHead) + "op: torch.neg\n" + kInputs +
+      std::string(kStringsHead) + "op: torch.neg\n" + kInputs +
       "origin:\n  cause: " + std::string(4096, 'c') + "\n";
   EXPECT_TRUE(load_case_text(at_limit, "cases/ok.yaml").ok());
 }
@@ -104,7 +88,7 @@ TEST(HostileStrings, SuggestionsCostNothingForAHugeName) {
 
 TEST(HostileYamlInOrigin, ATagIsRefusedAtItsLine) {
   const std::string text =
-      std::string(kHead) + "op: torch.neg\n" + kInputs +
+      std::string(kStringsHead) + "op: torch.neg\n" + kInputs +
       "origin:\n  cause: !!python/object/new:os.system [\"rm -rf ~\"]\n"
       "  change: !!str fixed\n  data: !local {id: x}\n";
   const LoadedCase loaded = load_case_text(text, "cases/tag.yaml");
@@ -116,7 +100,8 @@ TEST(HostileYamlInOrigin, ATagIsRefusedAtItsLine) {
 }
 
 TEST(HostileYamlInOrigin, ADuplicateKeyIsRefusedAtItsLine) {
-  const std::string text = std::string(kHead) + "op: torch.neg\n" + kInputs +
+  const std::string text = std::string(kStringsHead) + "op: torch.neg\n" +
+                           kInputs +
                            "origin:\n  versions:\n    torch: \"2.1\"\n"
                            "    torch: \"2.2\"\n  data: {id: a, id: b}\n";
   const LoadedCase loaded = load_case_text(text, "cases/dup.yaml");
@@ -130,8 +115,8 @@ TEST(HostileYamlInOrigin, ADuplicateKeyIsRefusedAtItsLine) {
 }
 
 TEST(HostileYamlInOrigin, ADuplicateKeyAtTheTopIsReportedOnce) {
-  const std::string text =
-      std::string(kHead) + "op: torch.neg\n" + kInputs + "op: torch.abs\n";
+  const std::string text = std::string(kStringsHead) + "op: torch.neg\n" +
+                           kInputs + "op: torch.abs\n";
   const LoadedCase loaded = load_case_text(text, "cases/dup.yaml");
   ASSERT_EQ(loaded.errors.size(), 1u) << all_errors(loaded);
   EXPECT_TRUE(
@@ -140,8 +125,8 @@ TEST(HostileYamlInOrigin, ADuplicateKeyAtTheTopIsReportedOnce) {
 }
 
 TEST(HostileYamlInOrigin, AByteThatIsNotUtf8IsRefusedAtItsLineAndColumn) {
-  const std::string text = std::string(kHead) + "op: torch.neg\n" + kInputs +
-                           "origin:\n  cause: caf\xc3\xa9 \xff\xfe\n";
+  const std::string text = std::string(kStringsHead) + "op: torch.neg\n" +
+                           kInputs + "origin:\n  cause: caf\xc3\xa9 \xff\xfe\n";
   const LoadedCase loaded = load_case_text(text, "cases/bytes.yaml");
   ASSERT_EQ(loaded.errors.size(), 1u) << all_errors(loaded);
   EXPECT_EQ(loaded.errors[0].where.line, 7);
@@ -153,8 +138,8 @@ TEST(HostileYamlInOrigin, AByteThatIsNotUtf8IsRefusedAtItsLineAndColumn) {
 }
 
 TEST(HostileIds, AnIdWithANewlineIsRefused) {
-  const std::string text = std::string(kHead) + "op: torch.neg\n" + kInputs +
-                           "id: \"x\\nPASS  fake/case\"\n";
+  const std::string text = std::string(kStringsHead) + "op: torch.neg\n" +
+                           kInputs + "id: \"x\\nPASS  fake/case\"\n";
   const LoadedCase loaded = load_case_text(text, "cases/id.yaml");
   EXPECT_TRUE(refused_at(loaded, 6,
                          "`id`: expected a name of printable characters; got "
@@ -189,7 +174,7 @@ TEST(HostileText, ControlCharactersAreRefusedInEveryString) {
 
 TEST(OutputLimits, AStatedOutputShapeOverTheLimitIsRefusedAtItsLine) {
   const std::string text =
-      std::string(kHead) +
+      std::string(kStringsHead) +
       "op: torch.outer\ninputs:\n"
       "  input: {dtype: float32, shape: [40000], fill: {full: 1}}\n"
       "  vec2: {dtype: float32, shape: [40000], fill: {full: 1}}\n"
@@ -205,7 +190,7 @@ TEST(OutputLimits, AStatedOutputShapeOverTheLimitIsRefusedAtItsLine) {
   small.max_output_elements = 100;
   set_load_limits(small);
   const LoadedCase few =
-      load_case_text(std::string(kHead) + "op: torch.neg\n" + kInputs +
+      load_case_text(std::string(kStringsHead) + "op: torch.neg\n" + kInputs +
                          "outputs:\n  0: {shape: [11, 10]}\n",
                      "cases/few.yaml");
   set_load_limits(saved);
@@ -224,10 +209,11 @@ class NamedFiles : public testing::Test {
     ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     root_ = pattern;
     fs::create_directories(root_ / "repo/cases");
-    std::ofstream(root_ / "outside.yaml") << kHead << "op: torch.neg\n"
+    std::ofstream(root_ / "outside.yaml") << kStringsHead << "op: torch.neg\n"
                                           << kInputs;
-    std::ofstream(root_ / "repo/cases/real.yaml") << kHead << "op: torch.neg\n"
-                                                  << kInputs;
+    std::ofstream(root_ / "repo/cases/real.yaml")
+        << kStringsHead << "op: torch.neg\n"
+        << kInputs;
   }
   void TearDown() override {
     std::error_code ignored;

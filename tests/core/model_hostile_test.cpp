@@ -13,34 +13,13 @@
 
 #include "casebook/limits.h"
 #include "casebook/loader.h"
+#include "loaded_case_checks.h"
 
 namespace casebook {
 namespace {
 namespace fs = std::filesystem;
 
 const fs::path kCorpus = fs::path(CASEBOOK_TEST_DATA) / "hostile" / "cases";
-
-std::string all_errors(const LoadedCase& loaded) {
-  std::string out;
-  for (const CaseError& error : loaded.errors) out += error.to_string() + "\n";
-  return out;
-}
-
-// Whether an error is at `line` (0: the whole file) and says `text`, in the
-// `file:line:col: ` form.
-bool refused_at(const LoadedCase& loaded, int line, const std::string& text) {
-  for (const CaseError& error : loaded.errors) {
-    const std::string shown = error.to_string();
-    const std::string prefix =
-        loaded.file.string() +
-        (line > 0 ? ":" + std::to_string(line) + ":" : std::string(": "));
-    if (error.where.line == line && shown.rfind(prefix, 0) == 0 &&
-        shown.find(text) != std::string::npos) {
-      return true;
-    }
-  }
-  return false;
-}
 
 TEST(HostileCorpus, EveryFileIsRefusedAtItsLine) {
   size_t tried = 0;

@@ -12,6 +12,7 @@
 #include "casebook/case_writer.h"
 #include "casebook/loader.h"
 #include "casebook/neighbors.h"
+#include "loaded_case_checks.h"
 
 namespace casebook {
 namespace {
@@ -30,24 +31,16 @@ const char kLabel4[] =
     "  cuda: {error: device_assert}\n"
     "  hip:  {error: device_assert, message: 'Target 4'}\n";
 
-LoadedCase load(const std::string& text) {
+LoadedCase load_label_file(const std::string& text) {
   return load_case_text(text, "cases/ce/label.yaml");
 }
 
-Case load_ok(const std::string& text) {
-  const LoadedCase loaded = load(text);
-  for (const CaseError& error : loaded.errors) {
-    ADD_FAILURE() << error.to_string();
-  }
-  return loaded.value.value_or(Case{});
+Case load_label(const std::string& text) {
+  return load_ok(text, "cases/ce/label.yaml");
 }
 
-std::vector<std::string> errors_of(const std::string& text) {
-  std::vector<std::string> out;
-  for (const CaseError& error : load(text).errors) {
-    out.push_back(error.to_string());
-  }
-  return out;
+std::vector<std::string> errors_of_label(const std::string& text) {
+  return error_lines(load_label_file(text));
 }
 
 std::vector<std::string> ids(const NeighborExpansion& expansion) {
@@ -79,7 +72,7 @@ const TensorSpec& input(const Case& kase, const std::string& name) {
 
 TEST(Neighbors, LabelLimitsOfAClassIndexInputFromTheOpsSchema) {
   const Case base =
-      load_ok(std::string(kLabel4) + "neighbors: {label_limits: {}}\n");
+      load_label(std::string(kLabel4) + "neighbors: {label_limits: {}}\n");
   ASSERT_EQ(base.neighbors.size(), 1u);
   const NeighborExpansion made = declared_neighbors(base);
   EXPECT_TRUE(made.errors.empty());
@@ -128,7 +121,7 @@ TEST(Neighbors, LabelLimitsOfAClassIndexInputFromTheOpsSchema) {
 }
 
 TEST(Neighbors, LabelLimitsDeclaredForAnOpWithoutAKnownClassInput) {
-  const Case base = load_ok(
+  const Case base = load_label(
       "casebook: 1\nsummary: s\nop: torch.index_select\nargs: {dim: 0}\n"
       "inputs:\n"
       "  input: {shape: [5, 2], dtype: float32, fill: {full: 1}}\n"
@@ -164,7 +157,7 @@ TEST(Neighbors, LabelLimitsDeclaredForAnOpWithoutAKnownClassInput) {
 }
 
 TEST(Neighbors, TheClassCountOfAnAtenLossIsItsInputsClassDim) {
-  const Case base = load_ok(
+  const Case base = load_label(
       "casebook: 1\nsummary: s\nop: aten::nll_loss2d\ninputs:\n"
       "  self: {shape: [1, 3, 2, 2], dtype: float32, fill: {full: -1}}\n"
       "  target: {dtype: int64, values: [[[0, 1], [2, 0]]]}\n"
@@ -183,7 +176,7 @@ TEST(Neighbors, TheClassCountOfAnAtenLossIsItsInputsClassDim) {
 }
 
 TEST(Neighbors, LastBatchIsTheRemainderBesideAFullBatch) {
-  const Case base = load_ok(
+  const Case base = load_label(
       "casebook: 1\nsummary: s\nop: kernels.nll_loss\n"
       "args: {reduction: mean, ignore_index: -100}\ninputs:\n"
       "  input: {shape: [8, 10], dtype: float32, fill: {uniform: {low: -5, "
@@ -207,7 +200,7 @@ TEST(Neighbors, LastBatchIsTheRemainderBesideAFullBatch) {
 }
 
 TEST(Neighbors, LengthsShortestEmptyWhereTheOpAllowsItAndALongOne) {
-  const Case sum = load_ok(
+  const Case sum = load_label(
       "casebook: 1\nsummary: s\nop: kernels.sum\ninputs:\n"
       "  input: {shape: [100], dtype: float32, fill: {full: 1}}\n"
       "neighbors: {lengths: {long: 4096}}\n");
@@ -215,7 +208,7 @@ TEST(Neighbors, LengthsShortestEmptyWhereTheOpAllowsItAndALongOne) {
       ids(declared_neighbors(sum)),
       (std::vector<std::string>{"ce/label~lengths[0]", "ce/label~lengths[1]",
                                 "ce/label~lengths[4096]"}));
-  const Case softmax = load_ok(
+  const Case softmax = load_label(
       "casebook: 1\nsummary: s\nop: kernels.softmax\ninputs:\n"
       "  input: {shape: [4, 300], dtype: float32, fill: {full: 1}}\n"
       "neighbors: {lengths: {along: {input: 1}}}\n");
@@ -227,7 +220,7 @@ TEST(Neighbors, LengthsShortestEmptyWhereTheOpAllowsItAndALongOne) {
 
 TEST(Neighbors, ResizingAFailingCaseCannotDeriveItsOutcome) {
   const Case base =
-      load_ok(std::string(kLabel4) + "neighbors: {lengths: {}}\n");
+      load_label(std::string(kLabel4) + "neighbors: {lengths: {}}\n");
   const NeighborExpansion made = declared_neighbors(base);
   ASSERT_EQ(ids(made), (std::vector<std::string>{"ce/label~lengths[1]"}));
   EXPECT_EQ(describe_expected(made.neighbors[0].value), "cannot derive");
@@ -239,7 +232,7 @@ TEST(Neighbors, ResizingAFailingCaseCannotDeriveItsOutcome) {
 }
 
 TEST(Neighbors, BlockBoundariesAroundEachBlockTheKernelDeclares) {
-  const Case base = load_ok(
+  const Case base = load_label(
       "casebook: 1\nsummary: s\nop: kernels.sum\ninputs:\n"
       "  input: {shape: [1000], dtype: float32, fill: {uniform: {low: 0, "
       "high: 1}}, seed: 3}\n"
@@ -258,7 +251,7 @@ TEST(Neighbors, BlockBoundariesAroundEachBlockTheKernelDeclares) {
   EXPECT_EQ(input(made.neighbors[5].value, "input").seed, 3u);
   EXPECT_EQ(describe_expected(made.neighbors[0].value), "match");
   // The embedding kernel: one block of 128 threads per row of the weight.
-  const Case embedding = load_ok(
+  const Case embedding = load_label(
       "casebook: 1\nsummary: s\nop: kernels.embedding\ninputs:\n"
       "  weight: {shape: [10, 64], dtype: float32, fill: {full: 1}}\n"
       "  indices: {dtype: int64, values: [1, 2]}\n"
@@ -273,7 +266,7 @@ TEST(Neighbors, BlockBoundariesAroundEachBlockTheKernelDeclares) {
 }
 
 TEST(Neighbors, LayoutsKeepTheValuesAndTheExpectations) {
-  const Case base = load_ok(
+  const Case base = load_label(
       "casebook: 1\nsummary: s\nop: torch.conv2d\ninputs:\n"
       "  input: {shape: [1, 2, 3, 3], dtype: float32, fill: {full: 1}}\n"
       "  weight: {shape: [2, 2, 1, 1], dtype: float32, fill: {full: 1}, "
@@ -296,7 +289,7 @@ TEST(Neighbors, LayoutsKeepTheValuesAndTheExpectations) {
   EXPECT_EQ(made.neighbors[3].change, "channels_last input, weight");
   // A failing base keeps its failure: the values are the same.
   const Case failing =
-      load_ok(std::string(kLabel4) + "neighbors: {layouts: [transposed]}\n");
+      load_label(std::string(kLabel4) + "neighbors: {layouts: [transposed]}\n");
   const NeighborExpansion same = declared_neighbors(failing);
   ASSERT_EQ(same.neighbors.size(), 1u);
   EXPECT_EQ(describe_expected(same.neighbors[0].value),
@@ -305,7 +298,7 @@ TEST(Neighbors, LayoutsKeepTheValuesAndTheExpectations) {
 }
 
 TEST(Neighbors, DtypeSiblingsWithTheirDefaultToleranceOrCpu64) {
-  const Case base = load_ok(
+  const Case base = load_label(
       "casebook: 1\nsummary: s\nop: torch.matmul\ninputs:\n"
       "  input: {shape: [2, 2], dtype: float32, values: [[1, 2], [3, 0.1]]}\n"
       "  other: {shape: [2, 2], dtype: float32, fill: {full: 1}}\n"
@@ -323,7 +316,7 @@ TEST(Neighbors, DtypeSiblingsWithTheirDefaultToleranceOrCpu64) {
   EXPECT_FALSE(half.tolerance);  // float16's default
   EXPECT_EQ(describe_expected(half), "match; outputs 0: finite");
   // Without a list: the three floats the base is not.
-  const Case plain = load_ok(
+  const Case plain = load_label(
       "casebook: 1\nsummary: s\nop: torch.matmul\ninputs:\n"
       "  input: {shape: [2, 2], dtype: float32, fill: {full: 1}}\n"
       "  other: {shape: [2, 2], dtype: float32, fill: {full: 1}}\n"
@@ -335,7 +328,7 @@ TEST(Neighbors, DtypeSiblingsWithTheirDefaultToleranceOrCpu64) {
 }
 
 TEST(Neighbors, AKnownBugOfTheBaseIsNotAssumedOfItsLayoutOrDtype) {
-  const Case base = load_ok(
+  const Case base = load_label(
       "casebook: 1\nsummary: s\nop: torch.matmul\ninputs:\n"
       "  input: {shape: [2, 2], dtype: bfloat16, fill: {full: 1}}\n"
       "  other: {shape: [2, 2], dtype: bfloat16, fill: {full: 1}}\n"
@@ -359,31 +352,32 @@ TEST(Neighbors, ARuleThatDoesNotApplyIsAnErrorAtItsLine) {
       "  input: {shape: [2], dtype: float32, fill: {full: 1}}\n"
       "  other: {shape: [3], dtype: float32, fill: {full: 1}}\n"
       "neighbors:\n";
-  EXPECT_EQ(errors_of(head + "  label_limits: {}\n"),
+  EXPECT_EQ(errors_of_label(head + "  label_limits: {}\n"),
             (std::vector<std::string>{
                 "cases/ce/label.yaml:8:3: `neighbors.label_limits`: "
                 "`label_limits` does not apply: op `torch.add` has no "
                 "class-index input that casebook knows of: name it with "
                 "`input:` and give `classes:` (C)"}));
-  EXPECT_EQ(errors_of(head + "  block_boundaries: {}\n"),
+  EXPECT_EQ(errors_of_label(head + "  block_boundaries: {}\n"),
             (std::vector<std::string>{
                 "cases/ce/label.yaml:8:3: `neighbors.block_boundaries`: "
                 "`block_boundaries` does not apply: op `torch.add` declares "
                 "no block size (the kernels.* ops do): give `blocks: [...]` "
                 "and `along: {input: dim}`"}));
-  EXPECT_EQ(errors_of(head + "  lengths: {}\n"),
+  EXPECT_EQ(errors_of_label(head + "  lengths: {}\n"),
             (std::vector<std::string>{
                 "cases/ce/label.yaml:8:3: `neighbors.lengths`: `lengths` does "
                 "not apply: the inputs differ in size at dim 0 (input.0 is 2, "
                 "other.0 is 3): name the dims to resize with `along: {input: "
                 "dim, ...}`"}));
-  EXPECT_EQ(errors_of(head + "  last_batch: {dataset_size: 512, batch_size: "
+  EXPECT_EQ(
+      errors_of_label(head + "  last_batch: {dataset_size: 512, batch_size: "
                              "256, along: {input: 0}}\n"),
-            (std::vector<std::string>{
-                "cases/ce/label.yaml:8:3: `neighbors.last_batch`: "
-                "`last_batch` does not apply: 512 samples in batches of 256 "
-                "leave no incomplete batch"}));
-  EXPECT_EQ(errors_of(head + "  layouts: [channels_last]\n"),
+      (std::vector<std::string>{
+          "cases/ce/label.yaml:8:3: `neighbors.last_batch`: "
+          "`last_batch` does not apply: 512 samples in batches of 256 "
+          "leave no incomplete batch"}));
+  EXPECT_EQ(errors_of_label(head + "  layouts: [channels_last]\n"),
             (std::vector<std::string>{
                 "cases/ce/label.yaml:8:3: `neighbors.layouts`: `layouts` does "
                 "not apply: `channels_last` needs a 4-D input; the case has "
@@ -395,29 +389,29 @@ TEST(Neighbors, TheKeysOfNeighborsAreChecked) {
       "casebook: 1\nsummary: s\nop: torch.add\ninputs:\n"
       "  input: {shape: [2], dtype: float32, fill: {full: 1}}\n"
       "neighbors:\n";
-  EXPECT_EQ(errors_of(head + "  lenghts: {}\n"),
+  EXPECT_EQ(errors_of_label(head + "  lenghts: {}\n"),
             (std::vector<std::string>{
                 "cases/ce/label.yaml:7:3: `neighbors.lenghts`: unknown key "
                 "`lenghts`; did you mean `lengths`?"}));
-  EXPECT_EQ(errors_of(head + "  lengths: {lnog: 5}\n"),
+  EXPECT_EQ(errors_of_label(head + "  lengths: {lnog: 5}\n"),
             (std::vector<std::string>{
                 "cases/ce/label.yaml:7:13: `neighbors.lengths.lnog`: unknown "
                 "key `lnog`; did you mean `long`?"}));
   EXPECT_EQ(
-      errors_of(head + "  dtypes: [float8]\n"),
+      errors_of_label(head + "  dtypes: [float8]\n"),
       (std::vector<std::string>{
           "cases/ce/label.yaml:7:12: `neighbors.dtypes[0]`: expected one "
           "of float16, bfloat16, float32, float64; got `float8`; did you mean "
           "`float16`?"}));
   EXPECT_EQ(
-      errors_of(head + "  last_batch: {dataset_size: 0}\n"),
+      errors_of_label(head + "  last_batch: {dataset_size: 0}\n"),
       (std::vector<std::string>{
           "cases/ce/label.yaml:7:30: `neighbors.last_batch.dataset_size`: "
           "expected an integer in [1, 2^53]; got `0`"}));
 }
 
 TEST(Neighbors, AFileWithoutNeighborsIsUnchanged) {
-  const Case base = load_ok(kLabel4);
+  const Case base = load_label(kLabel4);
   EXPECT_TRUE(base.neighbors.empty());
   EXPECT_TRUE(declared_neighbors(base).neighbors.empty());
   // `casebook neighbors` asks every rule: those that apply, and why the
@@ -434,9 +428,9 @@ TEST(Neighbors, SizesStayWithinTheLoadersLimits) {
   const std::string head =
       "casebook: 1\nsummary: s\nop: kernels.sum\ninputs:\n";
   EXPECT_EQ(
-      errors_of(head +
-                "  input: {shape: [8], dtype: float32, fill: {full: 1}}\n"
-                "neighbors: {lengths: {long: 4000000000}}\n"),
+      errors_of_label(head +
+                      "  input: {shape: [8], dtype: float32, fill: {full: 1}}\n"
+                      "neighbors: {lengths: {long: 4000000000}}\n"),
       (std::vector<std::string>{
           "cases/ce/label.yaml:6:13: `neighbors.lengths`: `lengths` does not "
           "apply: input `input` of size 4000000000 along dim 0: a tensor of "
@@ -444,25 +438,26 @@ TEST(Neighbors, SizesStayWithinTheLoadersLimits) {
           "4 GiB per tensor (CASEBOOK_MAX_TENSOR_BYTES); refused before "
           "anything is allocated. A case needs the smallest tensor that "
           "still fails"}));
-  EXPECT_EQ(errors_of(head + "  input: {dtype: float32, values: [1, 2]}\n"
-                             "neighbors: {lengths: {long: 5000000}}\n"),
+  EXPECT_EQ(errors_of_label(head + "  input: {dtype: float32, values: [1, 2]}\n"
+                                   "neighbors: {lengths: {long: 5000000}}\n"),
             (std::vector<std::string>{
                 "cases/ce/label.yaml:6:13: `neighbors.lengths`: `lengths` "
                 "does not apply: input `input` is written as `values`; of "
                 "size 5000000 along dim 0 it would hold 5000000 of them, over "
                 "4194304: give it a `fill`"}));
-  EXPECT_EQ(errors_of(head +
+  EXPECT_EQ(
+      errors_of_label(head +
                       "  input: {shape: [8], dtype: float32, fill: {full: 1}}\n"
                       "neighbors: {block_boundaries: {blocks: "
                       "[9223372036854775807]}}\n"),
-            (std::vector<std::string>{
-                "cases/ce/label.yaml:6:41: "
-                "`neighbors.block_boundaries.blocks[0]`: expected an integer "
-                "in [1, 2^53]; got `9223372036854775807`"}));
+      (std::vector<std::string>{
+          "cases/ce/label.yaml:6:41: "
+          "`neighbors.block_boundaries.blocks[0]`: expected an integer "
+          "in [1, 2^53]; got `9223372036854775807`"}));
 }
 
 TEST(Neighbors, AWrittenNeighbourReadsBackAsTheSameCase) {
-  const Case base = load_ok(
+  const Case base = load_label(
       "casebook: 1\nsummary: 'quoted: \"s\"'\nop: torch.matmul\n"
       "args: {dim: -1, scale: 0.5, flag: true, name: mean, none: null, "
       "list: [1, 2]}\n"

@@ -10,6 +10,7 @@
 #include "casebook/loader.h"
 #include "casebook/neighbors.h"
 #include "casebook/op_traits.h"
+#include "loaded_case_checks.h"
 #include "ops/shipped_op_traits.h"
 
 namespace casebook {
@@ -58,12 +59,8 @@ const std::string kWidget =
     "  cpu: {processed: 6}\n"
     "neighbors: [block_boundaries]\n";
 
-std::vector<std::string> errors_of(const std::string& text) {
-  std::vector<std::string> out;
-  for (const CaseError& error : load_case_text(text, "cases/w.yaml").errors) {
-    out.push_back(error.to_string());
-  }
-  return out;
+std::vector<std::string> widget_errors(const std::string& text) {
+  return error_lines(load_case_text(text, "cases/w.yaml"));
 }
 
 TEST(OpTraits, AMadeUpOpHasTheTraitsItsEntryDeclares) {
@@ -87,7 +84,7 @@ TEST(OpTraits, AMadeUpOpHasTheTraitsItsEntryDeclares) {
 
 TEST(OpTraits, TheShippedTableKnowsNoMadeUpOp) {
   EXPECT_EQ(
-      errors_of(kWidget),
+      widget_errors(kWidget),
       (std::vector<std::string>{
           "cases/w.yaml:3:5: `op`: expected `torch.<name>`, "
           "`aten::<name>[.<overload>]`, `kernels.<name>` or "
@@ -112,35 +109,37 @@ OpTraitsTable without_shipped_traits() {
 
 TEST(OpTraits, AShippedNameWithoutTheTraitInTheTableHasItNot) {
   const WithTraits traits(without_shipped_traits());
-  EXPECT_EQ(errors_of("casebook: 1\nsummary: s\nop: kernels.sum\n"
-                      "reference: torch\n"
-                      "inputs:\n"
-                      "  input: {shape: [6], dtype: float32, fill: {full: 1}}\n"
-                      "expect:\n"
-                      "  cpu: {processed: 6}\n"),
-            (std::vector<std::string>{
-                "cases/w.yaml:4:12: `reference`: expected `torch` only for a "
-                "made.* op; got op `kernels.sum`",
-                "cases/w.yaml:8:9: `expect.cpu.processed`: `processed` goes "
-                "with `match`, `error` or `xfail` of a made.* op only (an op "
-                "that counts its entries)"}));
   EXPECT_EQ(
-      errors_of("casebook: 1\nsummary: s\nop: torch.sum\n"
-                "grad: {wrt: [input]}\n"
-                "inputs:\n"
-                "  input: {shape: [6], dtype: float32, fill: {full: 1}}\n"),
+      widget_errors("casebook: 1\nsummary: s\nop: kernels.sum\n"
+                    "reference: torch\n"
+                    "inputs:\n"
+                    "  input: {shape: [6], dtype: float32, fill: {full: 1}}\n"
+                    "expect:\n"
+                    "  cpu: {processed: 6}\n"),
+      (std::vector<std::string>{
+          "cases/w.yaml:4:12: `reference`: expected `torch` only for a "
+          "made.* op; got op `kernels.sum`",
+          "cases/w.yaml:8:9: `expect.cpu.processed`: `processed` goes "
+          "with `match`, `error` or `xfail` of a made.* op only (an op "
+          "that counts its entries)"}));
+  EXPECT_EQ(
+      widget_errors("casebook: 1\nsummary: s\nop: torch.sum\n"
+                    "grad: {wrt: [input]}\n"
+                    "inputs:\n"
+                    "  input: {shape: [6], dtype: float32, fill: {full: 1}}\n"),
       (std::vector<std::string>{
           "cases/w.yaml:4:7: `grad`: gradients are for made.* ops "
           "(LibTorch's autograd); got op `torch.sum`"}));
-  EXPECT_EQ(errors_of("casebook: 1\nsummary: s\nop: kernels.sum\n"
-                      "inputs:\n"
-                      "  input: {shape: [6], dtype: float32, fill: {full: 1}}\n"
-                      "neighbors: [block_boundaries]\n"),
-            (std::vector<std::string>{
-                "cases/w.yaml:6:13: `neighbors.block_boundaries`: "
-                "`block_boundaries` does not apply: op `kernels.sum` declares "
-                "no block size (the made.* ops do): give `blocks: [...]` and "
-                "`along: {input: dim}`"}));
+  EXPECT_EQ(
+      widget_errors("casebook: 1\nsummary: s\nop: kernels.sum\n"
+                    "inputs:\n"
+                    "  input: {shape: [6], dtype: float32, fill: {full: 1}}\n"
+                    "neighbors: [block_boundaries]\n"),
+      (std::vector<std::string>{
+          "cases/w.yaml:6:13: `neighbors.block_boundaries`: "
+          "`block_boundaries` does not apply: op `kernels.sum` declares "
+          "no block size (the made.* ops do): give `blocks: [...]` and "
+          "`along: {input: dim}`"}));
 }
 
 TEST(OpTraits, AnOpOfAFamilyIsLongerThanItsPrefixAndItsOwnEntryWins) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "casebook/loader.h"
+#include "loaded_case_checks.h"
 
 namespace casebook {
 namespace {
@@ -12,12 +13,6 @@ LoadedCase load(const std::string& text) {
 }
 
 // Every error of `loaded`, one per line.
-std::string errors_of(const LoadedCase& loaded) {
-  std::string all;
-  for (const CaseError& error : loaded.errors) all += error.to_string() + "\n";
-  return all;
-}
-
 const char* const kTwoSteps =
     "casebook: 1\n"                                       // 1
     "summary: log_softmax then nll_loss\n"                // 2
@@ -36,7 +31,7 @@ const char* const kTwoSteps =
 
 TEST(Steps, ReadsEachStepItsSourcesAndTheOutputsNamed) {
   const LoadedCase loaded = load(kTwoSteps);
-  ASSERT_TRUE(loaded.ok()) << errors_of(loaded);
+  ASSERT_TRUE(loaded.ok()) << all_errors(loaded);
   const Case& kase = *loaded.value;
   ASSERT_EQ(kase.steps.size(), 2u);
   EXPECT_EQ(kase.op, "steps(torch.log_softmax, aten::nll_loss)");
@@ -66,7 +61,7 @@ TEST(Steps, ANullInAListOfTensorsLeavesItsPlace) {
       "inputs:\n"
       "  x: {dtype: float32, values: [[1, 2]]}\n"
       "  idx: {dtype: int64, values: [1]}\n");
-  ASSERT_TRUE(loaded.ok()) << errors_of(loaded);
+  ASSERT_TRUE(loaded.ok()) << all_errors(loaded);
   const Step& step = loaded.value->steps.at(0);
   ASSERT_EQ(step.inputs.size(), 2u);
   EXPECT_EQ(step.inputs[1].argument, "indices[1]");
@@ -84,7 +79,7 @@ std::string two_steps_with(const std::string& from, const std::string& to) {
 TEST(Steps, AnUnknownSourceIsNamedWithTheNearestAtItsLine) {
   const LoadedCase loaded =
       load(two_steps_with("self: logp, target", "self: lopg, target"));
-  const std::string errors = errors_of(loaded);
+  const std::string errors = all_errors(loaded);
   EXPECT_NE(errors.find("cases/steps.yaml:9:20: `steps[1].inputs.self`: `lopg` "
                         "is neither an input of the case nor an earlier step"),
             std::string::npos)
@@ -95,7 +90,7 @@ TEST(Steps, AnUnknownSourceIsNamedWithTheNearestAtItsLine) {
 TEST(Steps, AStepThatReadsALaterStepIsACycleTold) {
   const LoadedCase loaded =
       load(two_steps_with("inputs: {self: logits}", "inputs: {self: step2}"));
-  const std::string errors = errors_of(loaded);
+  const std::string errors = all_errors(loaded);
   EXPECT_NE(errors.find("cases/steps.yaml:6:20: `steps[0].inputs.self`: "
                         "`step2` is the output of step 2, which runs after "
                         "this one"),
@@ -111,41 +106,41 @@ TEST(Steps, AStepThatReadsALaterStepIsACycleTold) {
 TEST(Steps, AStepReadingItselfIsTold) {
   const LoadedCase loaded =
       load(two_steps_with("self: logp, target", "self: step2, target"));
-  EXPECT_NE(errors_of(loaded).find("`step2` is this step's own output"),
+  EXPECT_NE(all_errors(loaded).find("`step2` is this step's own output"),
             std::string::npos)
-      << errors_of(loaded);
+      << all_errors(loaded);
 }
 
 TEST(Steps, OpAndStepsTogetherAreRefused) {
   const LoadedCase loaded = load(two_steps_with(
       "summary: log_softmax then nll_loss\n",
       "summary: log_softmax then nll_loss\nop: torch.softmax\n"));
-  EXPECT_NE(errors_of(loaded).find("cases/steps.yaml:3:5: `op`: a case has "
-                                   "`op` or `steps`, not both; line 5 gives "
-                                   "`steps`"),
+  EXPECT_NE(all_errors(loaded).find("cases/steps.yaml:3:5: `op`: a case has "
+                                    "`op` or `steps`, not both; line 5 gives "
+                                    "`steps`"),
             std::string::npos)
-      << errors_of(loaded);
+      << all_errors(loaded);
 }
 
 TEST(Steps, TopLevelArgsAreRefusedWithSteps) {
   const LoadedCase loaded = load(
       two_steps_with("inputs:\n  logits", "args: {dim: 1}\ninputs:\n  logits"));
-  EXPECT_NE(errors_of(loaded).find("cases/steps.yaml:10:7: `args`: a case of "
-                                   "`steps` gives each step its own `args`"),
+  EXPECT_NE(all_errors(loaded).find("cases/steps.yaml:10:7: `args`: a case of "
+                                    "`steps` gives each step its own `args`"),
             std::string::npos)
-      << errors_of(loaded);
+      << all_errors(loaded);
 }
 
 TEST(Steps, NamesMustBeDistinctPlainAndNotAnInput) {
   EXPECT_NE(
-      errors_of(load(two_steps_with("  - op: aten::nll_loss",
-                                    "  - name: logp\n    op: aten::nll_loss")))
+      all_errors(load(two_steps_with("  - op: aten::nll_loss",
+                                     "  - name: logp\n    op: aten::nll_loss")))
           .find("`logp` names an earlier step too"),
       std::string::npos);
-  EXPECT_NE(errors_of(load(two_steps_with("name: logp", "name: labels")))
+  EXPECT_NE(all_errors(load(two_steps_with("name: logp", "name: labels")))
                 .find("`labels` names an input of the case too"),
             std::string::npos);
-  EXPECT_NE(errors_of(load(two_steps_with("name: logp", "name: log.p")))
+  EXPECT_NE(all_errors(load(two_steps_with("name: logp", "name: log.p")))
                 .find("expected a name of letters, digits and `_`"),
             std::string::npos);
 }
@@ -153,18 +148,19 @@ TEST(Steps, NamesMustBeDistinctPlainAndNotAnInput) {
 TEST(Steps, TheLastStepsOutputsAreTheCasesOwn) {
   const LoadedCase loaded =
       load(two_steps_with("  logp.0: {max: 0}\n", "  step2.0: {max: 9}\n"));
-  EXPECT_NE(errors_of(loaded).find("cases/steps.yaml:14:12: `outputs.step2.0`: "
-                                   "`step2` is the last step: its outputs are "
-                                   "the case's; write `0`"),
-            std::string::npos)
-      << errors_of(loaded);
+  EXPECT_NE(
+      all_errors(loaded).find("cases/steps.yaml:14:12: `outputs.step2.0`: "
+                              "`step2` is the last step: its outputs are "
+                              "the case's; write `0`"),
+      std::string::npos)
+      << all_errors(loaded);
 }
 
 TEST(Steps, AStepNeedsAnOpAndItsInputs) {
   const LoadedCase loaded = load(
       "casebook: 1\nsummary: s\nsteps:\n  - args: {dim: 1}\n"
       "inputs:\n  x: {dtype: float32, values: [1]}\n");
-  const std::string errors = errors_of(loaded);
+  const std::string errors = all_errors(loaded);
   EXPECT_NE(errors.find("cases/steps.yaml:4:5: `steps[0].op`: required key "
                         "missing"),
             std::string::npos)
@@ -172,8 +168,8 @@ TEST(Steps, AStepNeedsAnOpAndItsInputs) {
   EXPECT_NE(errors.find("`steps[0].inputs`: required key missing"),
             std::string::npos)
       << errors;
-  EXPECT_NE(errors_of(load("casebook: 1\nsummary: s\nsteps: []\n"
-                           "inputs:\n  x: {dtype: float32, values: [1]}\n"))
+  EXPECT_NE(all_errors(load("casebook: 1\nsummary: s\nsteps: []\n"
+                            "inputs:\n  x: {dtype: float32, values: [1]}\n"))
                 .find("`steps`: expected a list of steps"),
             std::string::npos);
 }
@@ -184,11 +180,11 @@ TEST(Steps, GradientsAreReadWhenEveryStepIsALibTorchOp) {
   const std::string with_grad =
       std::string(kTwoSteps) + "grad: {wrt: [logits]}\n";
   const LoadedCase loaded = load(with_grad);
-  ASSERT_TRUE(loaded.ok()) << errors_of(loaded);
+  ASSERT_TRUE(loaded.ok()) << all_errors(loaded);
   EXPECT_EQ(loaded.value->grad->wrt, std::vector<std::string>{"logits"});
   std::string kernel = with_grad;
   kernel.replace(kernel.find("aten::nll_loss"), 14, "kernels.nll_loss");
-  EXPECT_NE(errors_of(load(kernel))
+  EXPECT_NE(all_errors(load(kernel))
                 .find("gradients are for torch.* and "
                       "aten:: ops"),
             std::string::npos);

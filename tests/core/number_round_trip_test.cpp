@@ -19,6 +19,7 @@
 #include "casebook/case_writer.h"
 #include "casebook/loader.h"
 #include "casebook/number_text.h"
+#include "loaded_case_checks.h"
 
 namespace casebook {
 namespace {
@@ -55,12 +56,6 @@ std::vector<double> hard_doubles() {
           0.30000000000000004,
           65504.0,
           3.3895313892515355e38};
-}
-
-std::string errors_of(const LoadedCase& loaded) {
-  std::string text;
-  for (const CaseError& error : loaded.errors) text += error.to_string() + "\n";
-  return text;
 }
 
 LoadedCase load_values(const std::string& dtype, const std::string& values,
@@ -133,7 +128,7 @@ TEST(NumberText, WhatTheWriterWritesTheLoaderReadsBackBitForBit) {
     values += (values.empty() ? "" : ", ") + yaml_number(value);
   }
   const LoadedCase loaded = load_values("float64", values);
-  ASSERT_TRUE(loaded.ok()) << errors_of(loaded);
+  ASSERT_TRUE(loaded.ok()) << all_errors(loaded);
   const std::vector<double>& read = loaded.value->inputs[0].float_values;
   ASSERT_EQ(read.size(), hard_doubles().size());
   for (size_t i = 0; i < read.size(); ++i) {
@@ -165,10 +160,10 @@ TEST(CaseWriterNumbers, Int64ExtremesFloat64SubnormalsAndSignedZerosRoundTrip) {
       "outputs: {0: {dtype: float64, min: 5e-324, max: "
       "1.7976931348623157e308}}\n";
   const LoadedCase first = load_case_text(text, "cases/numbers.yaml");
-  ASSERT_TRUE(first.ok()) << errors_of(first);
+  ASSERT_TRUE(first.ok()) << all_errors(first);
   const std::string written = case_to_yaml(*first.value);
   const LoadedCase again = load_case_text(written, "cases/numbers.yaml");
-  ASSERT_TRUE(again.ok()) << written << errors_of(again);
+  ASSERT_TRUE(again.ok()) << written << all_errors(again);
   EXPECT_EQ(case_to_yaml(*again.value), written);
   const Case& read = *again.value;
   EXPECT_EQ(read.inputs[0].int_values,
@@ -238,7 +233,7 @@ TEST(NumberLimits, Float16AndBfloat16OverflowIsRefusedAtItsLine) {
         << error.to_string();
     // Expected outputs round to nearest: version 1's meaning, kept.
     const LoadedCase expected = load_values(dtype, "1.0, " + value, "outputs");
-    EXPECT_TRUE(expected.ok()) << errors_of(expected);
+    EXPECT_TRUE(expected.ok()) << all_errors(expected);
   }
   // The largest finite values themselves load, and round-trip.
   for (const std::string where : {"inputs", "outputs"}) {
