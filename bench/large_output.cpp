@@ -11,6 +11,7 @@
 #include "casebook/ops.h"
 #include "child/execute.h"
 #include "compare/compare.h"
+#include "elapsed.h"
 
 namespace casebook::bench {
 namespace fs = std::filesystem;
@@ -21,11 +22,6 @@ namespace {
 // two files, and the comparison's float64 temporaries.
 constexpr long kNeededMemoryKib = 10L << 20;
 constexpr long kNeededShmKib = 3L << 20;
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-      .count();
-}
 
 void step_by_step(const fs::path& file, LargeOutputReport* report) {
   LoadedCase loaded = load_case_file(file);

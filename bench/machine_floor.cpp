@@ -7,18 +7,14 @@
 #include <chrono>
 #include <cstdio>
 
+#include "elapsed.h"
+
 namespace casebook::bench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr size_t kPage = 4096;
 constexpr size_t kPages = 8192;  // 32 MiB
 constexpr int kForks = 40;
-
-double microseconds_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::micro>(Clock::now() - start)
-      .count();
-}
 
 void write_every_page(char* memory, char value) {
   for (size_t page = 0; page < kPages; ++page) {

@@ -15,6 +15,7 @@
 #include "casebook/ops.h"
 #include "child/execute.h"
 #include "compare/compare.h"
+#include "elapsed.h"
 #include "runner/session.h"
 
 extern char** environ;
@@ -23,11 +24,6 @@ namespace casebook::bench {
 namespace fs = std::filesystem;
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-      .count();
-}
 
 // A private folder on /dev/shm (else $TMPDIR) for output files, as the
 // runner's own run folder.

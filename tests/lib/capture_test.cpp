@@ -22,6 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing_support::read_text;
 using testing_support::run_shell;
+using testing_support::write_file;
 
 const fs::path kData = fs::path(CASEBOOK_TEST_DATA) / "capture";
 
@@ -55,11 +56,6 @@ class CaptureTest : public ::testing::Test {
   }
   fs::path root_;
 };
-
-void write_bytes(const fs::path& file, const std::string& bytes) {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
 
 // The case's first input, as a run would make it.
 at::Tensor loaded_input(const fs::path& case_file, size_t index = 0) {
@@ -109,7 +105,7 @@ TEST_F(CaptureTest, NpyRoundTripsThroughAFixture) {
 
 TEST_F(CaptureTest, SafetensorsRoundTripsBfloat16) {
   const at::Tensor tensor = at::randn({2, 3}).to(at::kBFloat16);
-  write_bytes(root_ / "w.safetensors", safetensors_bytes(tensor));
+  write_file(root_ / "w.safetensors", safetensors_bytes(tensor));
   CaptureRequest made = request("st");
   made.tensors = {{"self", read_saved_tensor(root_ / "w.safetensors", "w")}};
   expect_identical(loaded_input(write_capture(made).case_file), tensor);
@@ -186,7 +182,7 @@ TEST_F(CaptureTest, AnAlteredOrTruncatedFixtureIsRefusedByItsHash) {
   for (const std::string& changed : {bytes.substr(0, bytes.size() - 4),
                                      bytes.substr(0, bytes.size() - 1) + "X"}) {
     fs::permissions(fixture, fs::perms::owner_write, fs::perm_options::add);
-    write_bytes(fixture, changed);
+    write_file(fixture, changed);
     try {
       loaded_input(result.case_file);
       ADD_FAILURE() << "an altered fixture was accepted";
@@ -218,7 +214,7 @@ TEST_F(CaptureTest, NothingIsOverwritten) {
   // A fixture of the same name with other bytes is an error, not replaced.
   const fs::path fixture = first.fixtures.at(0);
   fs::permissions(fixture, fs::perms::owner_write, fs::perm_options::add);
-  write_bytes(fixture, "other bytes");
+  write_file(fixture, "other bytes");
   made.name = "twice";
   try {
     write_capture(made);
@@ -288,7 +284,7 @@ TEST_F(CaptureTest, BadInputNamesTheFileAndWhatWasFoundAndWritesNothing) {
   fs::copy_file(kData / "batch.pt", root_ / "zip.npy");
   write_npy(root_ / "n.npy", at::ones({2}));
   fs::copy_file(root_ / "n.npy", root_ / "npy.pt");
-  write_bytes(root_ / "text.safetensors", "hello, world");
+  write_file(root_ / "text.safetensors", "hello, world");
   const std::vector<std::pair<std::string, std::string>> cases = {
       {(root_ / "zip.npy").string(), "found a zip archive"},
       {(root_ / "npy.pt").string(), "found a .npy file"},

@@ -23,6 +23,7 @@ namespace fs = std::filesystem;
 using testing_support::run_one_case;
 using testing_support::TempFolder;
 using testing_support::verdict_text;
+using testing_support::write_file;
 
 const char* const kHead =
     "casebook: 1\nsummary: s\nop: aten::mul\nbackends: [cpu]\ninputs:\n";
@@ -34,10 +35,6 @@ TensorSpec input_of(const std::string& tensor) {
     ADD_FAILURE() << error.to_string();
   }
   return loaded.value ? loaded.value->inputs.at(0) : TensorSpec{};
-}
-
-void write_bytes(const fs::path& file, const std::string& bytes) {
-  std::ofstream(file, std::ios::binary) << bytes;
 }
 
 TEST(ComplexTensors, ValuesAndFillsAreComplex) {
@@ -80,7 +77,7 @@ TEST(ComplexTensors, FixturesOfEachFormat) {
 
   const fs::path pt = folder.path() / "c16.pt";
   const std::vector<char> saved = torch::jit::pickle_save(wide);
-  write_bytes(pt, std::string(saved.begin(), saved.end()));
+  write_file(pt, std::string(saved.begin(), saved.end()));
   EXPECT_TRUE(at::equal(read_fixture(pt, "", std::nullopt, false), wide));
 
   const std::string header =
@@ -91,7 +88,7 @@ TEST(ComplexTensors, FixturesOfEachFormat) {
   }
   bytes += header + std::string(static_cast<const char*>(value.data_ptr()), 16);
   const fs::path st = folder.path() / "c64.safetensors";
-  write_bytes(st, bytes);
+  write_file(st, bytes);
   EXPECT_TRUE(at::equal(read_fixture(st, "z", std::nullopt, false), value));
 }
 

@@ -18,11 +18,7 @@ namespace fs = std::filesystem;
 using testing_support::has_line;
 using testing_support::run_shell;
 using testing_support::TempFolder;
-
-void write_file(const fs::path& file, const std::string& text) {
-  fs::create_directories(file.parent_path());
-  std::ofstream(file) << text;
-}
+using testing_support::write_file;
 
 TEST(CtestNamesFailingCase, PlainCtestPrintsTheFailedRunsWithFileAndLine) {
   TempFolder folder;

@@ -8,12 +8,14 @@
 #include <fstream>
 
 #include "casebook/ops.h"
+#include "run_command.h"
 #include "tensors/materialise.h"
 
 namespace casebook {
 namespace {
 
 namespace fs = std::filesystem;
+using testing_support::write_file;
 
 fs::path scratch_path() {
   return fs::path(::testing::TempDir()) /
@@ -36,11 +38,6 @@ class ScratchCleanup : public ::testing::Environment {
 };
 ::testing::Environment* const kScratchCleanup =
     ::testing::AddGlobalTestEnvironment(new ScratchCleanup);
-
-void write_bytes(const fs::path& file, const std::string& bytes) {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
 
 std::string raw(const at::Tensor& tensor) {
   return std::string(static_cast<const char*>(tensor.data_ptr()),
@@ -92,7 +89,7 @@ TEST(Npy, ReadsVersion3FortranOrder) {
     bytes.append(reinterpret_cast<const char*>(&value), 2);
   }
   const fs::path file = scratch_dir() / "fortran.npy";
-  write_bytes(file, bytes);
+  write_file(file, bytes);
   const at::Tensor back = read_npy(file);
   EXPECT_TRUE(at::equal(back, at::arange(1, 7, at::kShort).reshape({2, 3})));
 }
@@ -102,7 +99,7 @@ TEST(Npy, RejectsBigEndianAndTruncatedData) {
   write_npy(file, at::ones({4}, at::kFloat));
   std::ifstream in(file, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), {});
-  write_bytes(file, bytes.substr(0, bytes.size() - 1));
+  write_file(file, bytes.substr(0, bytes.size() - 1));
   EXPECT_THROW(
       {
         try {
@@ -115,7 +112,7 @@ TEST(Npy, RejectsBigEndianAndTruncatedData) {
       },
       FixtureError);
   bytes.replace(bytes.find("<f4"), 3, ">f4");
-  write_bytes(file, bytes);
+  write_file(file, bytes);
   EXPECT_THROW(read_npy(file), FixtureError);
 }
 
@@ -132,7 +129,7 @@ TEST(Safetensors, ReadsANamedTensorAndListsNames) {
   }
   bytes += header + raw(a) + raw(b);
   const fs::path file = scratch_dir() / "two.safetensors";
-  write_bytes(file, bytes);
+  write_file(file, bytes);
   EXPECT_EQ(safetensors_names(file), (std::vector<std::string>{"a", "b"}));
   EXPECT_TRUE(at::equal(read_safetensors(file, "a"), a));
   EXPECT_TRUE(at::equal(read_fixture(file, "b"), b));
@@ -153,7 +150,7 @@ TEST(Pt, ReadsASingleTensorAndADict) {
   const at::Tensor weight = at::arange(12, at::kDouble).reshape({3, 4});
   const fs::path single = scratch_dir() / "single.pt";
   const std::vector<char> one = torch::jit::pickle_save(weight);
-  write_bytes(single, std::string(one.begin(), one.end()));
+  write_file(single, std::string(one.begin(), one.end()));
   EXPECT_TRUE(at::equal(read_fixture(single, ""), weight));
 
   c10::Dict<std::string, at::Tensor> dict;
@@ -161,7 +158,7 @@ TEST(Pt, ReadsASingleTensorAndADict) {
   dict.insert("bias", at::zeros({4}, at::kHalf));
   const fs::path many = scratch_dir() / "dict.pt";
   const std::vector<char> both = torch::jit::pickle_save(dict);
-  write_bytes(many, std::string(both.begin(), both.end()));
+  write_file(many, std::string(both.begin(), both.end()));
   EXPECT_TRUE(at::equal(read_pt(many, "weight"), weight));
   EXPECT_EQ(read_pt(many, "bias").scalar_type(), at::kHalf);
   EXPECT_THROW(read_pt(many, ""), FixtureError);
@@ -182,7 +179,7 @@ void put_u32(std::string& bytes, size_t at, uint32_t value) {
 
 std::string pt_error(const std::string& bytes) {
   const fs::path file = scratch_dir() / "hostile.pt";
-  write_bytes(file, bytes);
+  write_file(file, bytes);
   try {
     read_pt(file, "weight");
   } catch (const FixtureError& error) {
@@ -231,7 +228,7 @@ TEST(Pt, RefusesClaimsPastItsBytes) {
 
 TEST(Sha256, OfAKnownFile) {
   const fs::path file = scratch_dir() / "abc.txt";
-  write_bytes(file, "abc");
+  write_file(file, "abc");
   EXPECT_EQ(sha256_file(file),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }

@@ -33,6 +33,7 @@ namespace fs = std::filesystem;
 using testing_support::npy_bytes;
 using testing_support::safetensors_bytes;
 using testing_support::TempFolder;
+using testing_support::write_file;
 
 // Above a child's resident memory when it began: what no refusal may take.
 constexpr long kMostPeakKib = 64 * 1024;
@@ -96,10 +97,6 @@ struct Input {
 bool fixture_refused(const fs::path& file) {
   read_fixture(file, "", std::nullopt, false);
   return false;  // it loaded
-}
-
-void write_file(const fs::path& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
 }
 
 std::vector<Input> hostile_inputs(const fs::path& made) {

@@ -29,15 +29,12 @@ using testing_support::has_line;
 using testing_support::read_text;
 using testing_support::run_shell;
 using testing_support::TempFolder;
+using testing_support::write_file;
 
 const char kPassing[] =
     "casebook: 1\nsummary: s\nop: torch.neg\n"
     "inputs:\n  input: {dtype: float32, values: [1, 2]}\n"
     "outputs:\n  0: {dtype: float32, values: [-1.0, -2.0]}\n";
-
-void write_file(const fs::path& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
 
 bool valid_xml(const fs::path& file, std::string* why) {
   const CommandResult lint =

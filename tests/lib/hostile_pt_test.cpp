@@ -36,13 +36,13 @@ using namespace std::string_literals;
 
 const fs::path kFolder = fs::path(CASEBOOK_TEST_DATA) / "hostile" / "pt";
 
-struct Hostile {
+struct HostilePt {
   const char* file;
   const char* refusal;  // a part of the FixtureError's text
 };
 
 TEST(HostilePt, EachCraftedFileIsRefusedSayingWhatIsWrong) {
-  const std::vector<Hostile> table = {
+  const std::vector<HostilePt> table = {
       {"storage_claims_more.pt", "claims 1000 elements of float32"},
       {"view_past_storage.pt", "reaches element 999 of a storage of 2"},
       {"offset_past_storage.pt", "reaches element 5 of a storage of 2"},
@@ -52,7 +52,7 @@ TEST(HostilePt, EachCraftedFileIsRefusedSayingWhatIsWrong) {
       {"memo_index_huge.pt", "stores memo index 2356568833 after 0"},
       {"duplicate_records.pt", "`archive/data.pkl` appears twice"},
   };
-  for (const Hostile& hostile : table) {
+  for (const HostilePt& hostile : table) {
     const fs::path file = kFolder / hostile.file;
     try {
       const at::Tensor tensor = read_pt(file, "");

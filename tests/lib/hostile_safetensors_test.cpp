@@ -27,14 +27,14 @@ fs::path write_safetensors(const fs::path& folder, const std::string& header,
   return file;
 }
 
-struct Hostile {
+struct HostileSafetensors {
   const char* what;
   const char* header;
   size_t data_bytes;
   const char* refusal;
 };
 
-const Hostile kHostile[] = {
+const HostileSafetensors kHostile[] = {
     {"two names over the same bytes",
      R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
      R"("b":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
@@ -92,7 +92,7 @@ const Hostile kHostile[] = {
 
 TEST(HostileSafetensors, EachCraftedHeaderIsRefusedSayingWhy) {
   TempFolder folder;
-  for (const Hostile& entry : kHostile) {
+  for (const HostileSafetensors& entry : kHostile) {
     SCOPED_TRACE(entry.what);
     const fs::path file =
         write_safetensors(folder.path(), entry.header, entry.data_bytes);

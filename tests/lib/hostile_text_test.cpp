@@ -22,10 +22,7 @@ using testing_support::CommandResult;
 using testing_support::has_line;
 using testing_support::run_shell;
 using testing_support::TempFolder;
-
-void write_file(const fs::path& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
+using testing_support::write_file;
 
 // `casebook <arguments>` in `folder`, the environment's `settings` first
 // ("CASEBOOK_MAX_OUTPUT_BYTES=1M "), within `seconds`.

@@ -70,6 +70,15 @@ inline std::string read_text(const std::filesystem::path& file) {
   return text.str();
 }
 
+// Writes `bytes` to `file` as they are, making its folder first.
+inline void write_file(const std::filesystem::path& file,
+                       const std::string& bytes) {
+  if (file.has_parent_path()) {
+    std::filesystem::create_directories(file.parent_path());
+  }
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+}
+
 // Whether a line of `output` matches `pattern` (^ and $ match at lines).
 inline bool has_line(const std::string& output, const std::string& pattern) {
   return std::regex_search(output, std::regex(pattern, std::regex::multiline));

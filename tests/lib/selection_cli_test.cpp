@@ -21,6 +21,7 @@ using testing_support::read_text;
 using testing_support::run_casebook;
 using testing_support::run_shell;
 using testing_support::TempFolder;
+using testing_support::write_file;
 
 constexpr const char* kPassing =
     "casebook: 1\n"
@@ -41,11 +42,6 @@ constexpr const char* kFailing =
     "  target: {dtype: int64, values: [0, 3]}\n"
     "expect:\n"
     "  cpu: {error: index_out_of_range}\n";
-
-void write(const fs::path& file, const std::string& text) {
-  fs::create_directories(file.parent_path());
-  std::ofstream(file) << text;
-}
 
 // casebook with CASEBOOK_CACHE_DIR set (the record of --last-failed).
 CommandResult run_with_cache(const fs::path& cache,
@@ -151,10 +147,11 @@ TEST(SelectionCli, SeveralFiltersSelectAnyAndAnExclusionLeavesOut) {
 
 TEST(SelectionCli, FailFastStopsAtTheFirstFailure) {
   TempFolder folder;
-  write(folder.path() / "cases" / "a_fails.yaml", kFailing);
+  write_file(folder.path() / "cases" / "a_fails.yaml", kFailing);
   for (int i = 0; i < 6; ++i) {
-    write(folder.path() / "cases" / ("b_passes_" + std::to_string(i) + ".yaml"),
-          kPassing);
+    write_file(
+        folder.path() / "cases" / ("b_passes_" + std::to_string(i) + ".yaml"),
+        kPassing);
   }
   const std::string cases = (folder.path() / "cases").string();
   const auto all = run_casebook("run -j 1 --verbose --evidence '' " + cases);
@@ -177,8 +174,8 @@ TEST(SelectionCli, LastFailedRunsOnlyWhatFailedAndKeepsItsRecordOutside) {
   TempFolder folder;
   const fs::path cases = folder.path() / "cases";
   const fs::path cache = folder.path() / "cache";
-  write(cases / "fails.yaml", kFailing);
-  write(cases / "passes.yaml", kPassing);
+  write_file(cases / "fails.yaml", kFailing);
+  write_file(cases / "passes.yaml", kPassing);
   const auto first =
       run_with_cache(cache, "run --verbose --evidence '' " + cases.string());
   EXPECT_EQ(first.status, 1) << first.output;
@@ -191,7 +188,7 @@ TEST(SelectionCli, LastFailedRunsOnlyWhatFailedAndKeepsItsRecordOutside) {
   EXPECT_FALSE(has_line(again.output, "^PASS +passes +cpu")) << again.output;
 
   // Fixed: it passes, leaves the record, and --last-failed runs everything.
-  write(cases / "fails.yaml", kPassing);
+  write_file(cases / "fails.yaml", kPassing);
   EXPECT_EQ(
       run_with_cache(cache, "run --last-failed --evidence '' " + cases.string())
           .status,

@@ -23,7 +23,7 @@ using testing_support::TempFolder;
 
 // The suite's own step cases (cases/steps/), and the one that needs the
 // simulated device (tests/data/steps/).
-const fs::path kCases = fs::path(CASEBOOK_SOURCE_DIR) / "cases" / "steps";
+const fs::path kStepCases = fs::path(CASEBOOK_SOURCE_DIR) / "cases" / "steps";
 const fs::path kData = fs::path(CASEBOOK_TEST_DATA) / "steps";
 
 std::vector<CaseVerdict> run_folder(const fs::path& folder,
@@ -61,7 +61,8 @@ std::vector<CaseVerdict> run_edited(const fs::path& file,
 // The suite's step cases and advanced indexing ones (a None in a Tensor?[],
 // index_put_), each run on the CPU.
 TEST(StepsRun, ChainedOpsPassOnTheirOutputs) {
-  const std::vector<CaseVerdict> verdicts = run_folder(kCases, {Backend::kCpu});
+  const std::vector<CaseVerdict> verdicts =
+      run_folder(kStepCases, {Backend::kCpu});
   // normalize_gradients brings its last_batch neighbour.
   ASSERT_EQ(verdicts.size(), 7u) << describe(verdicts);
   for (const CaseVerdict& verdict : verdicts) {
@@ -74,8 +75,8 @@ TEST(StepsRun, ChainedOpsPassOnTheirOutputs) {
 // outputs named `logp.0` are judged, not only the last step's.
 TEST(StepsRun, AnEarlierStepsOutputIsJudged) {
   const std::vector<CaseVerdict> verdicts = run_edited(
-      kCases / "log_softmax_nll_loss.yaml", "logp.0: {shape: [2, 3], max: 0}",
-      "logp.0: {shape: [2, 3], min: 0}");
+      kStepCases / "log_softmax_nll_loss.yaml",
+      "logp.0: {shape: [2, 3], max: 0}", "logp.0: {shape: [2, 3], min: 0}");
   ASSERT_EQ(verdicts.size(), 1u);
   EXPECT_EQ(verdicts[0].verdict, Verdict::kFail) << describe(verdicts);
   EXPECT_NE(verdicts[0].message.find("logp.0"), std::string::npos)
@@ -86,7 +87,7 @@ TEST(StepsRun, AnEarlierStepsOutputIsJudged) {
 // step; on the CPU nothing is late, so there is no rerun.
 TEST(StepsRun, AFailingStepIsNamed) {
   const std::vector<CaseVerdict> verdicts =
-      run_edited(kCases / "log_softmax_nll_loss.yaml",
+      run_edited(kStepCases / "log_softmax_nll_loss.yaml",
                  "labels: {dtype: int64, values: [1, 0]}",
                  "labels: {dtype: int64, values: [1, 3]}\n"
                  "expect:\n  cpu: {error: index_out_of_range}");
@@ -102,7 +103,7 @@ TEST(StepsRun, AFailingStepIsNamed) {
 // line of the source.
 TEST(StepsRun, AnOutputAStepDoesNotHaveIsTheCasesFault) {
   const std::vector<CaseVerdict> verdicts =
-      run_edited(kCases / "normalize.yaml", "inputs: {self: norm}",
+      run_edited(kStepCases / "normalize.yaml", "inputs: {self: norm}",
                  "inputs: {self: norm.4}");
   ASSERT_EQ(verdicts.size(), 1u);
   EXPECT_EQ(verdicts[0].verdict, Verdict::kError) << describe(verdicts);
@@ -116,8 +117,9 @@ TEST(StepsRun, AnOutputAStepDoesNotHaveIsTheCasesFault) {
 
 // A step whose op or arguments do not resolve is a plan error at its line.
 TEST(StepsRun, AStepThatDoesNotResolveIsAnErrorAtItsLine) {
-  const std::vector<CaseVerdict> verdicts = run_edited(
-      kCases / "normalize.yaml", "op: aten::clamp_min", "op: aten::clamp_mni");
+  const std::vector<CaseVerdict> verdicts =
+      run_edited(kStepCases / "normalize.yaml", "op: aten::clamp_min",
+                 "op: aten::clamp_mni");
   ASSERT_EQ(verdicts.size(), 1u);
   EXPECT_EQ(verdicts[0].verdict, Verdict::kError);
   EXPECT_NE(verdicts[0].message.find("case.yaml:11:9: unknown op "

@@ -24,7 +24,7 @@ struct Agreement {
   const char* body;  // the case after `casebook: 1` and `summary`
 };
 
-const Agreement kCases[] = {
+const Agreement kAgreements[] = {
     {"conv2d", R"(op: torch.conv2d
 args: {stride: [2, 1], padding: [1, 1]}
 inputs:
@@ -134,7 +134,7 @@ TEST_P(TorchAgreement, EveryOutputAndGradientAsPyTorchComputesIt) {
   std::filesystem::remove_all(folder);
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, TorchAgreement, testing::ValuesIn(kCases),
+INSTANTIATE_TEST_SUITE_P(Ops, TorchAgreement, testing::ValuesIn(kAgreements),
                          [](const testing::TestParamInfo<Agreement>& info) {
                            return std::string(info.param.name);
                          });
