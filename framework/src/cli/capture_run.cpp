@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "casebook/diagnosis.h"
+#include "cli/commands.h"
 #include "process/run_to_end.h"
 #include "process/scratch_folder.h"
 
@@ -26,7 +27,6 @@ namespace {
 // unless the case says), far below this: it only stops a run that is stuck
 // past them, so that a capture in a script cannot hang it.
 constexpr double kCaptureRunTimeoutSeconds = 600;
-constexpr int kExitUsage = 2;
 
 std::string xml_unescaped(const std::string& text) {
   static const std::pair<const char*, char> kEntities[] = {{"&lt;", '<'},

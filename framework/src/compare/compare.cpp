@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "casebook/shape_text.h"
+#include "compare/chunk.h"
 #include "compare/value_text.h"
 #include "tensors/materialise.h"
 
@@ -21,7 +22,7 @@ std::string dtype_text(const at::Tensor& tensor) {
 }
 
 // Significant digits of the numbers in a comparison's report.
-constexpr int kDigits = 6;
+constexpr int kFailureDigits = 6;
 
 // The worst element seen so far by one measure (absolute or relative),
 // among elements where neither side is NaN (NaN positions are counted apart).
@@ -55,11 +56,6 @@ struct Count {
     count += n;
   }
 };
-
-// Elements compared at a time: float64 temporaries of 4M elements (32 MiB
-// each) bound the runner's memory whatever the output's size; a 1 GiB
-// output compared whole took 5.2 GiB of temporaries.
-constexpr int64_t kChunk = int64_t{1} << 22;
 
 // What the values are compared in: float64, complex128 for complex ones.
 at::ScalarType wide_type(const at::Tensor& tensor) {
@@ -135,10 +131,10 @@ class Notes {
   void worst(const char* what, double difference,
              const std::vector<int64_t>& index, int64_t flat_index) {
     *out_ << "greatest " << what
-          << " difference: " << reported_number(difference, kDigits)
+          << " difference: " << reported_number(difference, kFailureDigits)
           << " at index " << shape_text(index) << " (expected "
-          << reported_element(expected_, flat_index, kDigits) << ", got "
-          << reported_element(actual_, flat_index, kDigits) << ")\n";
+          << reported_element(expected_, flat_index, kFailureDigits) << ", got "
+          << reported_element(actual_, flat_index, kFailureDigits) << ")\n";
   }
 
   void nan_count(const Count& count, const char* what) {
@@ -146,8 +142,9 @@ class Notes {
     *out_ << what << ": " << count.count
           << (count.count == 1 ? " element" : " elements")
           << ", first at index " << shape_text(unravel(count.first, sizes_))
-          << " (expected " << reported_element(expected_, count.first, kDigits)
-          << ", got " << reported_element(actual_, count.first, kDigits)
+          << " (expected "
+          << reported_element(expected_, count.first, kFailureDigits)
+          << ", got " << reported_element(actual_, count.first, kFailureDigits)
           << ")\n";
   }
 
@@ -171,8 +168,8 @@ void compare_values(const at::Tensor& expected, const at::Tensor& actual,
   const at::Tensor all_actual = actual.contiguous().reshape({-1});
   const int64_t total = all_expected.numel();
   Tally tally;
-  for (int64_t start = 0; start < total; start += kChunk) {
-    const int64_t length = std::min(kChunk, total - start);
+  for (int64_t start = 0; start < total; start += kCompareChunk) {
+    const int64_t length = std::min(kCompareChunk, total - start);
     tally.add(all_expected.narrow(0, start, length),
               all_actual.narrow(0, start, length), tolerance, integral, start);
   }
@@ -285,11 +282,12 @@ Comparison compare_outputs(const std::vector<at::Tensor>& expected,
       const double percent = 100.0 * static_cast<double>(result.mismatched) /
                              static_cast<double>(result.total);
       report << which << "mismatched elements: " << result.mismatched << " / "
-             << result.total << " (" << reported_number(percent, kDigits)
+             << result.total << " (" << reported_number(percent, kFailureDigits)
              << " %)" << (truth.empty() ? "" : " against " + truth) << "\n"
              << notes.str() << "tolerance: rtol="
-             << reported_number(result.tolerance.rtol, kDigits)
-             << ", atol=" << reported_number(result.tolerance.atol, kDigits)
+             << reported_number(result.tolerance.rtol, kFailureDigits)
+             << ", atol="
+             << reported_number(result.tolerance.atol, kFailureDigits)
              << (result.tolerance.equal_nan ? ", equal_nan" : "");
       if (result.family == Family::kNanOrInf) {
         report << "\nthe output has NaN or infinite values where "

@@ -8,16 +8,15 @@
 
 #include "casebook/family.h"
 #include "casebook/shape_text.h"
+#include "compare/chunk.h"
 #include "compare/value_text.h"
 #include "tensors/materialise.h"
 
 namespace casebook {
 namespace {
 
-constexpr int64_t kChunk = int64_t{1} << 22;  // as compare.cpp: 32 MiB of f64
-
 // Significant digits of the values and bounds a property check reports.
-constexpr int kDigits = 8;
+constexpr int kPropertyDigits = 8;
 
 // The first flat index where `predicate` (on a float64 chunk, complex128
 // for a complex tensor) holds, or -1.
@@ -26,8 +25,8 @@ int64_t first_where(const at::Tensor& flat, Predicate predicate) {
   const int64_t total = flat.numel();
   const at::ScalarType wide =
       flat.is_complex() ? at::kComplexDouble : at::kDouble;
-  for (int64_t start = 0; start < total; start += kChunk) {
-    const int64_t length = std::min(kChunk, total - start);
+  for (int64_t start = 0; start < total; start += kCompareChunk) {
+    const int64_t length = std::min(kCompareChunk, total - start);
     const at::Tensor chunk = flat.narrow(0, start, length).to(wide);
     const at::Tensor hits = predicate(chunk);
     if (hits.any().item<bool>()) {
@@ -57,15 +56,15 @@ struct Statistics {
 Statistics statistics_of(const at::Tensor& flat) {
   const int64_t total = flat.numel();
   double sum = 0.0;
-  for (int64_t start = 0; start < total; start += kChunk) {
-    const int64_t length = std::min(kChunk, total - start);
+  for (int64_t start = 0; start < total; start += kCompareChunk) {
+    const int64_t length = std::min(kCompareChunk, total - start);
     sum += flat.narrow(0, start, length).to(at::kDouble).sum().item<double>();
   }
   Statistics result;
   result.mean = sum / static_cast<double>(total);
   double squares = 0.0;
-  for (int64_t start = 0; start < total; start += kChunk) {
-    const int64_t length = std::min(kChunk, total - start);
+  for (int64_t start = 0; start < total; start += kCompareChunk) {
+    const int64_t length = std::min(kCompareChunk, total - start);
     const at::Tensor deviation =
         flat.narrow(0, start, length).to(at::kDouble) - result.mean;
     squares += deviation.mul(deviation).sum().item<double>();
@@ -148,7 +147,7 @@ class Checker {
     return fail(Comparison::Difference::kValues, family,
                 label_ + ": " + what + " at index " +
                     shape_text(unravel(at, output.sizes())) + " (value " +
-                    reported_element(flat, at, kDigits) + ")");
+                    reported_element(flat, at, kPropertyDigits) + ")");
   }
 
   // The output's properties the case states, each in turn: false at the
@@ -261,7 +260,7 @@ class Checker {
       if (at >= 0) {
         return property_failure(
             output, flat, at, Family::kMismatch,
-            "below `min: " + reported_number(low, kDigits) + "`");
+            "below `min: " + reported_number(low, kPropertyDigits) + "`");
       }
     }
     if (truth.max) {
@@ -272,7 +271,7 @@ class Checker {
       if (at >= 0) {
         return property_failure(
             output, flat, at, Family::kMismatch,
-            "above `max: " + reported_number(high, kDigits) + "`");
+            "above `max: " + reported_number(high, kPropertyDigits) + "`");
       }
     }
     return true;
@@ -303,14 +302,16 @@ class Checker {
     const bool high = bounds.max && !(found <= *bounds.max);
     if (!low && !high && !std::isnan(found)) return true;
     std::string written;
-    if (bounds.min) written += "min: " + reported_number(*bounds.min, kDigits);
+    if (bounds.min)
+      written += "min: " + reported_number(*bounds.min, kPropertyDigits);
     if (bounds.max) {
       written += (written.empty() ? "" : ", ") +
-                 ("max: " + reported_number(*bounds.max, kDigits));
+                 ("max: " + reported_number(*bounds.max, kPropertyDigits));
     }
     return fail(Comparison::Difference::kValues, Family::kMismatch,
-                label_ + ": " + name + " " + reported_number(found, kDigits) +
-                    " is outside `" + name + ": {" + written + "}` (over " +
+                label_ + ": " + name + " " +
+                    reported_number(found, kPropertyDigits) + " is outside `" +
+                    name + ": {" + written + "}` (over " +
                     std::to_string(flat_count_) + " elements)");
   }
 

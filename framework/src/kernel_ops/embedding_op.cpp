@@ -7,7 +7,7 @@
 namespace casebook::kernel_glue {
 namespace {
 
-const char kOp[] = "kernels.embedding";
+const char kEmbeddingOp[] = "kernels.embedding";
 
 // The output shape: the indices' shape followed by the embedding dim.
 std::vector<int64_t> output_sizes(const at::Tensor& weight,
@@ -20,17 +20,17 @@ std::vector<int64_t> output_sizes(const at::Tensor& weight,
 std::vector<at::Tensor> run_embedding(const OpCall& call,
                                       KernelCpu<CasebookEmbeddingArgs> cpu) {
   const at::Tensor& weight = call.input(0);
-  require_dims(kOp, "weight", weight, 2);
+  require_dims(kEmbeddingOp, "weight", weight, 2);
   // The kernel takes a 1-D strided index vector: a view where the indices
   // allow one, else a contiguous copy.
   const at::Tensor indices = call.input(1).reshape({-1});
   CasebookEmbeddingArgs args{};
-  args.weight_type = floating_type(kOp, "weight", weight);
+  args.weight_type = floating_type(kEmbeddingOp, "weight", weight);
   args.num_embeddings = weight.size(0);
   args.embedding_dim = weight.size(1);
   args.weight_stride[0] = weight.stride(0);
   args.weight_stride[1] = weight.stride(1);
-  args.index_type = index_type(kOp, "indices", indices);
+  args.index_type = index_type(kEmbeddingOp, "indices", indices);
   args.num_indices = indices.size(0);
   args.index_stride = indices.stride(0);
   const std::vector<int64_t> sizes = output_sizes(weight, call.input(1));
@@ -46,7 +46,7 @@ std::vector<at::Tensor> run_embedding(const OpCall& call,
     table->embedding(&args, &status);
     return status;
   };
-  return {launch_kernel(call, kOp, {weight, indices}, sizes,
+  return {launch_kernel(call, kEmbeddingOp, {weight, indices}, sizes,
                         weight.scalar_type(),
                         CASEBOOK_EMBEDDING_WORKSPACE_BYTES, launch)};
 }
@@ -55,16 +55,16 @@ std::vector<at::Tensor> run_embedding(const OpCall& call,
 
 OpDef make_embedding_op(KernelCpu<CasebookEmbeddingArgs> cpu) {
   OpDef def;
-  def.name = kOp;
+  def.name = kEmbeddingOp;
   def.inputs = {"weight", "indices"};
   def.placement = OpDef::Placement::kHost;
   def.needs_kernel_plugin = true;
   def.reports_positions = true;  // the first bad index (the status)
   def.run = [cpu](const OpCall& call) { return run_embedding(call, cpu); };
   def.torch_reference = [](const OpCall& call) -> std::vector<at::Tensor> {
-    require_dims(kOp, "weight", call.input(0), 2);
-    floating_type(kOp, "weight", call.input(0));
-    index_type(kOp, "indices", call.input(1));
+    require_dims(kEmbeddingOp, "weight", call.input(0), 2);
+    floating_type(kEmbeddingOp, "weight", call.input(0));
+    index_type(kEmbeddingOp, "indices", call.input(1));
     return {at::embedding(call.input(0), call.input(1).to(at::kLong))};
   };
   return def;

@@ -7,7 +7,7 @@
 namespace casebook::kernel_glue {
 namespace {
 
-const char kOp[] = "kernels.nll_loss";
+const char kNllLossOp[] = "kernels.nll_loss";
 
 // `reduction` as LibTorch spells it: mean (the default), sum or none.
 CasebookReduction parse_reduction(const OpCall& call) {
@@ -15,20 +15,20 @@ CasebookReduction parse_reduction(const OpCall& call) {
   if (text == "mean") return CASEBOOK_REDUCTION_MEAN;
   if (text == "sum") return CASEBOOK_REDUCTION_SUM;
   if (text == "none") return CASEBOOK_REDUCTION_NONE;
-  throw InvalidCaseError(arg_site(call, "reduction") + kOp +
+  throw InvalidCaseError(arg_site(call, "reduction") + kNllLossOp +
                          ": `reduction` must be mean, sum or none, got `" +
                          text + "`");
 }
 
 void check_shapes(const at::Tensor& input, const at::Tensor& target) {
-  require_dims(kOp, "input", input, 2);
-  require_dims(kOp, "target", target, 1);
+  require_dims(kNllLossOp, "input", input, 2);
+  require_dims(kNllLossOp, "target", target, 1);
   if (target.size(0) != input.size(0)) {
-    throw OpError(Family::kContract, std::string(kOp) + ": `target` has " +
-                                         std::to_string(target.size(0)) +
-                                         " elements, `input` has " +
-                                         std::to_string(input.size(0)) +
-                                         " rows");
+    throw OpError(Family::kContract,
+                  std::string(kNllLossOp) + ": `target` has " +
+                      std::to_string(target.size(0)) +
+                      " elements, `input` has " +
+                      std::to_string(input.size(0)) + " rows");
   }
 }
 
@@ -38,12 +38,12 @@ std::vector<at::Tensor> run_nll_loss(const OpCall& call,
   const at::Tensor& target = call.input(1);
   check_shapes(input, target);
   CasebookNllLossArgs args{};
-  args.input_type = floating_type(kOp, "input", input);
+  args.input_type = floating_type(kNllLossOp, "input", input);
   args.batch = input.size(0);
   args.classes = input.size(1);
   args.input_stride[0] = input.stride(0);
   args.input_stride[1] = input.stride(1);
-  args.target_type = index_type(kOp, "target", target);
+  args.target_type = index_type(kNllLossOp, "target", target);
   args.target_stride = target.stride(0);
   args.ignore_index = call.arg_int("ignore_index", -100);
   args.reduction = parse_reduction(call);
@@ -66,8 +66,9 @@ std::vector<at::Tensor> run_nll_loss(const OpCall& call,
     table->nll_loss(&args, &status);
     return status;
   };
-  at::Tensor loss = launch_kernel(call, kOp, {input, target}, sizes, out_type,
-                                  CASEBOOK_NLL_LOSS_WORKSPACE_BYTES, launch);
+  at::Tensor loss =
+      launch_kernel(call, kNllLossOp, {input, target}, sizes, out_type,
+                    CASEBOOK_NLL_LOSS_WORKSPACE_BYTES, launch);
   if (processed >= 0) call.report_count(processed);
   return {loss};
 }
@@ -76,7 +77,7 @@ std::vector<at::Tensor> run_nll_loss(const OpCall& call,
 
 OpDef make_nll_loss_op(KernelCpu<CasebookNllLossArgs> cpu) {
   OpDef def;
-  def.name = kOp;
+  def.name = kNllLossOp;
   def.inputs = {"input", "target"};
   def.args = {"reduction", "ignore_index"};
   def.placement = OpDef::Placement::kHost;
@@ -89,8 +90,8 @@ OpDef make_nll_loss_op(KernelCpu<CasebookNllLossArgs> cpu) {
   def.torch_reference = [](const OpCall& call) -> std::vector<at::Tensor> {
     const at::Tensor& input = call.input(0);
     check_shapes(input, call.input(1));
-    floating_type(kOp, "input", input);
-    index_type(kOp, "target", call.input(1));
+    floating_type(kNllLossOp, "input", input);
+    index_type(kNllLossOp, "target", call.input(1));
     const CasebookReduction reduction = parse_reduction(call);
     const int64_t aten_reduction =
         reduction == CASEBOOK_REDUCTION_NONE  ? at::Reduction::None

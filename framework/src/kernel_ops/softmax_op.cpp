@@ -7,16 +7,16 @@
 namespace casebook::kernel_glue {
 namespace {
 
-const char kOp[] = "kernels.softmax";
+const char kSoftmaxOp[] = "kernels.softmax";
 
 // Only the last dim is supported: `dim` must be -1 or 1.
 void check_dim(const OpCall& call) {
   const at::Tensor& input = call.input(0);
-  require_dims(kOp, "input", input, 2);
+  require_dims(kSoftmaxOp, "input", input, 2);
   const int64_t dim = call.arg_int("dim", -1);
   if (dim != -1 && dim != 1) {
     throw OpError(Family::kContract,
-                  arg_site(call, "dim") + kOp +
+                  arg_site(call, "dim") + kSoftmaxOp +
                       ": only the last dim is supported (-1 or 1), got " +
                       std::to_string(dim));
   }
@@ -27,7 +27,7 @@ std::vector<at::Tensor> run_softmax(const OpCall& call,
   check_dim(call);
   const at::Tensor& input = call.input(0);
   CasebookSoftmaxArgs args{};
-  args.type = floating_type(kOp, "input", input);
+  args.type = floating_type(kSoftmaxOp, "input", input);
   args.rows = input.size(0);
   args.cols = input.size(1);
   args.input_stride[0] = input.stride(0);
@@ -42,15 +42,15 @@ std::vector<at::Tensor> run_softmax(const OpCall& call,
     table->softmax(&args, &status);
     return status;
   };
-  return {
-      launch_kernel(call, kOp, {input}, sizes, input.scalar_type(), 0, launch)};
+  return {launch_kernel(call, kSoftmaxOp, {input}, sizes, input.scalar_type(),
+                        0, launch)};
 }
 
 }  // namespace
 
 OpDef make_softmax_op(KernelCpu<CasebookSoftmaxArgs> cpu) {
   OpDef def;
-  def.name = kOp;
+  def.name = kSoftmaxOp;
   def.inputs = {"input"};
   def.args = {"dim"};
   def.placement = OpDef::Placement::kHost;
@@ -60,7 +60,7 @@ OpDef make_softmax_op(KernelCpu<CasebookSoftmaxArgs> cpu) {
   def.torch_reference = [](const OpCall& call) -> std::vector<at::Tensor> {
     check_dim(call);
     const at::Tensor& input = call.input(0);
-    floating_type(kOp, "input", input);
+    floating_type(kSoftmaxOp, "input", input);
     return {at::softmax(input.to(at::kFloat), -1).to(input.scalar_type())};
   };
   return def;

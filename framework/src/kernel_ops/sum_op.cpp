@@ -7,14 +7,14 @@
 namespace casebook::kernel_glue {
 namespace {
 
-const char kOp[] = "kernels.sum";
+const char kSumOp[] = "kernels.sum";
 
 std::vector<at::Tensor> run_sum(const OpCall& call,
                                 KernelCpu<CasebookSumArgs> cpu) {
   const at::Tensor& input = call.input(0);
-  require_dims(kOp, "input", input, 1);
+  require_dims(kSumOp, "input", input, 1);
   CasebookSumArgs args{};
-  args.input_type = floating_type(kOp, "input", input);
+  args.input_type = floating_type(kSumOp, "input", input);
   args.length = input.size(0);
   args.stride = input.stride(0);
   auto launch = [&args, cpu](const LaunchPointers& at,
@@ -28,7 +28,7 @@ std::vector<at::Tensor> run_sum(const OpCall& call,
     table->sum(&args, &status);
     return status;
   };
-  return {launch_kernel(call, kOp, {input}, {}, at::kFloat,
+  return {launch_kernel(call, kSumOp, {input}, {}, at::kFloat,
                         CASEBOOK_SUM_WORKSPACE_BYTES, launch)};
 }
 
@@ -36,14 +36,14 @@ std::vector<at::Tensor> run_sum(const OpCall& call,
 
 OpDef make_sum_op(KernelCpu<CasebookSumArgs> cpu) {
   OpDef def;
-  def.name = kOp;
+  def.name = kSumOp;
   def.inputs = {"input"};
   def.placement = OpDef::Placement::kHost;
   def.needs_kernel_plugin = true;
   def.run = [cpu](const OpCall& call) { return run_sum(call, cpu); };
   def.torch_reference = [](const OpCall& call) -> std::vector<at::Tensor> {
-    require_dims(kOp, "input", call.input(0), 1);
-    floating_type(kOp, "input", call.input(0));
+    require_dims(kSumOp, "input", call.input(0), 1);
+    floating_type(kSumOp, "input", call.input(0));
     return {at::sum(call.input(0), at::kFloat)};
   };
   return def;

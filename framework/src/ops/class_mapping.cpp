@@ -14,7 +14,7 @@
 namespace casebook {
 namespace {
 
-const char kOp[] = "validate.class_mapping";
+const char kClassMappingOp[] = "validate.class_mapping";
 
 // A list-of-strings argument (`classes`, `names`); nullopt when absent.
 std::optional<std::vector<std::string>> string_list(const OpCall& call,
@@ -135,7 +135,7 @@ std::vector<at::Tensor> class_mapping(const OpCall& call) {
   const std::vector<std::string> classes =
       string_list(call, "classes").value_or(std::vector<std::string>{});
   if (!call.has_arg("classes")) {
-    throw InvalidCaseError(std::string(kOp) +
+    throw InvalidCaseError(std::string(kClassMappingOp) +
                            ": argument `classes` is required (the class "
                            "names, in the order of the model's outputs)");
   }
@@ -155,7 +155,7 @@ std::vector<at::Tensor> class_mapping(const OpCall& call) {
   const int64_t base = call.arg_int("base", 0);
   if (input.dim() != 1 || !at::isIntegralType(input.scalar_type(), false)) {
     throw OpError(Family::kContract,
-                  std::string(kOp) +
+                  std::string(kClassMappingOp) +
                       ": `labels` must be a 1-D integer tensor, got a " +
                       std::to_string(input.dim()) + "-d " +
                       c10::toString(input.scalar_type()) + " tensor");
@@ -167,8 +167,9 @@ std::vector<at::Tensor> class_mapping(const OpCall& call) {
       string_list(call, "names").value_or(classes);
   if (names.size() != labels.size()) {
     throw OpError(Family::kContract,
-                  std::string(kOp) + ": " + std::to_string(labels.size()) +
-                      " labels for " + std::to_string(names.size()) + " names" +
+                  std::string(kClassMappingOp) + ": " +
+                      std::to_string(labels.size()) + " labels for " +
+                      std::to_string(names.size()) + " names" +
                       (call.has_arg("names") ? "" : " (`classes`)") +
                       ": one label per name");
   }
@@ -193,7 +194,7 @@ std::vector<at::Tensor> class_mapping(const OpCall& call) {
 }  // namespace
 
 void register_class_mapping_op(OpRegistry& registry) {
-  OpDef def = make_op(CASEBOOK_OP_SITE, kOp, {"labels"}, {},
+  OpDef def = make_op(CASEBOOK_OP_SITE, kClassMappingOp, {"labels"}, {},
                       {"classes", "names", "base"}, class_mapping);
   def.placement = OpDef::Placement::kHost;
   def.reports_processed = true;

@@ -30,7 +30,7 @@ int count_of(const std::map<Verdict, int>& counts, JunitElement element) {
 }
 
 // xs:decimal: fixed notation, never 1e-05.
-std::string seconds_text(double seconds) {
+std::string xs_decimal_seconds(double seconds) {
   std::ostringstream text;
   text << std::fixed << std::setprecision(6) << seconds;
   return text.str();
@@ -49,7 +49,7 @@ std::string testcase_xml(const CaseVerdict& v) {
   std::ostringstream out;
   out << "<testcase classname=\"" << xml_escape(v.case_id) << "\" name=\""
       << backend_name(v.backend) << "\" file=\"" << xml_escape(v.file.string())
-      << "\" time=\"" << seconds_text(v.seconds) << "\">\n";
+      << "\" time=\"" << xs_decimal_seconds(v.seconds) << "\">\n";
   std::string label(verdict_name(v.verdict));
   if (v.family != Family::kNone) {
     label += " " + std::string(family_name(v.family));
@@ -173,7 +173,7 @@ std::string JunitWriter::start_tag() const {
       << count_of(counts_, JunitElement::kError) +
              count_of(counts_, JunitElement::kInternalError)
       << "\" skipped=\"" << count_of(counts_, JunitElement::kSkipped)
-      << "\" time=\"" << seconds_text(seconds_) << "\"";
+      << "\" time=\"" << xs_decimal_seconds(seconds_) << "\"";
   std::string text = tag.str();
   text.resize(kStartTagWidth - 1, ' ');
   return text + ">";

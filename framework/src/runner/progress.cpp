@@ -8,7 +8,7 @@ namespace {
 
 constexpr std::chrono::seconds kPlainInterval{30};
 
-std::string seconds_text(double seconds) {
+std::string elapsed_text(double seconds) {
   std::ostringstream text;
   text << std::fixed << std::setprecision(seconds < 10 ? 1 : 0) << seconds
        << " s";
@@ -30,7 +30,7 @@ std::string Progress::status_text() const {
       std::chrono::duration<double>(Clock::now() - start_).count();
   std::ostringstream text;
   text << "[" << done_ << "/" << total_ << "] " << failed_ << " failed, "
-       << seconds_text(elapsed);
+       << elapsed_text(elapsed);
   // The case in flight for longest: where a slow run shows itself.
   const std::string* slowest = nullptr;
   Clock::time_point oldest = Clock::now();
@@ -42,7 +42,7 @@ std::string Progress::status_text() const {
   }
   if (slowest != nullptr) {
     text << ", running " << *slowest << " ("
-         << seconds_text(
+         << elapsed_text(
                 std::chrono::duration<double>(Clock::now() - oldest).count())
          << ")";
   }

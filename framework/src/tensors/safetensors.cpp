@@ -40,7 +40,7 @@ at::ScalarType safetensors_type(const std::string& name,
 }
 
 // One header entry, read and checked.
-struct Entry {
+struct TensorEntry {
   std::string name;
   at::ScalarType type = at::kFloat;
   std::vector<int64_t> shape;
@@ -50,7 +50,7 @@ struct Entry {
 
 struct SafetensorsFile {
   MappedFile mapped;
-  std::vector<Entry> entries;  // in header order
+  std::vector<TensorEntry> entries;  // in header order
   size_t data_start = 0;
 };
 
@@ -129,15 +129,15 @@ std::string entry_text(const nlohmann::json& value) {
   return text.size() <= kShown ? text : text.substr(0, kShown) + "...";
 }
 
-Entry read_entry(const std::filesystem::path& file, const std::string& name,
-                 const nlohmann::json& value) {
+TensorEntry read_entry(const std::filesystem::path& file,
+                       const std::string& name, const nlohmann::json& value) {
   const std::string where = "tensor `" + name + "`: ";
   if (!value.is_object() || !value.contains("dtype") ||
       !value.contains("shape") || !value.contains("data_offsets")) {
     refuse(file, where + "expected {dtype, shape, data_offsets}; got " +
                      entry_text(value));
   }
-  Entry entry;
+  TensorEntry entry;
   entry.name = name;
   const nlohmann::json& dtype = value.at("dtype");
   if (!dtype.is_string()) refuse(file, where + "dtype is not a string");
@@ -173,13 +173,14 @@ Entry read_entry(const std::filesystem::path& file, const std::string& name,
 // The entries, sorted by offset, must tile the data exactly: an overlap
 // would let two names read the same bytes, a hole hides bytes no name
 // reads (the format's own reader refuses both).
-void check_tiling(const std::filesystem::path& file, std::vector<Entry> entries,
-                  uint64_t data_size) {
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
-  });
+void check_tiling(const std::filesystem::path& file,
+                  std::vector<TensorEntry> entries, uint64_t data_size) {
+  std::sort(entries.begin(), entries.end(),
+            [](const TensorEntry& a, const TensorEntry& b) {
+              return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+            });
   uint64_t expected = 0;
-  for (const Entry& entry : entries) {
+  for (const TensorEntry& entry : entries) {
     if (entry.begin != expected) {
       refuse(file, "tensor `" + entry.name + "` begins at byte " +
                        std::to_string(entry.begin) + " of the data, not " +
@@ -232,7 +233,7 @@ SafetensorsFile open_safetensors(const std::filesystem::path& file) {
 
 std::vector<std::string> tensor_names(const SafetensorsFile& opened) {
   std::vector<std::string> names;
-  for (const Entry& entry : opened.entries) names.push_back(entry.name);
+  for (const TensorEntry& entry : opened.entries) names.push_back(entry.name);
   return names;
 }
 
@@ -242,9 +243,9 @@ at::Tensor load_safetensors(const std::filesystem::path& file,
                             const std::string& name, bool over_mapping) {
   const SafetensorsFile opened = open_safetensors(file);
   const std::string chosen = pick_tensor_name(tensor_names(opened), name, file);
-  const Entry& entry = *std::find_if(
+  const TensorEntry& entry = *std::find_if(
       opened.entries.begin(), opened.entries.end(),
-      [&chosen](const Entry& each) { return each.name == chosen; });
+      [&chosen](const TensorEntry& each) { return each.name == chosen; });
   void* data = const_cast<unsigned char*>(opened.mapped.bytes +
                                           opened.data_start + entry.begin);
   const at::Tensor tensor = at::from_blob(
