@@ -42,8 +42,12 @@ class JudgedMismatch : public ::testing::Test {
   }
 
   JudgeInputs inputs(const Job& run) const {
-    return JudgeInputs{planned_, Backend::kCuda, &run,    &reference_,
-                       nullptr,  nullptr,        nullptr, &options_};
+    return JudgeInputs{planned_,
+                       Backend::kCuda,
+                       &run,
+                       &reference_,
+                       pair_as_loaded(planned_, Backend::kCuda),
+                       options_};
   }
 
   bool evidence_root_is_empty() const { return fs::is_empty(evidence_.path()); }

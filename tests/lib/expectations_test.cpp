@@ -173,7 +173,9 @@ TEST(MissingGpuExpectation, IsAnErrorOfThatBackendWhenItRuns) {
   ASSERT_TRUE(planned.loaded.ok());
   BackendStatus present;
   present.state = Readiness::kReady;
-  JudgeInputs inputs{planned, Backend::kCuda, nullptr, nullptr, &present};
+  const JudgeInputs inputs{planned, Backend::kCuda, nullptr, nullptr,
+                           pair_in_run(Plan{}, {{Backend::kCuda, present}},
+                                       planned, Backend::kCuda)};
   const CaseVerdict verdict = judge(inputs);
   EXPECT_EQ(verdict.verdict, Verdict::kError);
   EXPECT_EQ(verdict.message,

@@ -166,7 +166,8 @@ TEST_F(InternalJudge, AnInternalReportIsNeverXfailNorAnExpectedError) {
     ASSERT_TRUE(planned.loaded.ok());
     const Job run = internal_run();
     const CaseVerdict verdict =
-        judge(JudgeInputs{planned, Backend::kCpu, &run, &run});
+        judge(JudgeInputs{planned, Backend::kCpu, &run, &run,
+                          pair_as_loaded(planned, Backend::kCpu)});
     EXPECT_EQ(verdict.verdict, Verdict::kInternal)
         << verdict_name(verdict.verdict) << ": " << verdict.message;
     EXPECT_EQ(verdict.family, Family::kNone);
@@ -187,7 +188,8 @@ TEST_F(InternalJudge, ACaseCasebookFailedToReadIsInternalNotInvalid) {
   internal.internal = true;
   planned.loaded.errors.push_back(internal);
   const CaseVerdict verdict =
-      judge(JudgeInputs{planned, Backend::kCpu, nullptr, nullptr});
+      judge(JudgeInputs{planned, Backend::kCpu, nullptr, nullptr,
+                        pair_as_loaded(planned, Backend::kCpu)});
   EXPECT_EQ(verdict.verdict, Verdict::kInternal)
       << verdict_name(verdict.verdict) << ": " << verdict.message;
   EXPECT_EQ(verdict.family, Family::kNone);
@@ -228,7 +230,8 @@ TEST_F(InternalJudge, AnInvariantTheJudgeFindsBrokenIsInternal) {
   run.result.finished = true;
   run.result.report.status = ChildReport::Status::kOutputs;
   const CaseVerdict verdict =
-      judge(JudgeInputs{planned, Backend::kCuda, &run, nullptr});
+      judge(JudgeInputs{planned, Backend::kCuda, &run, nullptr,
+                        pair_as_loaded(planned, Backend::kCuda)});
   EXPECT_EQ(verdict.verdict, Verdict::kInternal)
       << verdict_name(verdict.verdict) << ": " << verdict.message;
   EXPECT_EQ(verdict.message,

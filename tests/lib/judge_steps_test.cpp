@@ -53,13 +53,6 @@ PartReadiness part(Readiness state, const std::string& reason) {
   return readiness;
 }
 
-BackendStatus backend_status(Readiness state, const std::string& reason) {
-  BackendStatus status;
-  status.state = state;
-  status.reason = reason;
-  return status;
-}
-
 TEST(JudgeSteps, AnUnfinishedRunIsNotRun) {
   const PlannedCase planned = sum_case();
   const Job reference = outputs(4);
@@ -68,38 +61,58 @@ TEST(JudgeSteps, AnUnfinishedRunIsNotRun) {
   for (const Job* run : {static_cast<const Job*>(nullptr),
                          static_cast<const Job*>(&interrupted)}) {
     const CaseVerdict verdict =
-        judgement_of(JudgeInputs{planned, Backend::kCuda, run, &reference})
+        judgement_of(JudgeInputs{planned, Backend::kCuda, run, &reference,
+                                 pair_as_loaded(planned, Backend::kCuda)})
             .verdict;
     EXPECT_EQ(verdict.verdict, Verdict::kNotRun);
     EXPECT_EQ(verdict.explanation, "not run: the run was interrupted");
   }
 }
 
+// The pair as the planner hands it: expected as loaded, with `needed`.
+PairInRun needing(const PlannedCase& planned, const PartReadiness& needed,
+                  bool backend_absent = false) {
+  PairInRun pair = pair_as_loaded(planned, Backend::kCuda);
+  pair.needed = needed;
+  pair.backend_absent = backend_absent;
+  return pair;
+}
+
 TEST(JudgeSteps, TheNeededPartDecidesAndTheWholeBackendSaysWhetherItIsAbsent) {
   const PlannedCase planned = sum_case();
   const Job run = outputs(4);
-  const BackendStatus ready = backend_status(Readiness::kReady, "");
-  const PartReadiness no_plugin = part(Readiness::kAbsent, "no plugin");
   const CaseVerdict part_absent = judge(
-      JudgeInputs{planned, Backend::kCuda, &run, &run, &ready, &no_plugin});
+      JudgeInputs{planned, Backend::kCuda, &run, &run,
+                  needing(planned, part(Readiness::kAbsent, "no plugin"))});
   EXPECT_EQ(part_absent.verdict, Verdict::kSkip);
   EXPECT_FALSE(part_absent.backend_absent);
   EXPECT_EQ(part_absent.explanation, "no plugin");
 
-  const BackendStatus absent =
-      backend_status(Readiness::kAbsent, "no NVIDIA device");
-  const CaseVerdict whole_absent =
-      judge(JudgeInputs{planned, Backend::kCuda, &run, &run, &absent});
+  const CaseVerdict whole_absent = judge(JudgeInputs{
+      planned, Backend::kCuda, &run, &run,
+      needing(planned, part(Readiness::kAbsent, "no NVIDIA device"), true)});
   EXPECT_EQ(whole_absent.verdict, Verdict::kSkip);
   EXPECT_TRUE(whole_absent.backend_absent);
   EXPECT_EQ(whole_absent.explanation, "no NVIDIA device");
 
-  const PartReadiness broken = part(Readiness::kBroken, "libcuda too old");
-  const CaseVerdict part_broken =
-      judge(JudgeInputs{planned, Backend::kCuda, &run, &run, &ready, &broken});
+  const CaseVerdict part_broken = judge(JudgeInputs{
+      planned, Backend::kCuda, &run, &run,
+      needing(planned, part(Readiness::kBroken, "libcuda too old"))});
   EXPECT_EQ(part_broken.verdict, Verdict::kError);
   EXPECT_EQ(part_broken.family, Family::kOpUnavailable);
   EXPECT_EQ(part_broken.explanation, "cuda cannot run: libcuda too old");
+}
+
+TEST(JudgeSteps, ALoadedCaseWithoutAnExpectationInThisRunIsInternal) {
+  const PlannedCase planned = sum_case();
+  const Job run = outputs(4);
+  const CaseVerdict verdict =
+      judge(JudgeInputs{planned, Backend::kCuda, &run, &run, PairInRun{}});
+  EXPECT_EQ(verdict.verdict, Verdict::kInternal);
+  EXPECT_NE(
+      verdict.message.find("no expectation in this run for `sum` on cuda"),
+      std::string::npos)
+      << verdict.message;
 }
 
 TEST(JudgeSteps, TheExpectationInThisRunIsTheOneJudgedAndItsLineDecides) {
@@ -109,8 +122,8 @@ TEST(JudgeSteps, TheExpectationInThisRunIsTheOneJudgedAndItsLineDecides) {
   skip.kind = Expectation::Kind::kSkip;
   skip.reason = "the device's facts say so";
   skip.where.line = 42;
-  const CaseVerdict verdict = judge(JudgeInputs{planned, Backend::kCuda, &run,
-                                                &run, nullptr, nullptr, &skip});
+  const CaseVerdict verdict =
+      judge(JudgeInputs{planned, Backend::kCuda, &run, &run, {skip}});
   EXPECT_EQ(verdict.verdict, Verdict::kSkip);
   EXPECT_EQ(verdict.explanation, "the device's facts say so");
   EXPECT_EQ(verdict.expectation_reason, "the device's facts say so");
@@ -122,7 +135,8 @@ TEST(JudgeSteps, AFailedReferenceLeavesNothingToCompareWith) {
   const Job run = outputs(4);
   const Job reference = failed(Family::kContract, "bad shape\nat line 2");
   const CaseVerdict verdict =
-      judgement_of(JudgeInputs{planned, Backend::kCuda, &run, &reference})
+      judgement_of(JudgeInputs{planned, Backend::kCuda, &run, &reference,
+                               pair_as_loaded(planned, Backend::kCuda)})
           .verdict;
   EXPECT_EQ(verdict.verdict, Verdict::kFail);
   EXPECT_EQ(verdict.family, Family::kContract);
@@ -137,7 +151,8 @@ TEST(JudgeSteps, AReferenceCasebookBrokeIsInternal) {
   Job reference = failed(Family::kContract, "internal error: lost a file");
   reference.result.report.internal = true;
   const CaseVerdict verdict =
-      judgement_of(JudgeInputs{planned, Backend::kCuda, &run, &reference})
+      judgement_of(JudgeInputs{planned, Backend::kCuda, &run, &reference,
+                               pair_as_loaded(planned, Backend::kCuda)})
           .verdict;
   EXPECT_EQ(verdict.verdict, Verdict::kInternal);
   EXPECT_EQ(verdict.family, Family::kNone);
@@ -152,7 +167,8 @@ TEST(JudgeSteps, AnXfailIsXpassFailOrXfailByWhatTheMatchFound) {
 
   const PlannedCase any = sum_case("expect:\n  cuda: {xfail: a known bug}\n");
   const CaseVerdict xpass =
-      judge(JudgeInputs{any, Backend::kCuda, &right, &reference});
+      judge(JudgeInputs{any, Backend::kCuda, &right, &reference,
+                        pair_as_loaded(any, Backend::kCuda)});
   EXPECT_EQ(xpass.verdict, Verdict::kXpass);
   EXPECT_EQ(xpass.family, Family::kNone);
   EXPECT_EQ(xpass.explanation, "");
@@ -160,7 +176,8 @@ TEST(JudgeSteps, AnXfailIsXpassFailOrXfailByWhatTheMatchFound) {
   const PlannedCase contract =
       sum_case("expect:\n  cuda: {xfail: a known bug, family: contract}\n");
   const Judgement other =
-      judgement_of(JudgeInputs{contract, Backend::kCuda, &wrong, &reference});
+      judgement_of(JudgeInputs{contract, Backend::kCuda, &wrong, &reference,
+                               pair_as_loaded(contract, Backend::kCuda)});
   EXPECT_EQ(other.verdict.verdict, Verdict::kFail);
   EXPECT_EQ(other.verdict.family, Family::kMismatch);
   ASSERT_FALSE(other.verdict.first_error.empty());
@@ -172,7 +189,8 @@ TEST(JudgeSteps, AnXfailIsXpassFailOrXfailByWhatTheMatchFound) {
   const PlannedCase mismatch =
       sum_case("expect:\n  cuda: {xfail: a known bug, family: mismatch}\n");
   const Judgement held =
-      judgement_of(JudgeInputs{mismatch, Backend::kCuda, &wrong, &reference});
+      judgement_of(JudgeInputs{mismatch, Backend::kCuda, &wrong, &reference,
+                               pair_as_loaded(mismatch, Backend::kCuda)});
   EXPECT_EQ(held.verdict.verdict, Verdict::kXfail);
   EXPECT_EQ(held.verdict.family, Family::kMismatch);
   EXPECT_EQ(held.verdict.first_error, held.verdict.explanation);
@@ -187,7 +205,8 @@ TEST(JudgeSteps, AGpuRunThatPoisonedItsWorkerSaysWhetherTheRerunConfirmed) {
     run.result.first_attempt = ChildReport{};
     run.result.report.poisoned = confirmed;
     const CaseVerdict verdict =
-        judgement_of(JudgeInputs{planned, Backend::kCuda, &run, &reference})
+        judgement_of(JudgeInputs{planned, Backend::kCuda, &run, &reference,
+                                 pair_as_loaded(planned, Backend::kCuda)})
             .verdict;
     EXPECT_EQ(verdict.verdict, Verdict::kFail);
     EXPECT_TRUE(verdict.poisoned_worker);
@@ -206,7 +225,8 @@ TEST(JudgeSteps, AGpuRunThatPoisonedItsWorkerSaysWhetherTheRerunConfirmed) {
   timed_out.result.timed_out = true;
   timed_out.result.first_attempt = ChildReport{};
   const CaseVerdict verdict =
-      judgement_of(JudgeInputs{planned, Backend::kCuda, &timed_out, &reference})
+      judgement_of(JudgeInputs{planned, Backend::kCuda, &timed_out, &reference,
+                               pair_as_loaded(planned, Backend::kCuda)})
           .verdict;
   EXPECT_EQ(verdict.verdict, Verdict::kTimeout);
   EXPECT_FALSE(verdict.poisoned_worker);
@@ -220,8 +240,7 @@ TEST(JudgeSteps, MoreEntriesThanTheCaseSaysIsAMismatchNamingTheRejected) {
   run.result.report.processed = 3;
   run.result.report.positions = std::vector<int64_t>{1, 5};
   const CaseVerdict verdict =
-      judgement_of(JudgeInputs{planned, Backend::kCpu, &run, &run, nullptr,
-                               nullptr, &two})
+      judgement_of(JudgeInputs{planned, Backend::kCpu, &run, &run, {two}})
           .verdict;
   EXPECT_EQ(verdict.verdict, Verdict::kFail);
   EXPECT_EQ(verdict.family, Family::kMismatch);

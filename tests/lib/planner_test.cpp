@@ -114,6 +114,13 @@ TEST_F(Planner, TheRunsExpectationReadsTheProbedDeviceAndLeavesTheCase) {
   probed.device_facts[Backend::kCuda] = {{"capability", "9.0"}};
   EXPECT_EQ(expectation_in_run(probed, planned, Backend::kCuda).reason,
             "hopper");
+  // The judge is handed the same answer.
+  const PairInRun cuda =
+      pair_in_run(probed, {{Backend::kCuda, status_of(Readiness::kReady)}},
+                  planned, Backend::kCuda);
+  ASSERT_TRUE(cuda.expect.has_value());
+  EXPECT_EQ(cuda.expect->reason, "hopper");
+  EXPECT_TRUE(cuda.needed.ready());
   // cuda's facts are not hip's.
   probed.device_facts[Backend::kHip] = {{"capability", "9.0"}};
   EXPECT_EQ(expectation_in_run(probed, planned, Backend::kHip).kind,
@@ -178,6 +185,20 @@ TEST_F(Planner, AGpuRunNeedsThePartItsOpNeeds) {
   EXPECT_EQ(kernel_part->reason, "no plugin");
   EXPECT_FALSE(readiness_for_case(torch_only, mixed.cases[1], Backend::kCpu)
                    .has_value());
+  // The pair in this run needs that part; the backend itself is there.
+  const PairInRun kernel_pair =
+      pair_in_run(mixed, torch_only, mixed.cases[1], Backend::kCuda);
+  EXPECT_EQ(kernel_pair.needed.state, Readiness::kAbsent);
+  EXPECT_EQ(kernel_pair.needed.reason, "no plugin");
+  EXPECT_FALSE(kernel_pair.backend_absent);
+  EXPECT_TRUE(pair_in_run(mixed, torch_only, mixed.cases[1], Backend::kCpu)
+                  .needed.ready());
+  // No device at all: every pair on it is the whole backend's skip.
+  const PairInRun no_device =
+      pair_in_run(mixed, {{Backend::kCuda, status_of(Readiness::kAbsent)}},
+                  mixed.cases[0], Backend::kCuda);
+  EXPECT_EQ(no_device.needed.state, Readiness::kAbsent);
+  EXPECT_TRUE(no_device.backend_absent);
   // The simulated device's shape: the plugin alone.
   const std::map<Backend, BackendStatus> plugin_only = {
       {Backend::kCuda,

@@ -145,9 +145,7 @@ CaseVerdict named_verdict(const JudgeInputs& in) {
   verdict.case_id = in.planned.loaded.id;
   verdict.backend = in.backend;
   verdict.file = in.planned.loaded.file;
-  verdict.rerun_command = in.options != nullptr
-                              ? rerun_line(in.planned, in.backend, *in.options)
-                              : rerun_command(in.planned, in.backend);
+  verdict.rerun_command = rerun_line(in.planned, in.backend, in.options);
   return verdict;
 }
 
@@ -165,56 +163,31 @@ void set_not_runnable(const PlannedCase& planned, CaseVerdict* verdict) {
   verdict->details = text;
 }
 
-// What the case expects of the backend in this run, and what decides
-// whether it ran there: the judge's inputs that may be null, resolved once.
-struct ExpectedInRun {
-  // The expectation in this run; as loaded where the inputs name none.
-  Expectation expect;
-  // The part of the backend the case needs; without one, the whole backend
-  // (ready where no probe's view is given, as for the CPU).
-  PartReadiness needed;
-  // The whole backend is absent: its skips are counted apart.
-  bool backend_absent = false;
-};
-
-ExpectedInRun expected_in_run(const JudgeInputs& in) {
-  ExpectedInRun expected;
-  expected.expect = in.expectation != nullptr
-                        ? *in.expectation
-                        : in.planned.value().expectation(in.backend);
-  const PartReadiness whole =
-      in.status != nullptr ? whole_backend(*in.status)
-                           : PartReadiness{Readiness::kReady, {}, {}, {}};
-  expected.needed = in.part != nullptr ? *in.part : whole;
-  expected.backend_absent = whole.state == Readiness::kAbsent;
-  return expected;
-}
-
 // The verdicts decided before the run's report is read: an expected skip,
 // a backend (part) that is broken or absent, an expectation that misses
 // something, a run that did not finish. True when one of them decided.
-bool decided_before_run(const JudgeInputs& in, const ExpectedInRun& expected,
+bool decided_before_run(const JudgeInputs& in, const Expectation& expect,
                         CaseVerdict* verdict) {
-  const Expectation& expect = expected.expect;
+  const PairInRun& pair = in.in_run;
   if (expect.kind == Expectation::Kind::kSkip) {
     verdict->verdict = Verdict::kSkip;
     verdict->explanation = expect.reason;
     return true;
   }
-  if (expected.needed.state == Readiness::kBroken) {
+  if (pair.needed.state == Readiness::kBroken) {
     // Broken is never a skip, whatever the case expects (an expected
     // op_unavailable must not pass on a backend that cannot start).
     set_failure(verdict, Verdict::kError, Family::kOpUnavailable,
                 std::string(backend_name(in.backend)) +
-                    " cannot run: " + expected.needed.reason);
+                    " cannot run: " + pair.needed.reason);
     return true;
   }
-  if (expected.needed.state == Readiness::kAbsent) {
+  if (pair.needed.state == Readiness::kAbsent) {
     verdict->verdict = Verdict::kSkip;
     // An absent backend's skips are counted apart; a part absent from a
     // backend that runs other cases is a skip of its own, saying which.
-    verdict->backend_absent = expected.backend_absent;
-    verdict->explanation = expected.needed.reason;
+    verdict->backend_absent = pair.backend_absent;
+    verdict->explanation = pair.needed.reason;
     return true;
   }
   if (!expect.missing.empty()) {
@@ -315,9 +288,12 @@ CaseVerdict judge_run(const JudgeInputs& in, MismatchEvidence* evidence) {
     set_not_runnable(in.planned, &verdict);
     return verdict;
   }
-  const ExpectedInRun expected = expected_in_run(in);
-  verdict.expectation_reason = expected.expect.reason;
-  if (decided_before_run(in, expected, &verdict)) return verdict;
+  CASEBOOK_ASSERT(in.in_run.expect.has_value(),
+                  "no expectation in this run for `" + in.planned.loaded.id +
+                      "` on " + std::string(backend_name(in.backend)));
+  const Expectation& expect = *in.in_run.expect;
+  verdict.expectation_reason = expect.reason;
+  if (decided_before_run(in, expect, &verdict)) return verdict;
   verdict.seconds = in.run->result.wall_seconds;
   if (in.run->result.report.internal) {
     // Before the expectation is looked at: an expected error must not pass
@@ -329,7 +305,7 @@ CaseVerdict judge_run(const JudgeInputs& in, MismatchEvidence* evidence) {
   verdict.consequences = seen.consequences;
   if (decided_by_report(seen, &verdict)) return verdict;
   MismatchEvidence mismatch;
-  judge_expected(in, expected.expect, seen, &verdict, &mismatch);
+  judge_expected(in, expect, seen, &verdict, &mismatch);
   if (!verdict_is_success(verdict.verdict)) {
     // Only failing runs hand on evidence; an XFAIL's mismatch is expected.
     if (!mismatch.comparison.equal()) *evidence = std::move(mismatch);
@@ -360,8 +336,13 @@ int deciding_line(const PlannedCase& planned, Backend backend) {
   return kase.op_where.line;
 }
 
+const RunOptions& default_run_options() {
+  static const RunOptions defaults;
+  return defaults;
+}
+
 std::string rerun_command(const PlannedCase& planned, Backend backend) {
-  return rerun_line(planned, backend, RunOptions{});
+  return rerun_line(planned, backend, default_run_options());
 }
 
 Judgement judgement_of(const JudgeInputs& in) {
@@ -378,8 +359,8 @@ Judgement judgement_of(const JudgeInputs& in) {
   CaseVerdict& verdict = judged.verdict;
   verdict.line = deciding_line(in.planned, in.backend);
   // The entry the probed device's facts chose, where it is another.
-  if (in.expectation != nullptr && in.expectation->where.line > 0) {
-    verdict.line = in.expectation->where.line;
+  if (in.in_run.expect && in.in_run.expect->where.line > 0) {
+    verdict.line = in.in_run.expect->where.line;
   }
   return judged;
 }

@@ -12,26 +12,25 @@
 #include "casebook/runner.h"
 #include "compare/compare.h"
 #include "runner/plan.h"
+#include "runner/planner.h"
 
 namespace casebook {
+
+// RunOptions{}: what a judge asked without a run's options names in its
+// rerun line.
+const RunOptions& default_run_options();
 
 struct JudgeInputs {
   const PlannedCase& planned;
   Backend backend;
-  const Job* run = nullptr;               // this backend's run; null if none
-  const Job* reference = nullptr;         // the reference run (may be `run`)
-  const BackendStatus* status = nullptr;  // GPU backends: the probe's view
-  // GPU backends: the part of the backend the case's op needs
-  // (readiness_for_case, runner/planner.h), which decides whether it ran; null:
-  // the whole backend's `status` decides.
-  const PartReadiness* part = nullptr;
-  // What the case must do on the backend in this run (expectation_in_run,
-  // runner/planner.h: the probed device's facts decide its conditions);
-  // null: the expectation as loaded.
-  const Expectation* expectation = nullptr;
-  // The run's options, for a complete rerun line (runner/rerun.h); null: the
-  // defaults.
-  const RunOptions* options = nullptr;
+  const Job* run = nullptr;        // this backend's run; null if none
+  const Job* reference = nullptr;  // the reference run (may be `run`)
+  // What the case expects and needs of the backend in this run
+  // (pair_in_run, runner/planner.h). A loaded case without an expectation
+  // here is casebook's error: INTERNAL.
+  PairInRun in_run;
+  // The run's options, for a complete rerun line (runner/rerun.h).
+  const RunOptions& options = default_run_options();
 };
 
 // What a failing run's values were compared as, kept for its evidence.

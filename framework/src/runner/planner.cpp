@@ -89,6 +89,29 @@ std::optional<PartReadiness> readiness_for_case(
   return part_readiness(status, backend, *planned.op);
 }
 
+PairInRun pair_in_run(const Plan& plan,
+                      const std::map<Backend, BackendStatus>& readiness,
+                      const PlannedCase& planned, Backend backend) {
+  PairInRun pair;
+  if (planned.loaded.value) {
+    pair.expect = expectation_in_run(plan, planned, backend);
+  }
+  const auto found = readiness.find(backend);
+  if (is_gpu(backend) && found != readiness.end()) {
+    const PartReadiness whole = whole_backend(found->second);
+    pair.backend_absent = whole.state == Readiness::kAbsent;
+    pair.needed =
+        readiness_for_case(readiness, planned, backend).value_or(whole);
+  }
+  return pair;
+}
+
+PairInRun pair_as_loaded(const PlannedCase& planned, Backend backend) {
+  PairInRun pair;
+  if (planned.loaded.value) pair.expect = planned.value().expectation(backend);
+  return pair;
+}
+
 JobPlan plan_jobs(Plan& plan, const std::map<Backend, BackendStatus>& readiness,
                   const Selection& selected) {
   JobPlan out;

@@ -54,6 +54,30 @@ std::optional<PartReadiness> readiness_for_case(
     const std::map<Backend, BackendStatus>& readiness,
     const PlannedCase& planned, Backend backend);
 
+// What one selected (case, backend) is in this run before its run's report
+// is read: the one answer to "what does this case expect here, in this run?"
+// and "may it run here?". Built once for each pair (pair_in_run) and handed
+// to the judge, which falls back on nothing.
+struct PairInRun {
+  // What the case must do on the backend in this run (expectation_in_run);
+  // none for a file that did not load (the judge says why).
+  std::optional<Expectation> expect;
+  // What decides whether it ran (readiness_for_case); where that has no
+  // answer, the whole backend's readiness, and for cpu ready.
+  PartReadiness needed{Readiness::kReady, {}, {}, {}};
+  // The whole backend is absent: its skips are counted apart.
+  bool backend_absent = false;
+};
+
+// The pair in this run, from the probe's `readiness` and the plan's facts.
+PairInRun pair_in_run(const Plan& plan,
+                      const std::map<Backend, BackendStatus>& readiness,
+                      const PlannedCase& planned, Backend backend);
+
+// The pair as its file says, on a ready backend (no probe, no device
+// facts): what a caller that judges a run of its own making hands the judge.
+PairInRun pair_as_loaded(const PlannedCase& planned, Backend backend);
+
 // The jobs of every selected pair. A GPU run where the part of its backend
 // that the case's op needs is ready (readiness_for_case), its
 // expectation in this run is not `skip` and nothing is missing from it; the CPU

@@ -280,23 +280,12 @@ CaseVerdict judge_pair(const Plan& plan, const JobPlan& jobs,
                        const PlannedCase& planned, Backend backend,
                        const Job* reference, const RunOptions& options,
                        const std::vector<JudgementListener>& listeners) {
-  const auto status = backends.find(backend);
-  // A file that did not load has none: the judge says why.
-  const std::optional<Expectation> expectation =
-      planned.loaded.value
-          ? std::optional(expectation_in_run(plan, planned, backend))
-          : std::nullopt;
-  const std::optional<PartReadiness> part =
-      readiness_for_case(backends, planned, backend);
-  JudgeInputs inputs{
-      planned,
-      backend,
-      find_job(jobs.jobs, planned, backend, JobKind::kRun),
-      reference,
-      is_gpu(backend) && status != backends.end() ? &status->second : nullptr,
-      part ? &*part : nullptr,
-      expectation ? &*expectation : nullptr,
-      &options};
+  const JudgeInputs inputs{planned,
+                           backend,
+                           find_job(jobs.jobs, planned, backend, JobKind::kRun),
+                           reference,
+                           pair_in_run(plan, backends, planned, backend),
+                           options};
   Judgement judged = judgement_of(inputs);
   for (const JudgementListener& listener : listeners) {
     listener(planned, judged);
