@@ -5,7 +5,8 @@
 #   cpu         the `cpu` preset with the LibTorch found first; unit tests and
 #               every case (ctest), the downstream example
 #   debian      the same with Debian's libtorch-dev 1.13.1 (CASEBOOK_TORCH_FROM=system),
-#               then the style gate (ci/check-style.sh: clang-format, check only)
+#               then the style gates (ci/check-style.sh: clang-format, check
+#               only; ci/check-tidy.sh: clang-tidy on the LibTorch-free sources)
 #   hardening   ci/hardening.sh: the framework's tests under the sanitizers,
 #               then the fuzzers (Debian's LibTorch unless CASEBOOK_TORCH_FROM)
 #   torch-2.13  the `pip-cpu` preset against pip's torch 2.13.0 (CPU) in a venv
@@ -43,8 +44,12 @@ case "$lane" in
     timed ctest ctest --preset cpu -j "$jobs" "$@"
     # The installed CMake package, used by a project of its own (examples/).
     timed downstream ci/downstream.sh build/cpu
-    # clang-format, check only (one lane is enough: the sources are the same).
-    if [ "$lane" = debian ]; then timed style ci/check-style.sh; fi
+    # clang-format, check only, and clang-tidy over the LibTorch-free
+    # sources (one lane is enough: the sources are the same).
+    if [ "$lane" = debian ]; then
+      timed style ci/check-style.sh
+      timed tidy ci/check-tidy.sh
+    fi
     ;;
   hardening)
     # Sanitizers and fuzzers, a lane of its own (README, "The two commands").

@@ -19,7 +19,7 @@ namespace casebook {
 // The most of a message (one line: the first error) and of a details block
 // that a verdict keeps; what is cut is counted in a marker.
 constexpr size_t kMessageBytes = 4096;
-constexpr size_t kDetailsBytes = 64 * 1024;
+constexpr size_t kDetailsBytes = size_t{64} * 1024;
 
 // One line: every control character (C0 with newline and tab, DEL, C1) and
 // every byte that is not part of well-formed UTF-8 becomes a visible escape

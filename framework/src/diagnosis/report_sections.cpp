@@ -11,7 +11,7 @@ namespace {
 
 // A case file past this is not shown (cut, it would not load): --bundle
 // writes it. A consequence list past kConsequenceCount is counted.
-constexpr size_t kCaseFileShown = 64 * 1024;
+constexpr size_t kCaseFileShown = size_t{64} * 1024;
 constexpr size_t kConsequenceCount = 10;
 
 // The run's verdict, parsed from the name the report shows; nullopt for a

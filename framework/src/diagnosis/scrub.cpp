@@ -220,7 +220,8 @@ std::string ScrubLog::summary() const {
     std::string listed;
     for (const auto& [original, count] : originals) {
       times += count;
-      listed += (listed.empty() ? "" : ", ") + original;
+      if (!listed.empty()) listed += ", ";
+      listed += original;
     }
     out += "  " + kind + " (" + std::to_string(times) + "): " + listed + "\n";
   }

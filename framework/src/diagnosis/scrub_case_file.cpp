@@ -210,13 +210,22 @@ std::string double_quoted(const std::string& value) {
 
 // `value` written where the scalar stood, in its style where that style
 // can hold it, else double-quoted; checked by parsing it back.
+bool reads_back_as(const std::string& yaml, const std::string& value) {
+  try {
+    const YAML::Node back = YAML::Load(yaml);
+    return back.IsScalar() && back.Scalar() == value;
+  } catch (const YAML::Exception&) {
+    return false;  // not YAML at all: quote it
+  }
+}
+
 std::string requoted(const std::string& value, char style, bool in_flow) {
   std::string candidate;
   if (style == '\'' && value.find('\n') == std::string::npos) {
     candidate = "'";
     for (char c : value)
       candidate += c == '\'' ? std::string("''") : std::string(1, c);
-    candidate += "'";
+    candidate += '\'';
   } else if (style != '"' && !value.empty() &&
              value.find_first_of(in_flow ? ":#,[]{}\n\"'`" : ":#\n\"'`") ==
                  std::string::npos &&
@@ -227,12 +236,7 @@ std::string requoted(const std::string& value, char style, bool in_flow) {
   } else {
     return double_quoted(value);
   }
-  try {
-    const YAML::Node back = YAML::Load(candidate);
-    if (back.IsScalar() && back.Scalar() == value) return candidate;
-  } catch (const YAML::Exception&) {
-  }
-  return double_quoted(value);
+  return reads_back_as(candidate, value) ? candidate : double_quoted(value);
 }
 
 std::string scrub_gap(std::string_view gap, const ScrubContext& ctx) {

@@ -242,6 +242,7 @@ std::optional<Expectation> read_expectation(
   const size_t errors_before = reader.error_count();
   const auto map = reader.read_map(entry.value, expectation.where, path,
                                    expectation_key_names(), what);
+  if (!map) return std::nullopt;
   const std::optional<std::string> kind =
       expectation_kind(reader, *map, expectation.where, path, errors_before);
   if (!kind) return std::nullopt;

@@ -114,13 +114,15 @@ std::string number_text(double value) {
   char buffer[40];
   const auto written = std::to_chars(buffer, buffer + sizeof buffer, value,
                                      std::chars_format::scientific);
-  const std::string scientific(buffer, written.ptr);
+  std::string scientific(buffer, written.ptr);
   const size_t e = scientific.find('e');
   const bool negative = scientific[0] == '-';
   std::string digits =
       scientific.substr(negative ? 1 : 0, e - (negative ? 1 : 0));
   digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
-  const int exponent = std::atoi(scientific.c_str() + e + 1);
+  int exponent = 0;  // to_chars wrote it: digits after an optional sign
+  std::from_chars(scientific.data() + e + (scientific[e + 1] == '+' ? 2 : 1),
+                  scientific.data() + scientific.size(), exponent);
   const int count = static_cast<int>(digits.size());
   if (exponent < -4 || exponent >= count) return scientific;
   std::string fixed;

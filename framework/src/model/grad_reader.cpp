@@ -14,6 +14,7 @@ const std::vector<std::string> kGradKeys{"wrt", "grad_outputs", "check"};
 
 std::vector<std::string> input_names(const Case& out) {
   std::vector<std::string> names;
+  names.reserve(out.inputs.size());
   for (const TensorSpec& spec : out.inputs) names.push_back(spec.name);
   return names;
 }

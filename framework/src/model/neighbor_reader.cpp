@@ -4,6 +4,7 @@
 // `layouts` and `dtypes`), or a list of rule names.
 #include <algorithm>
 
+#include "casebook/internal_error.h"
 #include "casebook/neighbors.h"
 #include "casebook/suggestions.h"
 #include "model/sections.h"
@@ -104,7 +105,9 @@ void read_errors(Reader& reader, const Entry& entry, const std::string& path,
   }
   for (const Entry& item : *map) {
     const std::string item_path = join_path(path, item.key);
-    const Backend backend = *parse_backend(item.key);
+    const std::optional<Backend> named = parse_backend(item.key);
+    CASEBOOK_ASSERT(named, "read_map admitted a key that names no backend");
+    const Backend backend = *named;
     if (!kase.runs_on(backend)) {
       reader.error(reader.where(item), item_path,
                    "the case does not run on " + item.key + " (`backends`)");
@@ -175,7 +178,9 @@ void read_parameter(Reader& reader, const Entry& item, const std::string& path,
   } else if (key == "dtypes") {
     for (const std::string& name :
          read_names(reader, item, path, dtype_list())) {
-      rule.dtypes.push_back(*parse_dtype(name));
+      const std::optional<DType> dtype = parse_dtype(name);
+      CASEBOOK_ASSERT(dtype, "read_names admitted a name that is no dtype");
+      rule.dtypes.push_back(*dtype);
     }
   } else if (key == "reference") {
     const auto text = reader.read_string(item, path);

@@ -46,7 +46,7 @@ bool give_layout(TensorSpec& input, const std::string& layout) {
     made.kind = Layout::Kind::kPermute;
     made.dims = {0, 2, 3, 1};
   }
-  input.layout = made;
+  input.layout = std::move(made);
   return true;
 }
 

@@ -93,6 +93,7 @@ const TensorSpec* find_input(const Case& kase, const std::string& name) {
 
 std::string input_names(const Case& kase) {
   std::vector<std::string> names;
+  names.reserve(kase.inputs.size());
   for (const TensorSpec& input : kase.inputs) names.push_back(input.name);
   return join(names);
 }

@@ -37,12 +37,13 @@ const OpTraits* OpTraitsTable::find(const std::string& op) const {
 void install_op_traits(OpTraitsTable table) { installed() = std::move(table); }
 
 const OpTraitsTable& installed_op_traits() {
-  if (!installed()) {
+  const std::optional<OpTraitsTable>& table = installed();
+  if (!table) {
     throw std::logic_error(
         "no op traits installed: the program that loads cases must install "
         "its ops' traits first (casebook/op_traits.h)");
   }
-  return *installed();
+  return *table;
 }
 
 }  // namespace casebook

@@ -173,7 +173,7 @@ const std::vector<OutputKey>& output_keys() {
       {"equal_nan", true,
        [](Reader& reader, const Entry& item, const std::string& path,
           Out& out) {
-         if (auto value = reader.read_bool(item, path)) out.equal_nan = *value;
+         if (auto value = reader.read_bool(item, path)) out.equal_nan = value;
        }},
       {"finite", true, read_finite},
       {"nan", true, read_nan},

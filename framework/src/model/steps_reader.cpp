@@ -252,6 +252,7 @@ void read_steps(Reader& reader, const Entry& entry, Case& out) {
 void read_step_outputs(Reader& reader, Case& out) {
   if (out.steps.empty()) return;
   std::vector<const OutputExpectation*> entries;
+  entries.reserve(out.outputs.size());
   for (const OutputExpectation& output : out.outputs)
     entries.push_back(&output);
   for (const auto& [backend, list] : out.expect_entries) {

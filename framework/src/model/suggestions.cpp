@@ -40,7 +40,7 @@ std::string suggest_dtype(const std::string& given) {
       {"byte", "uint8"},    {"char", "int8"},      {"boolean", "bool"},
       {"bf16", "bfloat16"}, {"fp16", "float16"},   {"fp32", "float32"},
       {"fp64", "float64"}};
-  const std::string name = without_module(lower(given));
+  std::string name = without_module(lower(given));
   std::vector<std::string> names;
   for (DType dtype : all_dtypes()) names.emplace_back(dtype_name(dtype));
   if (std::find(names.begin(), names.end(), name) != names.end()) return name;

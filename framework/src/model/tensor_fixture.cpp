@@ -49,7 +49,7 @@ std::optional<fs::path> check_path(Reader& reader, const Entry& entry,
                      got);
     return std::nullopt;
   }
-  const fs::path normal = relative.lexically_normal();
+  fs::path normal = relative.lexically_normal();
   if (normal.empty() || *normal.begin() == "..") {
     reader.error(at, path,
                  "expected a path inside the fixtures folder; `" +

@@ -110,9 +110,8 @@ void hand_back_extras(const std::vector<Entry>& map, const TensorKeys& keys,
 // (handed back), the keys of a source are out of place.
 void read_sourceless(const TensorMap& tensor, std::vector<Entry>* extras) {
   for (const char* key : {"dtype", "shape"}) {
-    if (const Entry* alone = tensor.find(key)) {
-      if (extras != nullptr) extras->push_back(*alone);
-    }
+    const Entry* alone = tensor.find(key);
+    if (alone != nullptr && extras != nullptr) extras->push_back(*alone);
   }
   for (const char* key : {"seed", "sha256", "layout", "rounding"}) {
     if (const Entry* alone = tensor.find(key)) {

@@ -3,6 +3,7 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 
+#include <exception>
 #include <sstream>
 #include <unordered_map>
 #include <vector>
@@ -22,7 +23,7 @@ const char kFixtureAdvice[] =
     "under fixtures/, named by `file:`)";
 
 // Thrown by the handler to end the walk at a budget.
-struct BudgetExceeded {};
+struct BudgetExceeded : std::exception {};
 
 class Prescan : public YAML::EventHandler {
  public:
@@ -211,6 +212,7 @@ bool prescan_yaml(const std::string& text, Reader& reader) {
   } catch (const YAML::Exception&) {
     // The tree loader reports it, with its mark, unless something was
     // already refused before it.
+    return !handler.refused();
   }
   return !handler.refused();
 }
