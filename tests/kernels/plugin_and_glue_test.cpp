@@ -99,8 +99,7 @@ TEST(KernelOps, AnOutOfRangeTargetIsAnIndexErrorWithItsPosition) {
   const std::vector<at::Tensor> inputs = {
       at::zeros({5, 3}), at::tensor({0, 3, 1, -1, 2}, at::kLong)};
   const std::map<std::string, ArgValue> args;
-  const OpCall call{inputs, args, Backend::kCpu, c10::Device(c10::kCPU),
-                    nullptr};
+  const OpCall call{inputs, args, Backend::kCpu, c10::Device(c10::kCPU)};
   try {
     registry.find("kernels.nll_loss")->run(call);
     FAIL() << "no error";
@@ -118,8 +117,7 @@ TEST(KernelOps, CpuRunAndTorchReferenceAgreeOnHalfSoftmax) {
   const std::vector<at::Tensor> inputs = {
       (at::randn({6, 257}) * 3).to(at::kHalf)};
   const std::map<std::string, ArgValue> args;
-  const OpCall call{inputs, args, Backend::kCpu, c10::Device(c10::kCPU),
-                    nullptr};
+  const OpCall call{inputs, args, Backend::kCpu, c10::Device(c10::kCPU)};
   const OpDef* def = registry.find("kernels.softmax");
   const at::Tensor ours = def->run(call).at(0);
   const at::Tensor torch = def->torch_reference(call).at(0);

@@ -55,8 +55,7 @@ NamedOutputs run(const std::string& op, const Named& inputs,
   EXPECT_TRUE(resolved.def->run_named) << op;
   std::vector<at::Tensor> tensors;
   for (const auto& [name, tensor] : inputs) tensors.push_back(tensor);
-  const OpCall call{tensors, args, Backend::kCpu, c10::Device(c10::kCPU),
-                    nullptr};
+  const OpCall call{tensors, args, Backend::kCpu, c10::Device(c10::kCPU)};
   return resolved.def->run_named(call);
 }
 

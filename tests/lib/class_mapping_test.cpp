@@ -35,9 +35,8 @@ Outcome check(const std::vector<int64_t>& labels, Args args) {
   const OpDef* def = default_registry().find("validate.class_mapping");
   Outcome outcome;
   const std::vector<at::Tensor> inputs{at::tensor(labels, at::kLong)};
-  const OpCall call{inputs,        args,
-                    Backend::kCpu, c10::Device(c10::kCPU),
-                    nullptr,       &outcome.count};
+  const OpCall call{inputs, args, Backend::kCpu, c10::Device(c10::kCPU),
+                    &outcome.count};
   try {
     outcome.outputs = def->run(call);
   } catch (const OpError& error) {
@@ -109,8 +108,7 @@ TEST(ClassMapping, BadArgumentsAreTheCasesFaultOrTheContract) {
             "label per name");
   const std::vector<at::Tensor> inputs{at::tensor({0, 1}, at::kLong)};
   const Args twice{{"classes", names_arg({"a", "b", "a"})}};
-  const OpCall call{inputs, twice, Backend::kCpu, c10::Device(c10::kCPU),
-                    nullptr};
+  const OpCall call{inputs, twice, Backend::kCpu, c10::Device(c10::kCPU)};
   const OpDef* def = default_registry().find("validate.class_mapping");
   EXPECT_THROW(def->run(call), InvalidCaseError);
 }

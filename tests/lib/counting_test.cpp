@@ -32,10 +32,9 @@ EntryCount count_of(const std::string& name,
                     const std::map<std::string, ArgValue>& args,
                     Family* error = nullptr) {
   const OpDef* op = simulated_device::registry().find(name);
-  const KernelPlugin* plugin =
-      is_gpu(backend) ? &simulated_device::plugin() : nullptr;
+  const simulated_device::Installed device(backend);
   EntryCount count;
-  OpCall call{inputs, args, backend, at::Device(at::kCPU), plugin, &count};
+  OpCall call{inputs, args, backend, at::Device(at::kCPU), &count};
   try {
     op->run(call);
   } catch (const OpError& thrown) {

@@ -37,8 +37,7 @@ Case mul_case(std::vector<std::string> wrt) {
 NamedOutputs forward_and_backward(const Case& kase, const OpDef& op,
                                   std::vector<at::Tensor>* inputs) {
   require_gradients(kase, inputs);
-  const OpCall call{*inputs, kase.args, Backend::kCpu, c10::Device(c10::kCPU),
-                    nullptr};
+  const OpCall call{*inputs, kase.args, Backend::kCpu, c10::Device(c10::kCPU)};
   NamedOutputs outputs =
       op.run_named ? op.run_named(call) : NamedOutputs{op.run(call), {""}};
   append_gradients(kase, *inputs, c10::Device(c10::kCPU), &outputs);

@@ -23,9 +23,8 @@ std::vector<at::Tensor> run_op(
     const std::string& name, const std::vector<at::Tensor>& inputs,
     Backend backend, const std::map<std::string, ArgValue>& args = {}) {
   const OpDef* op = simulated_device::registry().find(name);
-  const KernelPlugin* plugin =
-      is_gpu(backend) ? &simulated_device::plugin() : nullptr;
-  OpCall call{inputs, args, backend, at::Device(at::kCPU), plugin};
+  const simulated_device::Installed device(backend);
+  OpCall call{inputs, args, backend, at::Device(at::kCPU)};
   return op->run(call);
 }
 

@@ -25,8 +25,7 @@ std::vector<at::Tensor> run(const std::string& op,
                             const Args& args = {}) {
   const OpDef* def = default_registry().find(op);
   if (def == nullptr) throw std::logic_error("no op " + op);
-  const OpCall call{inputs, args, Backend::kCpu, c10::Device(c10::kCPU),
-                    nullptr};
+  const OpCall call{inputs, args, Backend::kCpu, c10::Device(c10::kCPU)};
   return def->run(call);
 }
 
@@ -47,8 +46,7 @@ std::vector<at::Tensor> run_aten(const std::string& op, const Named& inputs,
   }
   const ResolvedOp resolved = resolve_op(kase, default_registry());
   if (resolved.def == nullptr) throw InvalidCaseError(resolved.problems.at(0));
-  const OpCall call{tensors, args, Backend::kCpu, c10::Device(c10::kCPU),
-                    nullptr};
+  const OpCall call{tensors, args, Backend::kCpu, c10::Device(c10::kCPU)};
   return resolved.def->run(call);
 }
 

@@ -32,8 +32,7 @@ Case case_of(const std::string& op, const std::vector<std::string>& inputs,
 std::vector<at::Tensor> run(const ResolvedOp& resolved,
                             const std::vector<at::Tensor>& inputs,
                             const Args& args) {
-  const OpCall call{inputs, args, Backend::kCpu, c10::Device(c10::kCPU),
-                    nullptr};
+  const OpCall call{inputs, args, Backend::kCpu, c10::Device(c10::kCPU)};
   return resolved.def->run(call);
 }
 

@@ -236,6 +236,14 @@ void install(Backend backend) {
 
 void uninstall(Backend backend) { replace_backend_for_tests(backend, nullptr); }
 
+Installed::Installed(Backend backend) : backend_(backend) {
+  if (is_gpu(backend_)) install(backend_);
+}
+
+Installed::~Installed() {
+  if (is_gpu(backend_)) uninstall(backend_);
+}
+
 const KernelPlugin& plugin() { return simulated_plugin(); }
 
 int live_allocations() { return g_live_allocations; }

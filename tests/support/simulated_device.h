@@ -44,6 +44,20 @@ inline constexpr const char* kCapability = "8.6";
 void install(Backend backend = Backend::kCuda);
 void uninstall(Backend backend = Backend::kCuda);
 
+// install(backend) for a scope, uninstall(backend) at its end; nothing for
+// the cpu backend. The kernels.* ops find the device's plugin through the
+// backend's runtime (backend_kernel_plugin, device/backend_runtime.h).
+class Installed {
+ public:
+  explicit Installed(Backend backend = Backend::kCuda);
+  ~Installed();
+  Installed(const Installed&) = delete;
+  Installed& operator=(const Installed&) = delete;
+
+ private:
+  Backend backend_;
+};
+
 // register_all() plus testing.simulated_step, built once.
 const OpRegistry& registry();
 

@@ -21,8 +21,7 @@
 
 namespace casebook {
 
-struct KernelPlugin;  // a dlopen'ed GPU kernel library
-                      // (framework/src/kernel_ops)
+// (framework/src/kernel_ops)
 
 // An error an op raises on purpose, with its family; validate.* ops add the
 // rejected positions. Anything else an op throws is classified by its message.
@@ -59,8 +58,7 @@ struct OpCall {
   const std::vector<at::Tensor>& inputs;
   const std::map<std::string, ArgValue>& args;
   Backend backend;
-  c10::Device device;          // where the inputs are (kCPU for kHost)
-  const KernelPlugin* plugin;  // the backend's kernel library, or null
+  c10::Device device;  // where the inputs are (kCPU for kHost)
   // Where an op that counts its entries reports them (null: nobody asks).
   EntryCount* count = nullptr;
   // A case of `steps`: where the steps op writes the step it is running

@@ -109,8 +109,7 @@ std::vector<at::Tensor> float64_copies(const std::vector<at::Tensor>& inputs) {
 
 NamedOutputs run_on_cpu(const Case& kase, const OpDef& op,
                         const std::vector<at::Tensor>& tensors) {
-  OpCall call{tensors, kase.args, Backend::kCpu, c10::Device(c10::kCPU),
-              nullptr};
+  OpCall call{tensors, kase.args, Backend::kCpu, c10::Device(c10::kCPU)};
   NamedOutputs outputs;
   if (op.run_named) {
     outputs = op.run_named(call);

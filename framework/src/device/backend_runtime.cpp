@@ -20,7 +20,7 @@ std::map<Backend, BackendOpener>& replaced_backends() {
 PartReadiness open_plugin_part(Backend backend, const KernelPlugin** plugin) {
   PartReadiness part;
   std::string why_not;
-  *plugin = load_kernel_plugin(backend, &why_not);
+  *plugin = backend_kernel_plugin(backend, &why_not);
   if (*plugin == nullptr) {
     part.state = kernel_plugin_file_present(backend) ? Readiness::kBroken
                                                      : Readiness::kAbsent;
@@ -69,6 +69,19 @@ BackendRuntime open_backend_runtime(Backend backend) {
   runtime.readiness =
       combine_readiness(backend, std::move(torch), std::move(kernels));
   return runtime;
+}
+
+const KernelPlugin* backend_kernel_plugin(Backend backend,
+                                          std::string* why_not) {
+  const auto replaced = replaced_backends().find(backend);
+  if (replaced == replaced_backends().end()) {
+    return load_kernel_plugin(backend, why_not);
+  }
+  const BackendRuntime runtime = replaced->second();
+  if (runtime.plugin == nullptr && why_not != nullptr) {
+    *why_not = runtime.readiness.kernels.reason;
+  }
+  return runtime.plugin;
 }
 
 void replace_backend_for_tests(Backend backend, BackendOpener opener) {

@@ -30,6 +30,14 @@ struct BackendRuntime {
 // loads the kernel plugin, asking each for its devices, and judges each part.
 BackendRuntime open_backend_runtime(Backend backend);
 
+// The kernel plugin `backend` uses in this process: the one its runtime
+// opens (a test's replacement's, replace_backend_for_tests), else the plugin
+// file beside the executable (load_kernel_plugin, loaded once); null with
+// why not. The one answer: open_backend_runtime and the kernels.* ops
+// (kernel_ops/) both ask it, so no op call carries a plugin.
+const KernelPlugin* backend_kernel_plugin(Backend backend,
+                                          std::string* why_not);
+
 // What a child sets so that every launch on `backend` is waited for (the
 // synchronised rerun of a case of `steps`, diagnose's launch-blocking rerun):
 // its hooks' launch-blocking switch (device/backend_hooks.h;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "casebook/internal_error.h"
+#include "device/backend_runtime.h"
 
 namespace casebook::kernel_glue {
 namespace {
@@ -109,9 +110,8 @@ void throw_on_error(const std::string& op, const CasebookKernelStatus& status) {
 }
 
 const KernelPlugin& require_plugin(const OpCall& call, const std::string& op) {
-  if (call.plugin != nullptr) return *call.plugin;
   std::string why_not;
-  const KernelPlugin* plugin = load_kernel_plugin(call.backend, &why_not);
+  const KernelPlugin* plugin = backend_kernel_plugin(call.backend, &why_not);
   if (plugin == nullptr) {
     throw OpError(
         Family::kOpUnavailable,

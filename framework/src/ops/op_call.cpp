@@ -51,7 +51,7 @@ const at::Tensor& OpCall::input(size_t index) const {
 }
 
 OpCall OpCall::with_inputs(const std::vector<at::Tensor>& placed) const {
-  return OpCall{placed, args, backend,    device,      plugin,
+  return OpCall{placed, args, backend,    device,
                 count,  step, after_step, float64_args};
 }
 

@@ -105,9 +105,8 @@ NamedOutputs run_steps(const StepsPlan& plan, const OpCall& call) {
     }
     const std::map<std::string, ArgValue> args =
         call.float64_args ? promote_dtype_args(step.args) : step.args;
-    const OpCall each{inputs,      args,        call.backend,
-                      call.device, call.plugin, call.count,
-                      nullptr,     nullptr,     call.float64_args};
+    const OpCall each{inputs,     args,    call.backend, call.device,
+                      call.count, nullptr, nullptr,      call.float64_args};
     if (step.def->run_named) {
       done.push_back(step.def->run_named(each));
     } else {
