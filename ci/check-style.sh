@@ -10,21 +10,12 @@
 #   ci/check-style.sh --fix      format every tracked source in place
 #
 # The formatter lives in a virtual environment outside the clone
-# (CASEBOOK_VENV_DIR, default ~/.cache/casebook/venvs, as ci/install-torch.sh).
+# (ci/pinned-tool.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 readonly clang_format_version=23.1.5
-root=${CASEBOOK_VENV_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/casebook/venvs}
-venv="$root/style-clang-format-$clang_format_version"
-formatter="$venv/bin/clang-format"
-if ! "$formatter" --version 2>/dev/null | grep -q " $clang_format_version"; then
-  echo "installing clang-format==$clang_format_version into $venv" >&2
-  rm -rf "$venv"
-  mkdir -p "$root"
-  "${CASEBOOK_BASE_PYTHON:-python3}" -m venv "$venv"
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check \
-    "clang-format==$clang_format_version" >&2
-fi
+source ci/pinned-tool.sh
+formatter=$(pinned_tool clang-format "$clang_format_version")
 mapfile -t sources < <(git ls-files '*.c' '*.cc' '*.cpp' '*.h' '*.hpp' '*.cu' '*.cuh' '*.hip')
 if [ "${1:-}" = --fix ]; then
   "$formatter" -i "${sources[@]}"

@@ -13,21 +13,12 @@
 # It configures the `tidy` preset into BUILD_DIR (default build/tidy) when
 # that has no compile commands; CASEBOOK_TORCH_FROM picks its LibTorch as
 # for the other presets. The tool lives in a virtual environment outside the
-# clone, beside ci/check-style.sh's clang-format.
+# clone, beside ci/check-style.sh's clang-format (ci/pinned-tool.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 readonly clang_tidy_version=23.1.4
-root=${CASEBOOK_VENV_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/casebook/venvs}
-venv="$root/style-clang-tidy-$clang_tidy_version"
-tidy="$venv/bin/clang-tidy"
-if ! "$tidy" --version 2>/dev/null | grep -q "version $clang_tidy_version"; then
-  echo "installing clang-tidy==$clang_tidy_version into $venv" >&2
-  rm -rf "$venv"
-  mkdir -p "$root"
-  "${CASEBOOK_BASE_PYTHON:-python3}" -m venv "$venv"
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check \
-    "clang-tidy==$clang_tidy_version" >&2
-fi
+source ci/pinned-tool.sh
+tidy=$(pinned_tool clang-tidy "$clang_tidy_version")
 build=${BUILD_DIR:-build/tidy}
 if [ ! -f "$build/compile_commands.json" ]; then
   cmake --preset tidy -B "$build" \
