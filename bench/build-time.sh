@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the unity build (CASEBOOK_UNITY, cmake/CasebookOptions.cmake) saves:
+# What the unity build (CASEBOOK_UNITY, cmake/CasebookUnity.cmake) saves:
 # configures one preset twice into fresh temporary folders, unity on and off,
 # builds each from nothing with the same job count and no compiler cache, and
 # prints both wall times, their ratio, and each target's compile job-seconds

@@ -3,21 +3,7 @@ option(CASEBOOK_WERROR "Treat warnings in casebook's own code as errors" OFF)
 # GCC's precompiled ATen header halves a 2-core build; clang-tidy cannot read
 # it, so the `tidy` preset turns it off.
 option(CASEBOOK_PCH "Precompile <ATen/ATen.h> for the LibTorch targets" ON)
-# Unity builds (CMake's UNITY_BUILD): each casebook target compiles its
-# sources CASEBOOK_UNITY_BATCH to a unit. What a unit repeats (loading the
-# ATen header, instantiating its templates, CLI11's validators) is then paid
-# once a batch: casebook_lib's compiles took 342 job-seconds batched against
-# 919 one file at a time (pip's torch 2.13, 2 cores; ci/lane.sh prints each
-# lane's build time). The cost: a name local to one file (an anonymous
-# namespace's) must be unique within its target; two files that define the
-# same helper no longer compile, and are usually one helper written twice.
-# Turn it off to edit and rebuild one file at a time.
-option(CASEBOOK_UNITY "Compile each casebook target's sources in batches" ON)
-set(CASEBOOK_UNITY_BATCH 8 CACHE STRING "Sources per unity batch")
-function(casebook_unity_build target)
-  set_target_properties(${target} PROPERTIES UNITY_BUILD ${CASEBOOK_UNITY}
-    UNITY_BUILD_BATCH_SIZE ${CASEBOOK_UNITY_BATCH})
-endfunction()
+include(CasebookUnity)  # CASEBOOK_UNITY, casebook_unity_build()
 
 add_library(casebook_warnings INTERFACE)
 target_compile_options(casebook_warnings INTERFACE

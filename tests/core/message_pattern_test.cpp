@@ -6,15 +6,12 @@
 
 #include <string>
 
+#include "repeated_text.h"
+
 namespace casebook {
 namespace {
 
-std::string repeated(const std::string& unit, size_t times) {
-  std::string text;
-  text.reserve(unit.size() * times);
-  for (size_t i = 0; i < times; ++i) text += unit;
-  return text;
-}
+using testing_support::repeated;
 
 TEST(MessagePattern, AlternationUnderAStarOnALongMessageEnds) {
   // std::regex backtracked through 2^40 paths: the run hung, SIGTERM

@@ -96,7 +96,7 @@ TEST(ComplexValues, TheCaseWriterWritesPairsThatReadBackTheSame) {
   EXPECT_EQ(again.value->outputs.at(0).values->fill.second, 1.0);
 }
 
-std::vector<Malformed> malformed() {
+std::vector<Malformed> complex_malformed() {
   const std::string f = "cases/bad.yaml:";
   const std::string what =
       "expected a complex number: a pair [re, im], a map {re: .., im: ..} or "
@@ -146,7 +146,7 @@ TEST_P(MalformedComplex, GivesExactlyTheseMessages) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Loader, MalformedComplex,
-                         testing::ValuesIn(malformed()),
+                         testing::ValuesIn(complex_malformed()),
                          testing_malformed::name_of);
 
 }  // namespace

@@ -218,7 +218,7 @@ TEST(Rounding, ValuesTheDtypeHoldsOrWouldWriteThatWay) {
   EXPECT_EQ(repeated.deterministic, Case::Determinism::kBitwise);
 }
 
-std::vector<Malformed> malformed() {
+std::vector<Malformed> expect_malformed() {
   const std::string f = "cases/bad.yaml:";
   return {
       {"float16_overflow",
@@ -357,7 +357,7 @@ TEST_P(MalformedExpectation, GivesExactlyTheseMessages) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Loader, MalformedExpectation,
-                         testing::ValuesIn(malformed()),
+                         testing::ValuesIn(expect_malformed()),
                          testing_malformed::name_of);
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "casebook/limits.h"
 #include "casebook/loader.h"
 #include "loaded_case_checks.h"
+#include "repeated_text.h"
 
 namespace casebook {
 namespace {
@@ -60,12 +61,7 @@ TEST(HostileCorpus, AnchorsAreReportedEachAtItsLineAndNothingIsExpanded) {
   EXPECT_EQ(loaded.errors[2].where.line, 2);
 }
 
-std::string repeated(const std::string& unit, size_t count) {
-  std::string out;
-  out.reserve(unit.size() * count);
-  for (size_t i = 0; i < count; ++i) out += unit;
-  return out;
-}
+using testing_support::repeated;
 
 const char kHead[] = "casebook: 1\nsummary: s\nop: torch.sum\ninputs:\n";
 

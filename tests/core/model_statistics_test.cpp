@@ -47,7 +47,7 @@ TEST(OutputStatistics, TheCaseWriterKeepsTheBounds) {
   EXPECT_EQ(again.value->outputs.at(0).std_bounds->max, 2.0);
 }
 
-std::vector<Malformed> malformed() {
+std::vector<Malformed> statistics_malformed() {
   const std::string f = "cases/bad.yaml:";
   return {
       {"not_a_map",
@@ -81,7 +81,7 @@ TEST_P(MalformedStatistics, GivesExactlyTheseMessages) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Loader, MalformedStatistics,
-                         testing::ValuesIn(malformed()),
+                         testing::ValuesIn(statistics_malformed()),
                          testing_malformed::name_of);
 
 }  // namespace

@@ -17,7 +17,7 @@ namespace {
 
 using testing_support::int_arg;
 using testing_support::names_arg;
-using Args = std::map<std::string, ArgValue>;
+using ClassMappingArgs = std::map<std::string, ArgValue>;
 
 const std::vector<std::string> kClasses{"background", "car", "person",
                                         "bicycle"};
@@ -30,7 +30,7 @@ struct Outcome {
   EntryCount count;
 };
 
-Outcome check(const std::vector<int64_t>& labels, Args args) {
+Outcome check(const std::vector<int64_t>& labels, ClassMappingArgs args) {
   args.emplace("classes", names_arg(kClasses));
   const OpDef* def = default_registry().find("validate.class_mapping");
   Outcome outcome;
@@ -87,7 +87,8 @@ TEST(ClassMapping, ADuplicateLabelNamesBothEntriesAndTheClassLeftOut) {
 }
 
 TEST(ClassMapping, NamedEntriesMustBeClassesOnceWithTheirOwnLabel) {
-  const Args named{{"names", names_arg({"car", "truck", "car", "bicycle"})}};
+  const ClassMappingArgs named{
+      {"names", names_arg({"car", "truck", "car", "bicycle"})}};
   const Outcome outcome = check({1, 2, 0, 3}, named);
   EXPECT_EQ(outcome.family, Family::kLabelMapping);
   EXPECT_EQ(outcome.message,
@@ -107,7 +108,7 @@ TEST(ClassMapping, BadArgumentsAreTheCasesFaultOrTheContract) {
             "validate.class_mapping: 3 labels for 4 names (`classes`): one "
             "label per name");
   const std::vector<at::Tensor> inputs{at::tensor({0, 1}, at::kLong)};
-  const Args twice{{"classes", names_arg({"a", "b", "a"})}};
+  const ClassMappingArgs twice{{"classes", names_arg({"a", "b", "a"})}};
   const OpCall call{inputs, twice, Backend::kCpu, c10::Device(c10::kCPU)};
   const OpDef* def = default_registry().find("validate.class_mapping");
   EXPECT_THROW(def->run(call), InvalidCaseError);

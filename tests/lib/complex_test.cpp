@@ -110,7 +110,7 @@ TEST(ComplexTensors, CloseIsOnTheComplexMagnitudeAndNaNInEitherPart) {
 }
 
 // aten::mul of two complex64 inputs against `expected` (pairs).
-std::string mul_case(const std::string& expected) {
+std::string complex_mul_case(const std::string& expected) {
   return std::string(kHead) +
          "  self: {dtype: complex64, values: [[1, 2], [3, -1]]}\n"
          "  other: {dtype: complex64, values: [[2, -1], [0.5, 0.5]]}\n"
@@ -120,13 +120,14 @@ std::string mul_case(const std::string& expected) {
 
 TEST(ComplexRuns, MulMatchesItsExpectedPairs) {
   // torch.mul with Debian's python3-torch 1.13: [4+3j, 2+1j].
-  const CaseVerdict verdict = run_one_case("mul", mul_case("[[4, 3], [2, 1]]"));
+  const CaseVerdict verdict =
+      run_one_case("mul", complex_mul_case("[[4, 3], [2, 1]]"));
   EXPECT_EQ(verdict.verdict, Verdict::kPass) << verdict_text(verdict);
 }
 
 TEST(ComplexRuns, AMismatchReportShowsComplexValues) {
   const CaseVerdict verdict =
-      run_one_case("mul_wrong", mul_case("[[4, 3], [2, 1.5]]"));
+      run_one_case("mul_wrong", complex_mul_case("[[4, 3], [2, 1.5]]"));
   EXPECT_EQ(verdict.verdict, Verdict::kFail) << verdict_text(verdict);
   EXPECT_EQ(verdict.family, Family::kMismatch);
   EXPECT_NE(verdict_text(verdict).find("at index [1] (expected 2+1.5j, got "

@@ -32,7 +32,7 @@ const char* const kLabels =
     "  cuda: {error: device_assert}\n"
     "  hip: {error: device_assert}\n";
 
-Case case_of(const std::string& text) {
+Case diagnose_plan_case_of(const std::string& text) {
   const LoadedCase loaded = load_case_text(text, "cases/c.yaml");
   for (const CaseError& error : loaded.errors) {
     ADD_FAILURE() << error.to_string();
@@ -40,11 +40,11 @@ Case case_of(const std::string& text) {
   return loaded.value ? *loaded.value : Case{};
 }
 
-Case labels_case() { return case_of(kLabels); }
+Case labels_case() { return diagnose_plan_case_of(kLabels); }
 
 // A matmul of float32 values, on the backends `backends` lists.
 Case matmul_case(const std::string& backends) {
-  return case_of(
+  return diagnose_plan_case_of(
       "casebook: 1\nsummary: s\nop: torch.matmul\nbackends: " + backends +
       "\ninputs:\n"
       "  input: {dtype: float32, shape: [1, 2], values: [1.5, 2.25]}\n"
@@ -319,7 +319,7 @@ TEST(DiagnosePlan, AFilledInputKeepsItsNumbersInFloat64) {
 // (it was `dtype differs from the case's: expected bfloat16`), its values
 // within bfloat16's tolerance, which they were written with.
 TEST(DiagnosePlan, ThePrecisionRerunsMoveTheExpectedOutputsDtype) {
-  const Case kase = case_of(
+  const Case kase = diagnose_plan_case_of(
       "casebook: 1\nsummary: s\nop: torch.softmax\n"
       "inputs:\n  input: {dtype: bfloat16, values: [1.0, 2.0, 3.0, 4.0]}\n"
       "args: {dim: 0}\n"
@@ -347,7 +347,7 @@ TEST(DiagnosePlan, ThePrecisionRerunsMoveTheExpectedOutputsDtype) {
 }
 
 TEST(DiagnosePlan, NonFiniteInputsAreNamedWithTheirCountsAndFirstPlace) {
-  const Case kase = case_of(
+  const Case kase = diagnose_plan_case_of(
       "casebook: 1\nsummary: s\nop: torch.cross_entropy\n"
       "inputs:\n"
       "  input: {dtype: float32, values: [[0.5, .nan, 1.0], [0.1, 0.2, "
@@ -359,12 +359,13 @@ TEST(DiagnosePlan, NonFiniteInputsAreNamedWithTheirCountsAndFirstPlace) {
                                       "1])"}));
   EXPECT_TRUE(non_finite_inputs(labels_case()).empty());
   // The NaN a strided layout leaves in skipped storage is not the input's.
-  EXPECT_TRUE(non_finite_inputs(
-                  case_of("casebook: 1\nsummary: s\nop: torch.sum\n"
-                          "inputs:\n  input: {dtype: float32, shape: [2, 2], "
-                          "values: [1, 2, 3, 4], layout: {stride: [4, 1], "
-                          "storage_offset: 1}}\n"))
-                  .empty());
+  EXPECT_TRUE(
+      non_finite_inputs(diagnose_plan_case_of(
+                            "casebook: 1\nsummary: s\nop: torch.sum\n"
+                            "inputs:\n  input: {dtype: float32, shape: [2, 2], "
+                            "values: [1, 2, 3, 4], layout: {stride: [4, 1], "
+                            "storage_offset: 1}}\n"))
+          .empty());
 }
 
 TEST(DiagnosePlan, TheValidIndexRerunIsForIndexFamiliesOnly) {
@@ -406,7 +407,8 @@ TEST(DiagnosePlan, ValidIndicesNameFourChangesThenCountTheRest) {
   text.replace(text.find("[3, 4]"), 6, "[6, 4]");
   std::string detail;
   std::string why_not;
-  const auto changed = with_valid_indices(case_of(text), &detail, &why_not);
+  const auto changed =
+      with_valid_indices(diagnose_plan_case_of(text), &detail, &why_not);
   ASSERT_TRUE(changed.has_value()) << why_not;
   // The valid first label (1) is kept.
   EXPECT_EQ(changed->inputs.at(1).int_values.front(), 1);
@@ -430,7 +432,8 @@ TEST(DiagnosePlan, ValidIndicesSayWhyNotWhereNoRuleKnowsTheRange) {
   std::string text = kLabels;
   text.replace(text.find("[0, 2, 4]"), 9, "[0, 2, 3]");
   why_not.clear();
-  EXPECT_FALSE(with_valid_indices(case_of(text), &detail, &why_not));
+  EXPECT_FALSE(
+      with_valid_indices(diagnose_plan_case_of(text), &detail, &why_not));
   EXPECT_EQ(why_not, "every index is already in range");
   // In the plan: the rerun is listed, not run, with the reason.
   const Case matmul = matmul_case("[cpu]");

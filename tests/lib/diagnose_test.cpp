@@ -13,7 +13,7 @@ using Result = casebook::testing_support::CommandResult;
 using casebook::testing_support::has_line;
 using casebook::testing_support::run_casebook;
 
-size_t count_of(const std::string& text, const std::string& needle) {
+size_t diagnose_count_of(const std::string& text, const std::string& needle) {
   size_t count = 0;
   for (size_t at = text.find(needle); at != std::string::npos;
        at = text.find(needle, at + 1)) {
@@ -184,8 +184,8 @@ TEST(Diagnose, AnIndexErrorIsRerunWithValidIndicesAndTheMissingGpuSaidOnce) {
                        "--backend cuda$"))
       << out;
   // Each absent backend's reason once (it was printed three times).
-  EXPECT_EQ(count_of(out, "cuda: absent: "), 1u) << out;
-  EXPECT_EQ(count_of(out, "hip: absent: "), 1u) << out;
+  EXPECT_EQ(diagnose_count_of(out, "cuda: absent: "), 1u) << out;
+  EXPECT_EQ(diagnose_count_of(out, "hip: absent: "), 1u) << out;
   // Never the NVIDIA variable where no CUDA stack was found.
   EXPECT_EQ(out.find("CUDA_LAUNCH_BLOCKING=1"), std::string::npos) << out;
 }

@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 using casebook::testing_support::has_line;
 using casebook::testing_support::read_text;
 using casebook::testing_support::run_casebook;
-using Result = casebook::testing_support::CommandResult;
+using EndToEndResult = casebook::testing_support::CommandResult;
 
 const char* kE2e = "tests/data/e2e";
 
@@ -33,9 +33,9 @@ TEST(EndToEnd, EveryVerdictOfAFolderOfGoodAndBadCases) {
                          ("casebook-e2e-" + std::to_string(getpid()) + ".xml");
   const fs::path evidence = fs::temp_directory_path() /
                             ("casebook-evidence-" + std::to_string(getpid()));
-  Result run = run_casebook("run --verbose " + std::string(kE2e) +
-                            " --backend cpu -j 2 --junit " + junit.string() +
-                            " --evidence " + evidence.string());
+  EndToEndResult run = run_casebook(
+      "run --verbose " + std::string(kE2e) + " --backend cpu -j 2 --junit " +
+      junit.string() + " --evidence " + evidence.string());
   EXPECT_EQ(run.status, 1) << run.output;
   const std::string& out = run.output;
   // Ids are the paths under the folder the run names (tests/data/e2e).
@@ -110,8 +110,8 @@ TEST(EndToEnd, EveryVerdictOfAFolderOfGoodAndBadCases) {
 }
 
 TEST(EndToEnd, GoodCasesAloneExitZeroAndFilterSelects) {
-  Result run = run_casebook("run --verbose " + std::string(kE2e) +
-                            " --backend cpu --filter '*label*'");
+  EndToEndResult run = run_casebook("run --verbose " + std::string(kE2e) +
+                                    " --backend cpu --filter '*label*'");
   EXPECT_EQ(run.status, 0) << run.output;
   EXPECT_TRUE(has_line(run.output, "^2 PASS \\(2 runs\\)$")) << run.output;
 }
@@ -120,13 +120,13 @@ TEST(EndToEnd, UsageErrorsExitTwo) {
   EXPECT_EQ(run_casebook("run no/such/folder").status, 2);
   EXPECT_EQ(run_casebook("run tests/data/e2e --backend gpu").status, 2);
   EXPECT_EQ(run_casebook("frobnicate").status, 2);
-  Result help = run_casebook("run --help");
+  EndToEndResult help = run_casebook("run --help");
   EXPECT_EQ(help.status, 0);
   EXPECT_NE(help.output.find("--junit"), std::string::npos);
 }
 
 TEST(EndToEnd, ListShowsCasesAndBackendsWithoutRunning) {
-  Result list =
+  EndToEndResult list =
       run_casebook("list " + std::string(kE2e) + "/valid_labels.yaml");
   EXPECT_EQ(list.status, 0) << list.output;
   EXPECT_EQ(list.output,
@@ -135,8 +135,8 @@ TEST(EndToEnd, ListShowsCasesAndBackendsWithoutRunning) {
 }
 
 TEST(EndToEnd, GtestModeRegistersOneTestPerCaseAndBackend) {
-  Result run = run_casebook("test " + std::string(kE2e) +
-                            " --backend cpu --evidence ''");
+  EndToEndResult run = run_casebook("test " + std::string(kE2e) +
+                                    " --backend cpu --evidence ''");
   EXPECT_EQ(run.status, 1) << run.output;
   EXPECT_TRUE(has_line(run.output, "^\\[       OK \\] valid_labels\\.cpu"))
       << run.output;
@@ -156,8 +156,9 @@ TEST(EndToEnd, GtestModeRegistersOneTestPerCaseAndBackend) {
         << where << "\n"
         << run.output;
   }
-  Result one = run_casebook("test " + std::string(kE2e) +
-                            " --backend cpu --gtest_filter='*valid_labels*'");
+  EndToEndResult one =
+      run_casebook("test " + std::string(kE2e) +
+                   " --backend cpu --gtest_filter='*valid_labels*'");
   EXPECT_EQ(one.status, 0) << one.output;
   EXPECT_TRUE(has_line(one.output, "^\\[  PASSED  \\] 1 test\\."))
       << one.output;
@@ -168,7 +169,7 @@ TEST(EndToEnd, GtestModeRegistersOneTestPerCaseAndBackend) {
 TEST(EndToEnd, AnInvalidFileIsOneErrorWhateverTheBackends) {
   const fs::path junit = fs::temp_directory_path() /
                          ("casebook-one-error-" + std::to_string(getpid()));
-  Result run = run_casebook(
+  EndToEndResult run = run_casebook(
       "run tests/data/e2e/bad_dtype.yaml "
       "tests/data/e2e/unknown_op.yaml --backend "
       "cpu,cuda,hip --evidence '' --junit " +

@@ -49,13 +49,13 @@ long status_kib(const char* field) {
   return -1;
 }
 
-struct Outcome {
+struct HostileMemoryOutcome {
   enum class Kind { kRefused, kAccepted, kCrashed } kind = Kind::kCrashed;
   long peak_kib = 0;  // above the child's start
 };
 
 // Runs `reader` (true: refused) in a child and measures its peak.
-Outcome read_in_child(const std::function<bool()>& reader) {
+HostileMemoryOutcome read_in_child(const std::function<bool()>& reader) {
   int report[2];
   if (pipe(report) != 0) return {};
   const pid_t child = fork();
@@ -79,11 +79,12 @@ Outcome read_in_child(const std::function<bool()>& reader) {
   close(report[0]);
   int status = 0;
   waitpid(child, &status, 0);
-  Outcome outcome;
+  HostileMemoryOutcome outcome;
   if (!reported || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     return outcome;  // crashed
   }
-  outcome.kind = peak[0] ? Outcome::Kind::kRefused : Outcome::Kind::kAccepted;
+  outcome.kind = peak[0] ? HostileMemoryOutcome::Kind::kRefused
+                         : HostileMemoryOutcome::Kind::kAccepted;
   outcome.peak_kib = peak[1];
   return outcome;
 }
@@ -183,12 +184,12 @@ TEST(HostileMemory, EveryHostileInputIsRefusedInBoundedMemory) {
   std::map<std::string, Row> table;
   for (const Input& input : hostile_inputs(made.path())) {
     SCOPED_TRACE(input.input_class + " " + input.name);
-    const Outcome outcome = read_in_child(input.read);
+    const HostileMemoryOutcome outcome = read_in_child(input.read);
     Row& row = table[input.input_class];
     ++row.tried;
-    if (outcome.kind == Outcome::Kind::kCrashed) ++row.crashed;
-    if (outcome.kind == Outcome::Kind::kRefused) ++row.refused;
-    EXPECT_EQ(outcome.kind, Outcome::Kind::kRefused);
+    if (outcome.kind == HostileMemoryOutcome::Kind::kCrashed) ++row.crashed;
+    if (outcome.kind == HostileMemoryOutcome::Kind::kRefused) ++row.refused;
+    EXPECT_EQ(outcome.kind, HostileMemoryOutcome::Kind::kRefused);
     EXPECT_LT(outcome.peak_kib, kMostPeakKib);
     if (outcome.peak_kib >= row.worst_kib) {
       row.worst_kib = outcome.peak_kib;

@@ -26,15 +26,17 @@ using testing_support::write_file;
 
 // `casebook <arguments>` in `folder`, the environment's `settings` first
 // ("CASEBOOK_MAX_OUTPUT_BYTES=1M "), within `seconds`.
-CommandResult casebook_in(const fs::path& folder, const std::string& arguments,
-                          const std::string& settings = "", int seconds = 120) {
+CommandResult hostile_text_casebook_in(const fs::path& folder,
+                                       const std::string& arguments,
+                                       const std::string& settings = "",
+                                       int seconds = 120) {
   return run_shell("cd '" + folder.string() + "' && " + settings + "timeout " +
                    std::to_string(seconds) + " '" + CASEBOOK_EXECUTABLE + "' " +
                    arguments);
 }
 
 // No raw control byte but newline and tab in what casebook printed.
-void expect_printable(const std::string& output) {
+void hostile_text_expect_printable(const std::string& output) {
   for (const char c : output) {
     const auto byte = static_cast<unsigned char>(c);
     ASSERT_FALSE((byte < 0x20 && c != '\n' && c != '\t') || byte == 0x7f)
@@ -55,7 +57,7 @@ TEST(HostileText, ANineHundredKilobyteOpNameIsOneErrorAtItsLineAtOnce) {
              "casebook: 1\nsummary: s\nop: torch." + std::string(900'000, 'x') +
                  "\ninputs:\n  input: {dtype: float32, values: [1]}\n");
   const auto start = std::chrono::steady_clock::now();
-  const CommandResult run = casebook_in(
+  const CommandResult run = hostile_text_casebook_in(
       folder.path(), "run --verbose long.yaml --backend cpu --evidence ''", "",
       30);
   const double seconds =
@@ -84,7 +86,7 @@ std::string outer_case(int length) {
 TEST(OutputLimit, AnOutputOverTheLimitIsInvalidCase) {
   TempFolder folder;
   write_file(folder.path() / "outer.yaml", outer_case(1000));
-  const CommandResult run = casebook_in(
+  const CommandResult run = hostile_text_casebook_in(
       folder.path(), "run --verbose outer.yaml --backend cpu --evidence ''",
       "CASEBOOK_MAX_OUTPUT_BYTES=1M ");
   EXPECT_EQ(run.status, 1) << run.output;
@@ -95,7 +97,7 @@ TEST(OutputLimit, AnOutputOverTheLimitIsInvalidCase) {
                        "\\(CASEBOOK_MAX_OUTPUT_BYTES\\)"))
       << run.output;
   // Within the limit it passes.
-  const CommandResult small = casebook_in(
+  const CommandResult small = hostile_text_casebook_in(
       folder.path(), "run --verbose outer.yaml --backend cpu --evidence ''");
   EXPECT_EQ(small.status, 0) << small.output;
 }
@@ -106,7 +108,7 @@ TEST(OutputLimit, AnOutputOverTheLimitIsInvalidCase) {
 TEST(OutputLimit, AnOutputIsRefusedBeforeTheOpAllocatesIt) {
   TempFolder folder;
   write_file(folder.path() / "outer.yaml", outer_case(100'000));
-  const CommandResult run = casebook_in(
+  const CommandResult run = hostile_text_casebook_in(
       folder.path(), "run --verbose outer.yaml --backend cpu --evidence ''",
       testing_support::address_space_limit(12));
   EXPECT_EQ(run.status, 1) << run.output;
@@ -125,7 +127,7 @@ TEST(OutputLimit, AnOpWithoutAMetaKernelIsCheckedInTheChild) {
              "casebook: 1\nsummary: s\nop: torch.embedding\ninputs:\n"
              "  weight: {dtype: float32, shape: [4, 8], fill: {full: 1}}\n"
              "  indices: {dtype: int64, values: [0, 1, 2, 3]}\n");
-  const CommandResult run = casebook_in(
+  const CommandResult run = hostile_text_casebook_in(
       folder.path(), "run --verbose embedding.yaml --backend cpu --evidence ''",
       "CASEBOOK_MAX_OUTPUT_ELEMENTS=16 ");
   EXPECT_EQ(run.status, 1) << run.output;
@@ -142,7 +144,7 @@ TEST(NamedCaseFiles, AFifoOrALinkToDevZeroIsAnErrorNamingIt) {
   TempFolder folder;
   ASSERT_EQ(mkfifo((folder.path() / "pipe.yaml").c_str(), 0600), 0);
   fs::create_symlink("/dev/zero", folder.path() / "zero.yaml");
-  const CommandResult run = casebook_in(
+  const CommandResult run = hostile_text_casebook_in(
       folder.path(),
       "run --verbose pipe.yaml zero.yaml --backend cpu --evidence ''", "", 30);
   EXPECT_EQ(run.status, 1) << run.output;
@@ -161,19 +163,19 @@ TEST(NamedCaseFiles, ALinkOutOfItsRepositoryIsRefused) {
   write_file(folder.path() / "elsewhere.yaml", kNeg);
   fs::create_symlink(folder.path() / "elsewhere.yaml",
                      folder.path() / "repo/cases/evil.yaml");
-  const CommandResult run =
-      casebook_in(folder.path() / "repo",
-                  "run --verbose cases/evil.yaml --backend cpu --evidence ''");
+  const CommandResult run = hostile_text_casebook_in(
+      folder.path() / "repo",
+      "run --verbose cases/evil.yaml --backend cpu --evidence ''");
   EXPECT_EQ(run.status, 1) << run.output;
   EXPECT_TRUE(has_line(run.output,
                        "evil\\.yaml: a link to .*elsewhere\\.yaml, "
                        "outside .*repo: not taken"))
       << run.output;
   EXPECT_FALSE(has_line(run.output, "^PASS")) << run.output;
-  const CommandResult allowed =
-      casebook_in(folder.path() / "repo",
-                  "run --verbose cases/evil.yaml --backend cpu --evidence '' "
-                  "--allow-links-outside");
+  const CommandResult allowed = hostile_text_casebook_in(
+      folder.path() / "repo",
+      "run --verbose cases/evil.yaml --backend cpu --evidence '' "
+      "--allow-links-outside");
   EXPECT_EQ(allowed.status, 0) << allowed.output;
 }
 
@@ -188,13 +190,13 @@ TEST(HostileIds, AnIdWithANewlineOrAnEscapeForgesNoRow) {
              std::string(kNeg) + "id: \"bell\\a\\e[2J\"\n");
   const fs::path junit = folder.path() / "out.xml";
   const fs::path markdown = folder.path() / "summary.md";
-  const CommandResult run = casebook_in(
+  const CommandResult run = hostile_text_casebook_in(
       folder.path(), "run --verbose --backend cpu --evidence '' --junit " +
                          junit.string() + " --summary " + markdown.string());
   EXPECT_EQ(run.status, 1) << run.output;
-  expect_printable(run.output);
-  expect_printable(testing_support::read_text(junit));
-  expect_printable(testing_support::read_text(markdown));
+  hostile_text_expect_printable(run.output);
+  hostile_text_expect_printable(testing_support::read_text(junit));
+  hostile_text_expect_printable(testing_support::read_text(markdown));
   EXPECT_FALSE(has_line(run.output, "^PASS +fake/case")) << run.output;
   EXPECT_TRUE(has_line(run.output, "^ERROR +forged +cpu +invalid_case"))
       << run.output;

@@ -17,7 +17,7 @@ const c10::FunctionSchema& index_select() {
       ->schema();
 }
 
-std::optional<std::vector<std::string>> read(
+std::optional<std::vector<std::string>> read_bound(
     const std::vector<std::string>& names, std::string* why,
     std::string* culprit) {
   return aten::read_input_names(index_select(), names, why, culprit);
@@ -25,19 +25,19 @@ std::optional<std::vector<std::string>> read(
 
 TEST(InputReading, NamesOfTheSchemaWinAndOtherNamesTakeTheirPosition) {
   std::string why, culprit;
-  EXPECT_EQ(read({"index", "input"}, &why, &culprit),
+  EXPECT_EQ(read_bound({"index", "input"}, &why, &culprit),
             (std::vector<std::string>{"index", "input"}));
-  EXPECT_EQ(read({"x", "idx"}, &why, &culprit),
+  EXPECT_EQ(read_bound({"x", "idx"}, &why, &culprit),
             (std::vector<std::string>{"self", "index"}));
-  EXPECT_EQ(read({"input", "idx"}, &why, &culprit),
+  EXPECT_EQ(read_bound({"input", "idx"}, &why, &culprit),
             (std::vector<std::string>{"input", "index"}));
-  EXPECT_EQ(read({"x", "index"}, &why, &culprit),
+  EXPECT_EQ(read_bound({"x", "index"}, &why, &culprit),
             (std::vector<std::string>{"self", "index"}));
 }
 
 TEST(InputReading, AnAmbiguousMixNamesBothReadings) {
   std::string why, culprit;
-  EXPECT_FALSE(read({"idx", "input"}, &why, &culprit));
+  EXPECT_FALSE(read_bound({"idx", "input"}, &why, &culprit));
   // `idx`, read as `self` by its position, is near `index`: the line to
   // fix is its own.
   EXPECT_EQ(culprit, "idx");
@@ -48,7 +48,7 @@ TEST(InputReading, AnAmbiguousMixNamesBothReadings) {
             "`idx` is `self`, `input` is `index`. Name every input as the "
             "schema does, or give them in its argument order; `idx` is no "
             "argument of the schema; did you mean `index`?");
-  EXPECT_FALSE(read({"x", "idx", "extra"}, &why, &culprit));
+  EXPECT_FALSE(read_bound({"x", "idx", "extra"}, &why, &culprit));
   EXPECT_EQ(culprit, "extra");
   EXPECT_NE(why.find("`extra` is no argument of the schema, and read by its "
                      "position (2) it has no tensor argument to fill"),

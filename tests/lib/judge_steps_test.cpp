@@ -46,7 +46,7 @@ Job failed(Family family, const std::string& message) {
   return job;
 }
 
-PartReadiness part(Readiness state, const std::string& reason) {
+PartReadiness judge_steps_part(Readiness state, const std::string& reason) {
   PartReadiness readiness;
   readiness.state = state;
   readiness.reason = reason;
@@ -81,23 +81,25 @@ PairInRun needing(const PlannedCase& planned, const PartReadiness& needed,
 TEST(JudgeSteps, TheNeededPartDecidesAndTheWholeBackendSaysWhetherItIsAbsent) {
   const PlannedCase planned = sum_case();
   const Job run = outputs(4);
-  const CaseVerdict part_absent = judge(
-      JudgeInputs{planned, Backend::kCuda, &run, &run,
-                  needing(planned, part(Readiness::kAbsent, "no plugin"))});
+  const CaseVerdict part_absent = judge(JudgeInputs{
+      planned, Backend::kCuda, &run, &run,
+      needing(planned, judge_steps_part(Readiness::kAbsent, "no plugin"))});
   EXPECT_EQ(part_absent.verdict, Verdict::kSkip);
   EXPECT_FALSE(part_absent.backend_absent);
   EXPECT_EQ(part_absent.explanation, "no plugin");
 
   const CaseVerdict whole_absent = judge(JudgeInputs{
       planned, Backend::kCuda, &run, &run,
-      needing(planned, part(Readiness::kAbsent, "no NVIDIA device"), true)});
+      needing(planned, judge_steps_part(Readiness::kAbsent, "no NVIDIA device"),
+              true)});
   EXPECT_EQ(whole_absent.verdict, Verdict::kSkip);
   EXPECT_TRUE(whole_absent.backend_absent);
   EXPECT_EQ(whole_absent.explanation, "no NVIDIA device");
 
-  const CaseVerdict part_broken = judge(JudgeInputs{
-      planned, Backend::kCuda, &run, &run,
-      needing(planned, part(Readiness::kBroken, "libcuda too old"))});
+  const CaseVerdict part_broken =
+      judge(JudgeInputs{planned, Backend::kCuda, &run, &run,
+                        needing(planned, judge_steps_part(Readiness::kBroken,
+                                                          "libcuda too old"))});
   EXPECT_EQ(part_broken.verdict, Verdict::kError);
   EXPECT_EQ(part_broken.family, Family::kOpUnavailable);
   EXPECT_EQ(part_broken.explanation, "cuda cannot run: libcuda too old");

@@ -21,9 +21,9 @@ namespace fs = std::filesystem;
 using casebook::testing_support::has_line;
 using casebook::testing_support::read_text;
 using casebook::testing_support::run_casebook;
-using Result = casebook::testing_support::CommandResult;
+using NeighborsRunResult = casebook::testing_support::CommandResult;
 
-const std::string kFolder = "tests/data/neighbors";
+const std::string kNeighborsRunFolder = "tests/data/neighbors";
 // Ids are the paths under the folder the run names.
 const std::string kPath = "tests/data/neighbors/";  // files, as the run names
 
@@ -34,9 +34,9 @@ fs::path scratch(const std::string& name) {
 
 TEST(NeighborsRun, EachDeclaredNeighbourIsARunWithItsOwnVerdict) {
   const fs::path junit = scratch("junit.xml");
-  Result run = run_casebook("run --verbose " + kFolder +
-                            " --backend cpu -j 2 --evidence '' --junit " +
-                            junit.string());
+  NeighborsRunResult run = run_casebook(
+      "run --verbose " + kNeighborsRunFolder +
+      " --backend cpu -j 2 --evidence '' --junit " + junit.string());
   EXPECT_EQ(run.status, 1) << run.output;
   const std::string& out = run.output;
   // The label limits of a failing case: the limits match, C and -1 fail with
@@ -89,27 +89,30 @@ TEST(NeighborsRun, EachDeclaredNeighbourIsARunWithItsOwnVerdict) {
 // A --filter word would match as a substring, and the base case's id is in
 // every neighbour's: `--id` is exact.
 TEST(NeighborsRun, TheRerunLineRunsThatNeighbourAlone) {
-  Result one = run_casebook("run --verbose " + kFolder +
-                            "/valid_labels.yaml --backend cpu --evidence '' "
-                            "--id 'valid_labels~label_limits[C-1]'");
+  NeighborsRunResult one =
+      run_casebook("run --verbose " + kNeighborsRunFolder +
+                   "/valid_labels.yaml --backend cpu --evidence '' "
+                   "--id 'valid_labels~label_limits[C-1]'");
   EXPECT_EQ(one.status, 0) << one.output;
   EXPECT_TRUE(has_line(one.output, "^1 PASS \\(1 runs\\)$")) << one.output;
 }
 
 TEST(NeighborsRun, TheBaseCasesRerunLineRunsItWithoutItsNeighbours) {
-  Result all = run_casebook("run " + kFolder +
-                            "/labels.yaml --backend cpu --evidence ''");
+  NeighborsRunResult all =
+      run_casebook("run " + kNeighborsRunFolder +
+                   "/labels.yaml --backend cpu --evidence ''");
   EXPECT_FALSE(has_line(all.output, "^1 PASS \\(1 runs\\)$")) << all.output;
-  Result base =
-      run_casebook("run --verbose " + kFolder +
+  NeighborsRunResult base =
+      run_casebook("run --verbose " + kNeighborsRunFolder +
                    "/labels.yaml --backend cpu --evidence '' --id labels");
   EXPECT_TRUE(has_line(base.output, "^\\S+ +labels +cpu")) << base.output;
   EXPECT_TRUE(has_line(base.output, "\\(1 runs\\)$")) << base.output;
 }
 
 TEST(NeighborsRun, GtestModeRegistersEachNeighbour) {
-  Result run = run_casebook("test " + kFolder +
-                            "/labels.yaml --backend cpu --evidence ''");
+  NeighborsRunResult run =
+      run_casebook("test " + kNeighborsRunFolder +
+                   "/labels.yaml --backend cpu --evidence ''");
   EXPECT_EQ(run.status, 0) << run.output;
   EXPECT_TRUE(
       has_line(run.output, "^\\[       OK \\] labels_label_limits_C_\\.cpu"))
@@ -119,7 +122,8 @@ TEST(NeighborsRun, GtestModeRegistersEachNeighbour) {
 }
 
 TEST(NeighborsCommand, ListsEveryApplicableNeighbourWithItsOutcome) {
-  Result list = run_casebook("neighbors " + kFolder + "/labels.yaml");
+  NeighborsRunResult list =
+      run_casebook("neighbors " + kNeighborsRunFolder + "/labels.yaml");
   EXPECT_EQ(list.status, 0) << list.output;
   EXPECT_TRUE(has_line(list.output,
                        "^labels~label_limits\\[C\\]  expect: cpu: error "
@@ -144,10 +148,11 @@ TEST(NeighborsCommand, ListsEveryApplicableNeighbourWithItsOutcome) {
 TEST(NeighborsCommand, WritesChosenNeighboursAsOrdinaryCases) {
   const fs::path folder = scratch("write");
   fs::remove_all(folder);
-  Result write = run_casebook("neighbors " + kFolder + "/labels.yaml --write " +
-                              folder.string() +
-                              " --select 'label_limits[C]' --select "
-                              "'layouts*'");
+  NeighborsRunResult write =
+      run_casebook("neighbors " + kNeighborsRunFolder +
+                   "/labels.yaml --write " + folder.string() +
+                   " --select 'label_limits[C]' --select "
+                   "'layouts*'");
   EXPECT_EQ(write.status, 0) << write.output;
   const fs::path past = folder / "labels_label_limits_C.yaml";
   ASSERT_TRUE(fs::exists(past)) << write.output;
@@ -159,19 +164,20 @@ TEST(NeighborsCommand, WritesChosenNeighboursAsOrdinaryCases) {
   EXPECT_TRUE(fs::exists(folder / "labels_layouts_transposed.yaml"))
       << write.output;
   // Ordinary cases: they run, and pass, as the generated ones do.
-  Result run =
+  NeighborsRunResult run =
       run_casebook("run " + folder.string() + " --backend cpu --evidence ''");
   EXPECT_EQ(run.status, 0) << run.output;
   EXPECT_TRUE(has_line(run.output, "^3 PASS \\(3 runs\\)$")) << run.output;
   // Never overwritten; never written without a derivable outcome.
-  Result again = run_casebook("neighbors " + kFolder + "/labels.yaml --write " +
-                              folder.string() + " --select 'label_limits[C]'");
+  NeighborsRunResult again = run_casebook(
+      "neighbors " + kNeighborsRunFolder + "/labels.yaml --write " +
+      folder.string() + " --select 'label_limits[C]'");
   EXPECT_EQ(again.status, 1) << again.output;
   EXPECT_TRUE(has_line(again.output, "^not written: .* exists"))
       << again.output;
-  Result underivable =
-      run_casebook("neighbors " + kFolder + "/valid_labels.yaml --write " +
-                   folder.string() + " --select 'label_limits[-1]'");
+  NeighborsRunResult underivable = run_casebook(
+      "neighbors " + kNeighborsRunFolder + "/valid_labels.yaml --write " +
+      folder.string() + " --select 'label_limits[-1]'");
   EXPECT_EQ(underivable.status, 1) << underivable.output;
   EXPECT_TRUE(
       has_line(underivable.output,

@@ -18,11 +18,11 @@ using testing_support::float_arg;
 using testing_support::int_arg;
 using testing_support::list_arg;
 using testing_support::string_arg;
-using Args = std::map<std::string, ArgValue>;
+using OpsArgs = std::map<std::string, ArgValue>;
 
-std::vector<at::Tensor> run(const std::string& op,
-                            const std::vector<at::Tensor>& inputs,
-                            const Args& args = {}) {
+std::vector<at::Tensor> ops_run(const std::string& op,
+                                const std::vector<at::Tensor>& inputs,
+                                const OpsArgs& args = {}) {
   const OpDef* def = default_registry().find(op);
   if (def == nullptr) throw std::logic_error("no op " + op);
   const OpCall call{inputs, args, Backend::kCpu, c10::Device(c10::kCPU)};
@@ -30,9 +30,9 @@ std::vector<at::Tensor> run(const std::string& op,
 }
 
 // A dispatcher op (no registered OpDef), its inputs given by name.
-using Named = std::vector<std::pair<std::string, at::Tensor>>;
-std::vector<at::Tensor> run_aten(const std::string& op, const Named& inputs,
-                                 const Args& args = {}) {
+using OpsNamed = std::vector<std::pair<std::string, at::Tensor>>;
+std::vector<at::Tensor> run_aten(const std::string& op, const OpsNamed& inputs,
+                                 const OpsArgs& args = {}) {
   Case kase;
   kase.op = op;
   kase.op_where = {"cases/test.yaml", 3, 5};
@@ -51,10 +51,11 @@ std::vector<at::Tensor> run_aten(const std::string& op, const Named& inputs,
 }
 
 template <typename Error>
-std::string error_of(const std::string& op,
-                     const std::vector<at::Tensor>& inputs, const Args& args) {
+std::string ops_error_of(const std::string& op,
+                         const std::vector<at::Tensor>& inputs,
+                         const OpsArgs& args) {
   try {
-    run(op, inputs, args);
+    ops_run(op, inputs, args);
   } catch (const Error& error) {
     return error.what();
   }
@@ -81,18 +82,19 @@ TEST(TorchOps, CrossEntropyReductionsIgnoreIndexAndWeight) {
   const at::Tensor target = at::tensor({2, 0, 1}, at::kLong);
   const double l0 = row_loss(kLogits[0], 2), l1 = row_loss(kLogits[1], 0),
                l2 = row_loss(kLogits[2], 1);
-  EXPECT_NEAR(run("torch.cross_entropy", {logits(), target})[0].item<double>(),
-              (l0 + l1 + l2) / 3, 1e-12);
-  EXPECT_NEAR(run("torch.cross_entropy", {logits(), target},
-                  {{"reduction", string_arg("sum")}})[0]
+  EXPECT_NEAR(
+      ops_run("torch.cross_entropy", {logits(), target})[0].item<double>(),
+      (l0 + l1 + l2) / 3, 1e-12);
+  EXPECT_NEAR(ops_run("torch.cross_entropy", {logits(), target},
+                      {{"reduction", string_arg("sum")}})[0]
                   .item<double>(),
               l0 + l1 + l2, 1e-12);
-  const at::Tensor none = run("torch.cross_entropy", {logits(), target},
-                              {{"reduction", string_arg("none")}})[0];
+  const at::Tensor none = ops_run("torch.cross_entropy", {logits(), target},
+                                  {{"reduction", string_arg("none")}})[0];
   EXPECT_NEAR(none[2].item<double>(), l2, 1e-12);
   const at::Tensor ignored = at::tensor({2, 7, 1}, at::kLong);
-  EXPECT_NEAR(run("torch.cross_entropy", {logits(), ignored},
-                  {{"ignore_index", int_arg(7)}})[0]
+  EXPECT_NEAR(ops_run("torch.cross_entropy", {logits(), ignored},
+                      {{"ignore_index", int_arg(7)}})[0]
                   .item<double>(),
               (l0 + l2) / 2, 1e-12);
 }
@@ -101,9 +103,9 @@ TEST(TorchOps, CrossEntropyWeightAndLabelSmoothing) {
   const at::Tensor target = at::tensor({2, 0, -100}, at::kLong);
   const double l0 = row_loss(kLogits[0], 2), l1 = row_loss(kLogits[1], 0);
   const at::Tensor weight = doubles({0.5, 1, 2}, {3});
-  EXPECT_NEAR(
-      run("torch.cross_entropy", {logits(), target, weight})[0].item<double>(),
-      (2 * l0 + 0.5 * l1) / 2.5, 1e-12);
+  EXPECT_NEAR(ops_run("torch.cross_entropy", {logits(), target, weight})[0]
+                  .item<double>(),
+              (2 * l0 + 0.5 * l1) / 2.5, 1e-12);
   // (1 - e) * nll + e * mean over classes of -log p, over the kept rows.
   double smooth = 0;
   for (int row = 0; row < 2; ++row) {
@@ -111,16 +113,16 @@ TEST(TorchOps, CrossEntropyWeightAndLabelSmoothing) {
     for (int c = 0; c < 3; ++c) uniform += row_loss(kLogits[row], c) / 3;
     smooth += 0.9 * row_loss(kLogits[row], row == 0 ? 2 : 0) + 0.1 * uniform;
   }
-  EXPECT_NEAR(run("torch.cross_entropy", {logits(), target},
-                  {{"label_smoothing", float_arg(0.1)}})[0]
+  EXPECT_NEAR(ops_run("torch.cross_entropy", {logits(), target},
+                      {{"label_smoothing", float_arg(0.1)}})[0]
                   .item<double>(),
               smooth / 2, 1e-12);
 }
 
 TEST(TorchOps, NllLossPicksMinusTheTargetEntry) {
   const at::Tensor target = at::tensor({1, 2, 0}, at::kLong);
-  EXPECT_NEAR(run("torch.nll_loss", {logits(), target},
-                  {{"reduction", string_arg("sum")}})[0]
+  EXPECT_NEAR(ops_run("torch.nll_loss", {logits(), target},
+                      {{"reduction", string_arg("sum")}})[0]
                   .item<double>(),
               -(2 + 1 + 0), 1e-12);
 }
@@ -151,14 +153,14 @@ TEST(TorchOps, SoftmaxAndLogSoftmaxWithDtype) {
 TEST(TorchOps, EmbeddingIndexSelectAndGatherPickRows) {
   const at::Tensor table = doubles({0, 1, 10, 11, 20, 21, 30, 31}, {4, 2});
   const at::Tensor rows =
-      run("torch.embedding", {table, at::tensor({3, 0}, at::kLong)},
-          {{"padding_idx", int_arg(-1)}})[0];
+      ops_run("torch.embedding", {table, at::tensor({3, 0}, at::kLong)},
+              {{"padding_idx", int_arg(-1)}})[0];
   EXPECT_TRUE(at::equal(rows, doubles({30, 31, 0, 1}, {2, 2})));
-  EXPECT_NE(
-      error_of<OpError>("torch.embedding", {table, at::tensor({0}, at::kLong)},
-                        {{"padding_idx", int_arg(4)}})
-          .find("padding_idx 4 must be within num_embeddings (4)"),
-      std::string::npos);
+  EXPECT_NE(ops_error_of<OpError>("torch.embedding",
+                                  {table, at::tensor({0}, at::kLong)},
+                                  {{"padding_idx", int_arg(4)}})
+                .find("padding_idx 4 must be within num_embeddings (4)"),
+            std::string::npos);
   const at::Tensor columns =
       run_aten("torch.index_select",
                {{"input", table}, {"index", at::tensor({1}, at::kLong)}},
@@ -174,23 +176,24 @@ TEST(TorchOps, EmbeddingIndexSelectAndGatherPickRows) {
 
 TEST(TorchOps, SumOverAllOneOrSeveralDims) {
   const at::Tensor input = at::arange(6, at::kInt).reshape({2, 3});
-  const at::Tensor all = run("torch.sum", {input})[0];
+  const at::Tensor all = ops_run("torch.sum", {input})[0];
   EXPECT_EQ(all.item<int64_t>(), 15);
   EXPECT_EQ(all.scalar_type(), at::kLong);  // integers sum to int64
-  const at::Tensor rows = run("torch.sum", {input},
-                              {{"dim", int_arg(1)},
-                               {"keepdim", bool_arg(true)},
-                               {"dtype", string_arg("float32")}})[0];
+  const at::Tensor rows = ops_run("torch.sum", {input},
+                                  {{"dim", int_arg(1)},
+                                   {"keepdim", bool_arg(true)},
+                                   {"dtype", string_arg("float32")}})[0];
   EXPECT_EQ(rows.scalar_type(), at::kFloat);
   EXPECT_TRUE(at::equal(rows, at::tensor({3.0f, 12.0f}).view({2, 1})));
+  EXPECT_EQ(ops_run("torch.sum", {input}, {{"dim", list_arg({0, 1})}})[0]
+                .item<int64_t>(),
+            15);
   EXPECT_EQ(
-      run("torch.sum", {input}, {{"dim", list_arg({0, 1})}})[0].item<int64_t>(),
-      15);
-  EXPECT_EQ(run("torch.sum", {input}, {{"keepdim", bool_arg(true)}})[0].sizes(),
-            c10::IntArrayRef({1, 1}));
+      ops_run("torch.sum", {input}, {{"keepdim", bool_arg(true)}})[0].sizes(),
+      c10::IntArrayRef({1, 1}));
   EXPECT_EQ(
-      error_of<InvalidCaseError>("torch.sum", {input},
-                                 {{"dtype", string_arg("float")}}),
+      ops_error_of<InvalidCaseError>("torch.sum", {input},
+                                     {{"dtype", string_arg("float")}}),
       "cases/test.yaml:4:9: argument `dtype`: expected one of bool, uint8, "
       "int8, int16, int32, int64, float16, bfloat16, float32, float64, "
       "got `float`; did you mean `float32`?");
@@ -224,22 +227,22 @@ TEST(TorchOps, MatmulAndLayerNorm) {
 
 TEST(OpCallArgs, WrongKindNamesTheArgumentAndWhereItWasWritten) {
   EXPECT_EQ(
-      error_of<InvalidCaseError>("torch.nll_loss",
-                                 {logits(), at::tensor({0, 0, 0}, at::kLong)},
-                                 {{"ignore_index", string_arg("one")}}),
+      ops_error_of<InvalidCaseError>(
+          "torch.nll_loss", {logits(), at::tensor({0, 0, 0}, at::kLong)},
+          {{"ignore_index", string_arg("one")}}),
       "cases/test.yaml:4:9: argument `ignore_index`: expected an integer, "
       "got the string `one`");
   EXPECT_NE(
-      error_of<InvalidCaseError>("torch.cross_entropy",
-                                 {logits(), at::tensor({0, 0, 0}, at::kLong)},
-                                 {{"reduction", string_arg("avg")}})
+      ops_error_of<InvalidCaseError>(
+          "torch.cross_entropy", {logits(), at::tensor({0, 0, 0}, at::kLong)},
+          {{"reduction", string_arg("avg")}})
           .find("expected mean, sum or none, got `avg`"),
       std::string::npos);
 }
 
-OpError op_error_of(const std::vector<int64_t>& targets, const Args& args) {
+OpError op_error_of(const std::vector<int64_t>& targets, const OpsArgs& args) {
   try {
-    run("validate.class_targets", {at::tensor(targets, at::kLong)}, args);
+    ops_run("validate.class_targets", {at::tensor(targets, at::kLong)}, args);
   } catch (const OpError& error) {
     return error;
   }
@@ -261,8 +264,8 @@ TEST(ValidateClassTargets, RejectsTheOutOfRangeLabelWithItsPosition) {
 
 TEST(ValidateClassTargets, AcceptsValidLabelsAndReturnsThemUnchanged) {
   const at::Tensor target = at::tensor({0, 2, 3, -100}, at::kLong);
-  const std::vector<at::Tensor> outputs =
-      run("validate.class_targets", {target}, {{"num_classes", int_arg(4)}});
+  const std::vector<at::Tensor> outputs = ops_run(
+      "validate.class_targets", {target}, {{"num_classes", int_arg(4)}});
   ASSERT_EQ(outputs.size(), 1u);
   EXPECT_TRUE(at::equal(outputs[0], target));
 }
@@ -276,15 +279,15 @@ TEST(ValidateClassTargets, ContractErrors) {
       {5, 5}, {{"num_classes", int_arg(4)}, {"ignore_index", int_arg(5)}});
   EXPECT_EQ(custom.family(), Family::kContract);
   try {
-    run("validate.class_targets", {at::zeros({2, 2}, at::kInt)},
-        {{"num_classes", int_arg(4)}});
+    ops_run("validate.class_targets", {at::zeros({2, 2}, at::kInt)},
+            {{"num_classes", int_arg(4)}});
     ADD_FAILURE() << "a 2-D int32 target was accepted";
   } catch (const OpError& error) {
     EXPECT_EQ(error.family(), Family::kContract);
     EXPECT_NE(std::string(error.what()).find("1-D int64"), std::string::npos);
   }
-  EXPECT_NE(error_of<InvalidCaseError>("validate.class_targets",
-                                       {at::tensor({0}, at::kLong)}, {})
+  EXPECT_NE(ops_error_of<InvalidCaseError>("validate.class_targets",
+                                           {at::tensor({0}, at::kLong)}, {})
                 .find("needs the argument `num_classes`"),
             std::string::npos);
   EXPECT_EQ(default_registry().find("validate.class_targets")->placement,
@@ -331,7 +334,7 @@ TEST(Registry, NearestNamesAndEveryTorchOp) {
   EXPECT_EQ(&registry, &default_registry());
 }
 
-Case case_of(const std::string& op, size_t inputs, const Args& args) {
+Case ops_case_of(const std::string& op, size_t inputs, const OpsArgs& args) {
   Case kase;
   kase.op = op;
   kase.op_where = {"cases/c.yaml", 3, 5};
@@ -347,8 +350,8 @@ Case case_of(const std::string& op, size_t inputs, const Args& args) {
 
 TEST(CheckCaseAgainstOp, UnknownOpWrongInputCountAndUnknownArgument) {
   const OpRegistry& registry = default_registry();
-  const auto unknown =
-      check_case_against_op(case_of("torch.cross_entropi", 2, {}), registry);
+  const auto unknown = check_case_against_op(
+      ops_case_of("torch.cross_entropi", 2, {}), registry);
   ASSERT_EQ(unknown.size(), 1u);
   EXPECT_EQ(unknown[0].rfind("cases/c.yaml:3:5: unknown op "
                              "`torch.cross_entropi`: LibTorch " TORCH_VERSION
@@ -358,14 +361,14 @@ TEST(CheckCaseAgainstOp, UnknownOpWrongInputCountAndUnknownArgument) {
                              0),
             0u)
       << unknown[0];
-  const auto too_many =
-      check_case_against_op(case_of("torch.cross_entropy", 4, {}), registry);
+  const auto too_many = check_case_against_op(
+      ops_case_of("torch.cross_entropy", 4, {}), registry);
   ASSERT_EQ(too_many.size(), 1u);
   EXPECT_EQ(too_many[0],
             "cases/c.yaml:9:3: `torch.cross_entropy` takes 2 to 3 inputs "
             "(input, target[, weight]), the case gives 4 (t0, t1, t2, t3)");
   const auto misspelt = check_case_against_op(
-      case_of("torch.cross_entropy", 2, {{"ignore_indx", int_arg(-1)}}),
+      ops_case_of("torch.cross_entropy", 2, {{"ignore_indx", int_arg(-1)}}),
       registry);
   ASSERT_EQ(misspelt.size(), 1u);
   EXPECT_EQ(misspelt[0],
@@ -374,15 +377,17 @@ TEST(CheckCaseAgainstOp, UnknownOpWrongInputCountAndUnknownArgument) {
             "ignore_index, reduction, label_smoothing)");
   // A name far from every argument gets no suggestion (it once got
   // "nearest known: max_norm" for `scale_grad_by_freq`).
-  const auto far = check_case_against_op(
-      case_of("torch.cross_entropy", 2, {{"scale_grad_by_freq", int_arg(1)}}),
-      registry);
+  const auto far =
+      check_case_against_op(ops_case_of("torch.cross_entropy", 2,
+                                        {{"scale_grad_by_freq", int_arg(1)}}),
+                            registry);
   ASSERT_EQ(far.size(), 1u);
   EXPECT_EQ(far[0].find("did you mean"), std::string::npos) << far[0];
-  EXPECT_TRUE(check_case_against_op(case_of("torch.cross_entropy", 2,
-                                            {{"ignore_index", int_arg(-1)}}),
-                                    registry)
-                  .empty());
+  EXPECT_TRUE(
+      check_case_against_op(ops_case_of("torch.cross_entropy", 2,
+                                        {{"ignore_index", int_arg(-1)}}),
+                            registry)
+          .empty());
 }
 
 }  // namespace

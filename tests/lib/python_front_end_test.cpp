@@ -13,10 +13,11 @@ namespace {
 using testing_support::bool_arg;
 using testing_support::float_arg;
 using testing_support::int_arg;
-using Args = std::map<std::string, ArgValue>;
+using PythonFrontEndArgs = std::map<std::string, ArgValue>;
 
-Case case_of(const std::string& op, const std::vector<std::string>& inputs,
-             const Args& args) {
+Case python_front_end_case_of(const std::string& op,
+                              const std::vector<std::string>& inputs,
+                              const PythonFrontEndArgs& args) {
   Case kase;
   kase.op = op;
   kase.op_where = {"cases/test.yaml", 3, 5};
@@ -29,24 +30,26 @@ Case case_of(const std::string& op, const std::vector<std::string>& inputs,
   return kase;
 }
 
-std::vector<at::Tensor> run(const ResolvedOp& resolved,
-                            const std::vector<at::Tensor>& inputs,
-                            const Args& args) {
+std::vector<at::Tensor> python_front_end_run(
+    const ResolvedOp& resolved, const std::vector<at::Tensor>& inputs,
+    const PythonFrontEndArgs& args) {
   const OpCall call{inputs, args, Backend::kCpu, c10::Device(c10::kCPU)};
   return resolved.def->run(call);
 }
 
 TEST(PythonFrontEnd, StftBindsTheCenterOverloadAsPythonDoes) {
-  const Args args{{"n_fft", int_arg(4)},
-                  {"hop_length", int_arg(2)},
-                  {"return_complex", bool_arg(true)}};
+  const PythonFrontEndArgs args{{"n_fft", int_arg(4)},
+                                {"hop_length", int_arg(2)},
+                                {"return_complex", bool_arg(true)}};
   const ResolvedOp resolved =
-      resolve_op(case_of("torch.stft", {"input"}, args), default_registry());
+      resolve_op(python_front_end_case_of("torch.stft", {"input"}, args),
+                 default_registry());
   ASSERT_NE(resolved.def, nullptr) << resolved.problems.at(0);
   EXPECT_EQ(resolved.def->schema.rfind("aten::stft.center(", 0), 0u)
       << resolved.def->schema;
   const at::Tensor signal = at::arange(16, at::kFloat);
-  const at::Tensor frames = run(resolved, {signal}, args).at(0);
+  const at::Tensor frames =
+      python_front_end_run(resolved, {signal}, args).at(0);
   // torch.stft(torch.arange(16.), 4, 2, return_complex=True): padded by 2
   // on each side, 1 + 16 / 2 = 9 frames of 3 bins.
   EXPECT_EQ(frames.sizes(), at::IntArrayRef({3, 9}));
@@ -57,7 +60,8 @@ TEST(PythonFrontEnd, StftBindsTheCenterOverloadAsPythonDoes) {
                                     false, c10::nullopt, true)));
   // An aten:: name is the operator as named: the default overload.
   const ResolvedOp plain =
-      resolve_op(case_of("aten::stft", {"self"}, args), default_registry());
+      resolve_op(python_front_end_case_of("aten::stft", {"self"}, args),
+                 default_registry());
   ASSERT_NE(plain.def, nullptr) << plain.problems.at(0);
   EXPECT_EQ(plain.def->schema.rfind("aten::stft(", 0), 0u) << plain.def->schema;
 }
@@ -66,16 +70,17 @@ TEST(PythonFrontEnd, EmbeddingTakesEveryArgumentOfTheFunctionalForm) {
   const at::Tensor table =
       at::tensor({3.0, 4.0, 0.3, 0.4, 6.0, 8.0}, at::kDouble).view({3, 2});
   const at::Tensor ids = at::tensor({0, 2, 1}, at::kLong);
-  const Args args{{"padding_idx", int_arg(1)},
-                  {"max_norm", float_arg(1.0)},
-                  {"norm_type", float_arg(2.0)},
-                  {"scale_grad_by_freq", bool_arg(true)},
-                  {"sparse", bool_arg(false)}};
-  const ResolvedOp resolved =
-      resolve_op(case_of("torch.embedding", {"weight", "indices"}, args),
-                 default_registry());
+  const PythonFrontEndArgs args{{"padding_idx", int_arg(1)},
+                                {"max_norm", float_arg(1.0)},
+                                {"norm_type", float_arg(2.0)},
+                                {"scale_grad_by_freq", bool_arg(true)},
+                                {"sparse", bool_arg(false)}};
+  const ResolvedOp resolved = resolve_op(
+      python_front_end_case_of("torch.embedding", {"weight", "indices"}, args),
+      default_registry());
   ASSERT_NE(resolved.def, nullptr) << resolved.problems.at(0);
-  const at::Tensor rows = run(resolved, {table, ids}, args).at(0);
+  const at::Tensor rows =
+      python_front_end_run(resolved, {table, ids}, args).at(0);
   // F.embedding(ids, table, max_norm=1.0): rows of norm 5 and 10 scaled to
   // norm 1 (embedding_renorm_'s 1e-7 guard), the row of norm 0.5 kept.
   const at::Tensor expected =
@@ -84,10 +89,10 @@ TEST(PythonFrontEnd, EmbeddingTakesEveryArgumentOfTheFunctionalForm) {
   // The case's input is not changed: every backend sees the same weight.
   EXPECT_EQ(table[0][0].item<double>(), 3.0);
 
-  Args sparse = args;
+  PythonFrontEndArgs sparse = args;
   sparse["sparse"] = bool_arg(true);
   try {
-    run(resolved, {table, ids}, sparse);
+    python_front_end_run(resolved, {table, ids}, sparse);
     ADD_FAILURE() << "sparse: true was taken";
   } catch (const InvalidCaseError& error) {
     EXPECT_NE(std::string(error.what())

@@ -21,8 +21,8 @@ namespace fs = std::filesystem;
 using testing_support::read_text;
 using testing_support::TempFolder;
 
-const fs::path kCase = fs::path(CASEBOOK_SOURCE_DIR) / "cases" / "random" /
-                       "bernoulli_seeded.yaml";
+const fs::path kRandomOpsCase = fs::path(CASEBOOK_SOURCE_DIR) / "cases" /
+                                "random" / "bernoulli_seeded.yaml";
 
 std::vector<CaseVerdict> run_text(const std::string& text,
                                   std::vector<Backend> backends = {
@@ -70,7 +70,7 @@ TEST(RandomOps, ASeededGeneratorDrawsWhatPyTorchDraws) {
 }
 
 TEST(RandomOps, TheSameSeedGivesTheSameBitsTwice) {
-  const std::vector<CaseVerdict> verdicts = run_text(read_text(kCase));
+  const std::vector<CaseVerdict> verdicts = run_text(read_text(kRandomOpsCase));
   ASSERT_EQ(verdicts.size(), 1u);
   EXPECT_EQ(verdicts[0].verdict, Verdict::kPass) << verdicts[0].message;
 }
@@ -185,7 +185,7 @@ TEST(RandomOps, ValuesThatDifferFromAnotherGeneratorsSaySoFirst) {
   // judged against itself; cuda, where present, draws other numbers and
   // its mismatch says so (absent here: skipped).
   const std::vector<CaseVerdict> gpu =
-      run_text(with(read_text(kCase), "reference: none\n", ""),
+      run_text(with(read_text(kRandomOpsCase), "reference: none\n", ""),
                {Backend::kCpu, Backend::kCuda});
   ASSERT_FALSE(gpu.empty());
   for (const CaseVerdict& verdict : gpu) {
@@ -208,8 +208,9 @@ TEST(RandomOps, ASeedIsANonNegativeInteger) {
            {"{seed: x}", "expected an integer"},
            {"{sed: 1}", "or `{seed: N}` for a Generator; got a map"},
        }) {
-    const std::vector<CaseVerdict> verdicts = run_text(
-        with(read_text(kCase), "generator: {seed: 7}", "generator: " + seed));
+    const std::vector<CaseVerdict> verdicts =
+        run_text(with(read_text(kRandomOpsCase), "generator: {seed: 7}",
+                      "generator: " + seed));
     ASSERT_EQ(verdicts.size(), 1u);
     EXPECT_EQ(verdicts[0].verdict, Verdict::kError);
     EXPECT_NE(verdicts[0].message.find(expected), std::string::npos)

@@ -23,7 +23,7 @@ using testing_support::run_shell;
 using testing_support::TempFolder;
 using testing_support::write_file;
 
-constexpr const char* kPassing =
+constexpr const char* kSelectionCliPassing =
     "casebook: 1\n"
     "summary: valid labels (PASS)\n"
     "op: torch.cross_entropy\n"
@@ -151,7 +151,7 @@ TEST(SelectionCli, FailFastStopsAtTheFirstFailure) {
   for (int i = 0; i < 6; ++i) {
     write_file(
         folder.path() / "cases" / ("b_passes_" + std::to_string(i) + ".yaml"),
-        kPassing);
+        kSelectionCliPassing);
   }
   const std::string cases = (folder.path() / "cases").string();
   const auto all = run_casebook("run -j 1 --verbose --evidence '' " + cases);
@@ -175,7 +175,7 @@ TEST(SelectionCli, LastFailedRunsOnlyWhatFailedAndKeepsItsRecordOutside) {
   const fs::path cases = folder.path() / "cases";
   const fs::path cache = folder.path() / "cache";
   write_file(cases / "fails.yaml", kFailing);
-  write_file(cases / "passes.yaml", kPassing);
+  write_file(cases / "passes.yaml", kSelectionCliPassing);
   const auto first =
       run_with_cache(cache, "run --verbose --evidence '' " + cases.string());
   EXPECT_EQ(first.status, 1) << first.output;
@@ -188,7 +188,7 @@ TEST(SelectionCli, LastFailedRunsOnlyWhatFailedAndKeepsItsRecordOutside) {
   EXPECT_FALSE(has_line(again.output, "^PASS +passes +cpu")) << again.output;
 
   // Fixed: it passes, leaves the record, and --last-failed runs everything.
-  write_file(cases / "fails.yaml", kPassing);
+  write_file(cases / "fails.yaml", kSelectionCliPassing);
   EXPECT_EQ(
       run_with_cache(cache, "run --last-failed --evidence '' " + cases.string())
           .status,

@@ -106,14 +106,16 @@ class SharedCpuChild : public ::testing::Test {
   fs::path root_;
 };
 
-const CaseVerdict& find(const RunSummary& summary, const std::string& id) {
+const CaseVerdict& shared_cpu_child_find(const RunSummary& summary,
+                                         const std::string& id) {
   for (const CaseVerdict& verdict : summary.verdicts) {
     if (verdict.case_id == id) return verdict;
   }
   throw std::runtime_error("no verdict for " + id);
 }
 
-size_t count_of(const std::string& text, const std::string& part) {
+size_t shared_cpu_child_count_of(const std::string& text,
+                                 const std::string& part) {
   size_t count = 0;
   for (size_t at = text.find(part); at != std::string::npos;
        at = text.find(part, at + 1)) {
@@ -125,7 +127,8 @@ size_t count_of(const std::string& text, const std::string& part) {
 // The words a run lost in its shared reference's child says, once.
 void expect_lost_in_the_reference(const CaseVerdict& verdict,
                                   const std::string& how) {
-  EXPECT_EQ(count_of(verdict.message, how), 1u) << verdict.message;
+  EXPECT_EQ(shared_cpu_child_count_of(verdict.message, how), 1u)
+      << verdict.message;
   EXPECT_NE(verdict.message.find(
                 "while running the reference (cpu64) that shares it"),
             std::string::npos)
@@ -157,14 +160,14 @@ TEST_F(SharedCpuChild, ACrashInTheReferenceFailsTheRunAndIsReportedOnce) {
   write_case("fine", "testing.pid_log");
   RunSummary summary = run(true);
   ASSERT_EQ(summary.verdicts.size(), 2u);
-  const CaseVerdict& lost = find(summary, "lost");
+  const CaseVerdict& lost = shared_cpu_child_find(summary, "lost");
   EXPECT_EQ(lost.verdict, Verdict::kFail);
   EXPECT_EQ(lost.family, Family::kCrash);
   expect_lost_in_the_reference(lost, "signal 11");
   EXPECT_NE(lost.message.find("the run itself never started"),
             std::string::npos)
       << lost.message;
-  EXPECT_EQ(find(summary, "fine").verdict, Verdict::kPass);
+  EXPECT_EQ(shared_cpu_child_find(summary, "fine").verdict, Verdict::kPass);
   // The crashed child never ran the float32 part.
   size_t children = 0;
   for (const auto& [pid, dtypes] : calls()) {

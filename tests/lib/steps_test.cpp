@@ -24,7 +24,7 @@ using testing_support::TempFolder;
 // The suite's own step cases (cases/steps/), and the one that needs the
 // simulated device (tests/data/steps/).
 const fs::path kStepCases = fs::path(CASEBOOK_SOURCE_DIR) / "cases" / "steps";
-const fs::path kData = fs::path(CASEBOOK_TEST_DATA) / "steps";
+const fs::path kStepsData = fs::path(CASEBOOK_TEST_DATA) / "steps";
 
 std::vector<CaseVerdict> run_folder(const fs::path& folder,
                                     std::vector<Backend> backends,
@@ -141,7 +141,7 @@ class StepsOnTheSimulatedDevice : public ::testing::Test {
 TEST_F(StepsOnTheSimulatedDevice, RaisedAtALaterStepLaunchedByAnEarlierOne) {
   TempFolder folder;
   const fs::path env_log = folder.path() / "env.log";
-  std::string text = read_text(kData / "async_lesson.yaml");
+  std::string text = read_text(kStepsData / "async_lesson.yaml");
   const std::string from = "args: {then: sticky}";
   text.replace(text.find(from), from.size(),
                "args: {then: sticky, env_log: '" + env_log.string() + "'}");

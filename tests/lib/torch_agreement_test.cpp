@@ -16,7 +16,7 @@
 namespace casebook {
 namespace {
 
-const std::string kFolder =
+const std::string kTorchAgreementFolder =
     std::string(CASEBOOK_TEST_DATA) + "/torch_agreement/";
 
 struct Agreement {
@@ -108,7 +108,7 @@ TEST_P(TorchAgreement, EveryOutputAndGradientAsPyTorchComputesIt) {
     const TensorFile& file = report.outputs[i];
     const std::string key = file.name.empty() ? std::to_string(i) : file.name;
     const std::filesystem::path expected_file =
-        kFolder + agreement.name + "." + key + ".npy";
+        kTorchAgreementFolder + agreement.name + "." + key + ".npy";
     if (!std::filesystem::exists(expected_file)) continue;
     const at::Tensor actual = map_tensor_file(file);
     const at::Tensor expected = read_npy(expected_file);
@@ -125,7 +125,8 @@ TEST_P(TorchAgreement, EveryOutputAndGradientAsPyTorchComputesIt) {
     ++compared;
   }
   size_t fixtures = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(kFolder)) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(kTorchAgreementFolder)) {
     const std::string file = entry.path().filename().string();
     fixtures += file.rfind(std::string(agreement.name) + ".", 0) == 0 &&
                 entry.path().extension() == ".npy";

@@ -15,10 +15,11 @@
 namespace casebook {
 namespace {
 
-const std::string kFolder = std::string(CASEBOOK_TEST_DATA) + "/torch_rng/";
+const std::string kTorchFillFolder =
+    std::string(CASEBOOK_TEST_DATA) + "/torch_rng/";
 
 TEST(TorchFill, EqualsPyTorchAfterManualSeedForEveryCall) {
-  std::ifstream stream(kFolder + "manifest.json");
+  std::ifstream stream(kTorchFillFolder + "manifest.json");
   ASSERT_TRUE(stream.is_open());
   const nlohmann::json manifest = nlohmann::json::parse(stream);
   std::set<std::string> calls;
@@ -39,7 +40,7 @@ TEST(TorchFill, EqualsPyTorchAfterManualSeedForEveryCall) {
     const at::Tensor drawn = torch_fill_tensor(
         fill, entry.at("seed").get<uint64_t>(),
         entry.at("shape").get<std::vector<int64_t>>(), to_scalar_type(*dtype));
-    const at::Tensor expected = read_npy(kFolder + file);
+    const at::Tensor expected = read_npy(kTorchFillFolder + file);
     EXPECT_EQ(drawn.scalar_type(), expected.scalar_type()) << file;
     EXPECT_TRUE(at::equal(drawn, expected))
         << file << "\ncasebook: " << drawn << "\nPyTorch: " << expected;

@@ -27,6 +27,10 @@ constexpr size_t kDetailsBytes = size_t{64} * 1024;
 // text (backslashes included) reads as it was written.
 std::string printable_line(std::string_view text);
 
+// The text up to its first newline (all of it where it has none): the line
+// a message is known by.
+std::string first_line(std::string_view text);
+
 // Several lines: as printable_line, but newlines and tabs stay.
 std::string printable_text(std::string_view text);
 

@@ -389,7 +389,7 @@ fs::path fixtures_folder(const CaptureRequest& request,
   return cases.parent_path() / "fixtures";
 }
 
-std::string first_line(const char* file) {
+std::string first_line_of_file(const char* file) {
   std::ifstream in(file);
   std::string line;
   std::getline(in, line);
@@ -427,14 +427,14 @@ std::vector<std::pair<std::string, std::string>> detected_origin(
   if (libtorch_of_failure) origin.emplace_back("versions.torch", TORCH_VERSION);
   // The GPU driver, from the kernel module (no CUDA or HIP call: this
   // process may fork a runner later, and a recorder's host owns its GPU).
-  const std::string nvidia = first_line("/proc/driver/nvidia/version");
+  const std::string nvidia = first_line_of_file("/proc/driver/nvidia/version");
   const size_t module = nvidia.find("Kernel Module");
   if (module != std::string::npos) {
     std::istringstream words(nvidia.substr(module + 13));
     std::string version;
     if (words >> version) origin.emplace_back("versions.driver", version);
   } else {
-    const std::string amdgpu = first_line("/sys/module/amdgpu/version");
+    const std::string amdgpu = first_line_of_file("/sys/module/amdgpu/version");
     if (!amdgpu.empty()) origin.emplace_back("versions.driver", amdgpu);
   }
   return origin;

@@ -12,14 +12,14 @@ namespace {
 
 const std::vector<std::string> kGradKeys{"wrt", "grad_outputs", "check"};
 
-std::vector<std::string> input_names(const Case& out) {
+std::vector<std::string> input_name_list(const Case& out) {
   std::vector<std::string> names;
   names.reserve(out.inputs.size());
   for (const TensorSpec& spec : out.inputs) names.push_back(spec.name);
   return names;
 }
 
-const TensorSpec* find_input(const Case& out, const std::string& name) {
+const TensorSpec* grad_input(const Case& out, const std::string& name) {
   for (const TensorSpec& spec : out.inputs) {
     if (spec.name == name) return &spec;
   }
@@ -50,9 +50,9 @@ void read_wrt(Reader& reader, const Entry& entry, Case& out, GradSpec& grad) {
                    "expected an input name; got " + describe(item));
       continue;
     }
-    const TensorSpec* input = find_input(out, scalar.text);
+    const TensorSpec* input = grad_input(out, scalar.text);
     if (input == nullptr) {
-      const std::vector<std::string> names = input_names(out);
+      const std::vector<std::string> names = input_name_list(out);
       reader.error(item, item_path,
                    "no input named `" + scalar.text + "`" +
                        (names.empty() ? std::string()

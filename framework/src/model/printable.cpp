@@ -113,4 +113,8 @@ std::string bounded_text(std::string_view text, size_t limit) {
          std::to_string(text.size() - cut) + " more bytes)";
 }
 
+std::string first_line(std::string_view text) {
+  return std::string(text.substr(0, text.find('\n')));
+}
+
 }  // namespace casebook

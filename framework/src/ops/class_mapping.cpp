@@ -35,7 +35,7 @@ std::optional<std::vector<std::string>> string_list(const OpCall& call,
   return strings;
 }
 
-std::string quoted(const std::string& name) { return "`" + name + "`"; }
+std::string backticked(const std::string& name) { return "`" + name + "`"; }
 
 // "positions 1 and 3", "positions 0, 2 and 5".
 std::string positions_text(const std::vector<int64_t>& positions) {
@@ -74,15 +74,16 @@ std::vector<std::string> mapping_problems(
     const auto known = class_index.find(name);
     if (known == class_index.end()) {
       problems.push_back("label " + std::to_string(label) + " at position " +
-                         std::to_string(i) + " names " + quoted(name) +
+                         std::to_string(i) + " names " + backticked(name) +
                          ", which is not one of the classes");
       rejected->insert(i);
       continue;
     }
     if (label < base || label >= base + count) {
       problems.push_back("label " + std::to_string(label) + " of " +
-                         quoted(name) + " at position " + std::to_string(i) +
-                         " is outside " + range + ": no class has it");
+                         backticked(name) + " at position " +
+                         std::to_string(i) + " is outside " + range +
+                         ": no class has it");
       rejected->insert(i);
       continue;
     }
@@ -90,10 +91,11 @@ std::vector<std::string> mapping_problems(
     covered[index] = true;
     if (named && index != known->second) {
       problems.push_back("label " + std::to_string(label) + " at position " +
-                         std::to_string(i) + " maps " + quoted(name) +
+                         std::to_string(i) + " maps " + backticked(name) +
                          " to class " + std::to_string(index) + " " +
-                         quoted(classes[index]) + ", not to " + quoted(name) +
-                         "'s index " + std::to_string(known->second));
+                         backticked(classes[index]) + ", not to " +
+                         backticked(name) + "'s index " +
+                         std::to_string(known->second));
       rejected->insert(i);
     }
   }
@@ -101,7 +103,7 @@ std::vector<std::string> mapping_problems(
     if (at.size() < 2) continue;
     std::string whose;
     for (int64_t i : at) {
-      whose += (whose.empty() ? "" : ", ") + quoted(names[i]);
+      whose += (whose.empty() ? "" : ", ") + backticked(names[i]);
       rejected->insert(i);
     }
     problems.push_back("label " + std::to_string(label) + " is given " +
@@ -111,15 +113,15 @@ std::vector<std::string> mapping_problems(
   for (const auto& [name, at] : by_name) {
     if (at.size() < 2) continue;
     for (int64_t i : at) rejected->insert(i);
-    problems.push_back(quoted(name) + " is mapped " +
+    problems.push_back(backticked(name) + " is mapped " +
                        std::to_string(at.size()) + " times (at " +
                        positions_text(at) + ")");
   }
   for (int64_t k = 0; k < count; ++k) {
     if (covered[k]) continue;
-    problems.push_back("class " + std::to_string(k) + " " + quoted(classes[k]) +
-                       " has no label (expected " + std::to_string(base + k) +
-                       ")");
+    problems.push_back("class " + std::to_string(k) + " " +
+                       backticked(classes[k]) + " has no label (expected " +
+                       std::to_string(base + k) + ")");
   }
   return problems;
 }
@@ -147,7 +149,7 @@ std::vector<at::Tensor> class_mapping(const OpCall& call) {
   for (const std::string& name : classes) {
     if (!seen.insert(name).second) {
       throw InvalidCaseError(arg_location(call, "classes") +
-                             "argument `classes`: " + quoted(name) +
+                             "argument `classes`: " + backticked(name) +
                              " is listed twice; a class list names each "
                              "class once");
     }

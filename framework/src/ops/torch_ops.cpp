@@ -24,14 +24,14 @@ c10::optional<at::Tensor> optional_input(const OpCall& call, size_t index) {
   return call.input(index);
 }
 
-std::vector<at::Tensor> cross_entropy(const OpCall& call) {
+std::vector<at::Tensor> torch_cross_entropy(const OpCall& call) {
   return {at::cross_entropy_loss(call.input(0), call.input(1),
                                  optional_input(call, 2), arg_reduction(call),
                                  call.arg_int("ignore_index", -100),
                                  call.arg_double("label_smoothing", 0.0))};
 }
 
-std::vector<at::Tensor> nll_loss(const OpCall& call) {
+std::vector<at::Tensor> torch_nll_loss(const OpCall& call) {
   return {at::nll_loss_nd(call.input(0), call.input(1), optional_input(call, 2),
                           arg_reduction(call),
                           call.arg_int("ignore_index", -100))};
@@ -46,7 +46,7 @@ std::vector<at::Tensor> nll_loss(const OpCall& call) {
 // changes the caller's weight in place, but the outputs are the same and
 // every backend must see the same input. sparse=True only makes the
 // weight's gradient a sparse tensor, which casebook cannot compare: refused.
-std::vector<at::Tensor> embedding(const OpCall& call) {
+std::vector<at::Tensor> torch_embedding(const OpCall& call) {
   const at::Tensor& weight = call.input(0);
   const at::Tensor& indices = call.input(1);
   if (call.arg_bool("sparse", false)) {
@@ -81,7 +81,7 @@ std::vector<at::Tensor> embedding(const OpCall& call) {
 
 // torch.sum(input, dim=None, keepdim=False, dtype=None); without `dim` it
 // reduces every dim.
-std::vector<at::Tensor> sum(const OpCall& call) {
+std::vector<at::Tensor> torch_sum(const OpCall& call) {
   const at::Tensor& input = call.input(0);
   const c10::optional<at::ScalarType> dtype = arg_scalar_type(call, "dtype");
   const bool keepdim = call.arg_bool("keepdim", false);
@@ -100,15 +100,16 @@ std::vector<at::Tensor> sum(const OpCall& call) {
 void register_torch_ops(OpRegistry& registry) {
   registry.add(make_op(
       CASEBOOK_OP_SITE, "torch.cross_entropy", {"input", "target"}, {"weight"},
-      {"ignore_index", "reduction", "label_smoothing"}, cross_entropy));
+      {"ignore_index", "reduction", "label_smoothing"}, torch_cross_entropy));
   registry.add(make_op(CASEBOOK_OP_SITE, "torch.nll_loss", {"input", "target"},
-                       {"weight"}, {"ignore_index", "reduction"}, nll_loss));
+                       {"weight"}, {"ignore_index", "reduction"},
+                       torch_nll_loss));
   registry.add(make_op(
       CASEBOOK_OP_SITE, "torch.embedding", {"weight", "indices"}, {},
       {"padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse"},
-      embedding));
+      torch_embedding));
   registry.add(make_op(CASEBOOK_OP_SITE, "torch.sum", {"input"}, {},
-                       {"dim", "keepdim", "dtype"}, sum));
+                       {"dim", "keepdim", "dtype"}, torch_sum));
 }
 
 }  // namespace casebook

@@ -12,7 +12,6 @@
 namespace casebook {
 
 using judging::family_text;
-using judging::first_line;
 using judging::Observed;
 using judging::set_failure;
 

@@ -3,6 +3,7 @@
 #include "casebook/family.h"
 #include "casebook/internal_error.h"
 #include "casebook/message_pattern.h"
+#include "casebook/printable.h"
 #include "compare/compare.h"
 #include "compare/expected.h"
 
@@ -26,10 +27,6 @@ Observed observe(const Job& job) {
     seen.kind = Observed::Kind::kInvalid;
   }
   return seen;
-}
-
-std::string first_line(const std::string& text) {
-  return text.substr(0, text.find('\n'));
 }
 
 std::string family_text(Family family) {

@@ -27,8 +27,6 @@ struct Observed {
 
 Observed observe(const Job& job);
 
-std::string first_line(const std::string& text);
-
 std::string family_text(Family family);
 
 void set_failure(CaseVerdict* verdict, Verdict kind, Family family,

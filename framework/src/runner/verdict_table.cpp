@@ -16,10 +16,6 @@
 namespace casebook {
 namespace {
 
-std::string first_line(const std::string& text) {
-  return text.substr(0, text.find('\n'));
-}
-
 // "PASS", "FAIL mismatch", "ERROR invalid_case".
 std::string cell_text(const CaseVerdict& verdict) {
   std::string text(verdict_name(verdict.verdict));

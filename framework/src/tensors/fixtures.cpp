@@ -17,7 +17,7 @@
 namespace casebook {
 namespace {
 
-std::string join_names(const std::vector<std::string>& names) {
+std::string names_or_none(const std::vector<std::string>& names) {
   std::string joined;
   for (const std::string& name : names) {
     joined += (joined.empty() ? "" : ", ") + name;
@@ -34,13 +34,13 @@ std::string pick_tensor_name(const std::vector<std::string>& names,
     if (names.size() == 1) return names.front();
     throw FixtureError(file.string() + ": holds " +
                        std::to_string(names.size()) + " tensors (" +
-                       join_names(names) + "); name one with `#name`");
+                       names_or_none(names) + "); name one with `#name`");
   }
   for (const std::string& known : names) {
     if (known == name) return name;
   }
   throw FixtureError(file.string() + ": no tensor named `" + name +
-                     "`; it holds " + join_names(names));
+                     "`; it holds " + names_or_none(names));
 }
 
 void check_fixture_shape(const std::filesystem::path& file,

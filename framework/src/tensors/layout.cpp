@@ -1,5 +1,7 @@
 #include "tensors/layout.h"
 
+#include <c10/util/accumulate.h>
+
 #include <algorithm>
 #include <numeric>
 #include <sstream>
@@ -20,11 +22,6 @@ std::string join(const std::vector<int64_t>& values) {
   }
   out << ']';
   return out.str();
-}
-
-int64_t numel_of(const std::vector<int64_t>& shape) {
-  return std::accumulate(shape.begin(), shape.end(), int64_t{1},
-                         std::multiplies<int64_t>());
 }
 
 // A dim as written (negative counts from the end) checked against the rank.
@@ -52,7 +49,7 @@ Geometry permuted(const std::vector<int64_t>& perm,
   for (size_t k = 0; k < perm.size(); ++k) {
     geometry.strides[perm[k]] = physical_strides[k];
   }
-  geometry.storage_numel = numel_of(shape);
+  geometry.storage_numel = c10::multiply_integers(shape);
   return geometry;
 }
 
@@ -92,7 +89,7 @@ Geometry transpose_geometry(const std::vector<int64_t>& dims,
 
 // Two elements in one storage element could not hold their distinct values.
 void check_no_overlap(const Geometry& geometry) {
-  const int64_t numel = numel_of(geometry.sizes);
+  const int64_t numel = c10::multiply_integers(geometry.sizes);
   std::vector<bool> used(geometry.storage_numel, false);
   std::vector<int64_t> index(geometry.sizes.size(), 0);
   for (int64_t n = 0; n < numel; ++n) {
@@ -152,7 +149,7 @@ Geometry strided_geometry(const Layout& layout,
 
 // Every other element along the last dim of a storage twice as long there.
 Geometry non_contiguous_geometry(const std::vector<int64_t>& shape) {
-  const int64_t numel = numel_of(shape);
+  const int64_t numel = c10::multiply_integers(shape);
   if (shape.empty() || numel <= 1) {
     throw std::invalid_argument(
         "layout.contiguous: false needs a tensor of at least 2 elements; "
@@ -186,7 +183,7 @@ Geometry layout_geometry(const Layout& layout,
       Geometry geometry;
       geometry.sizes = shape;
       geometry.strides = contiguous_strides(shape);
-      geometry.storage_numel = numel_of(shape);
+      geometry.storage_numel = c10::multiply_integers(shape);
       return geometry;
     }
     case Layout::Kind::kTranspose:

@@ -1,6 +1,7 @@
 #include "tensors/source.h"
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <c10/util/accumulate.h>
 
 #include <cmath>
 #include <limits>
@@ -14,11 +15,6 @@ namespace casebook {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
-
-int64_t numel_of(const std::vector<int64_t>& shape) {
-  return std::accumulate(shape.begin(), shape.end(), int64_t{1},
-                         std::multiplies<int64_t>());
-}
 
 struct IntRange {
   int64_t low;
@@ -100,7 +96,7 @@ at::Tensor complex_from_parts(const std::vector<double>& parts,
 
 at::Tensor values_tensor(const TensorSpec& spec) {
   const at::ScalarType type = to_scalar_type(spec.dtype);
-  const int64_t numel = numel_of(spec.shape);
+  const int64_t numel = c10::multiply_integers(spec.shape);
   if (at::isComplexType(type)) {
     // float_values holds re and im of each element (casebook/case.h).
     if (static_cast<int64_t>(spec.float_values.size()) != 2 * numel) {
@@ -154,7 +150,7 @@ at::Tensor random_floats(const Fill& fill, uint64_t seed,
   at::Generator generator = at::detail::createCPUGenerator(seed);
   auto* engine = generator.get<at::CPUGeneratorImpl>();
   // A complex element draws its re, then its im, each as a real one.
-  const int64_t numel = numel_of(shape);
+  const int64_t numel = c10::multiply_integers(shape);
   const int64_t draws = complex ? 2 * numel : numel;
   std::vector<int64_t> drawn_shape = shape;
   if (complex) drawn_shape.push_back(2);
@@ -188,7 +184,7 @@ at::Tensor random_ints(const Fill& fill, uint64_t seed,
   at::Generator generator = at::detail::createCPUGenerator(seed);
   auto* engine = generator.get<at::CPUGeneratorImpl>();
   const auto span = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
-  std::vector<int64_t> ints(numel_of(shape));
+  std::vector<int64_t> ints(c10::multiply_integers(shape));
   for (int64_t& value : ints) {
     value = static_cast<int64_t>(static_cast<uint64_t>(low) +
                                  engine->random64() % span);
@@ -205,7 +201,7 @@ at::Tensor random_ints(const Fill& fill, uint64_t seed,
 // one's im is `second`).
 at::Tensor sequence(const Fill& fill, const std::vector<int64_t>& shape,
                     at::ScalarType type) {
-  const int64_t numel = numel_of(shape);
+  const int64_t numel = c10::multiply_integers(shape);
   const bool arange = fill.kind == Fill::Kind::kArange;
   if (!at::isFloatingType(type) && !at::isComplexType(type)) {
     const int64_t first =
