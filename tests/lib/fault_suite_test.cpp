@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "casebook/runner.h"
+#include "process_state.h"
 #include "runner/junit.h"
 #include "runner/output.h"
 #include "test_ops.h"
@@ -57,14 +58,6 @@ std::set<pid_t> children_of(pid_t parent) {
   }
   closedir(proc);
   return found;
-}
-
-bool alive(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), {});
-  const size_t close = text.rfind(')');
-  return close != std::string::npos && text.size() > close + 2 &&
-         text[close + 2] != 'Z';
 }
 
 class FaultSuite : public ::testing::Test {
@@ -189,13 +182,15 @@ TEST_F(FaultSuite, EachFaultIsOneVerdictOfItsFamilyAndNothingSurvives) {
   pid_t grandchild = 0;
   std::ifstream(pid_file) >> grandchild;
   EXPECT_GT(grandchild, 0);
-  for (int i = 0;
-       i < 100 && (alive(grandchild) || !children_of(getpid()).empty()); ++i) {
+  for (int i = 0; i < 100 && (testing_support::process_running(grandchild) ||
+                              !children_of(getpid()).empty());
+       ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   if (grandchild > 0) {
-    EXPECT_FALSE(alive(grandchild)) << "grandchild " << grandchild;
-    if (alive(grandchild)) kill(grandchild, SIGKILL);
+    EXPECT_FALSE(testing_support::process_running(grandchild))
+        << "grandchild " << grandchild;
+    if (testing_support::process_running(grandchild)) kill(grandchild, SIGKILL);
   }
   EXPECT_TRUE(children_of(getpid()).empty());
 

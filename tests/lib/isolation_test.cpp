@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "casebook/runner.h"
+#include "process_state.h"
 #include "test_ops.h"
 
 namespace casebook {
@@ -86,16 +87,6 @@ TEST(Isolation, StrictModeGivesTheSameVerdicts) {
   EXPECT_EQ(find(summary, "identity_after").verdict, Verdict::kPass);
 }
 
-bool process_alive(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  if (!stat) return false;
-  std::string text((std::istreambuf_iterator<char>(stat)), {});
-  // A zombie is dead; it only waits for init to reap it.
-  auto close = text.rfind(')');
-  return close != std::string::npos && text.size() > close + 2 &&
-         text[close + 2] != 'Z';
-}
-
 TEST(Isolation, ATimeoutKillsTheWholeProcessGroupGrandchildrenToo) {
   testing_support::use_single_thread();
   fs::path dir = fs::temp_directory_path() /
@@ -117,10 +108,11 @@ TEST(Isolation, ATimeoutKillsTheWholeProcessGroupGrandchildrenToo) {
   std::ifstream(pid_file) >> grandchild;
   ASSERT_GT(grandchild, 0);
   // SIGKILL is delivered at once, but give the kernel a moment to tear down.
-  for (int i = 0; i < 50 && process_alive(grandchild); ++i) {
+  for (int i = 0; i < 50 && testing_support::process_running(grandchild); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  EXPECT_FALSE(process_alive(grandchild)) << "grandchild " << grandchild;
+  EXPECT_FALSE(testing_support::process_running(grandchild))
+      << "grandchild " << grandchild;
   fs::remove_all(dir);
 }
 

@@ -5,13 +5,14 @@
 // spawned) that would sleep for 20 s, then the harness kills the runner and
 // reaps the child, which must have died of SIGKILL at once.
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "process/interrupts.h"
 #include "process/subprocess.h"
-#include "runner/scheduler.h"
 #include "test_ops.h"
 
 namespace casebook {
@@ -134,6 +135,35 @@ TEST(Interrupts, TheSecondSigtermEndsTheRunnerWhateverItIsDoing) {
   ASSERT_EQ(waitpid(runner, &status, 0), runner);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM)
       << "status " << status;
+}
+
+// A process forked from the runner keeps its handlers but not its wake-up:
+// a SIGTERM to the child must not make the runner's interrupt pipe readable
+// (it did: the runner's wait then woke at once, for ever, never told to stop).
+TEST(Interrupts, AForkedChildsSignalDoesNotWakeTheRunner) {
+  testing_support::use_single_thread();
+  install_interrupt_handlers();
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t child = fork();
+  if (child == 0) {
+    close(ready[0]);
+    const char byte = 1;
+    if (write(ready[1], &byte, 1) != 1) _exit(3);
+    for (int i = 0; i < 200; ++i) usleep(100000);  // 20 s
+    _exit(0);
+  }
+  close(ready[1]);
+  char byte = 0;
+  ASSERT_EQ(read(ready[0], &byte, 1), 1);
+  close(ready[0]);
+  kill(child, SIGTERM);
+  pollfd wake{interrupt_fd(), POLLIN, 0};
+  EXPECT_EQ(poll(&wake, 1, 300), 0) << "the child's signal woke the runner";
+  EXPECT_EQ(last_interrupting_signal(), 0);
+  kill(child, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
 }
 
 }  // namespace

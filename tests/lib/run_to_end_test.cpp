@@ -18,25 +18,13 @@
 #include <thread>
 
 #include "process/subprocess.h"
+#include "process_state.h"
 #include "run_command.h"
 
 namespace casebook {
 namespace {
 
 using testing_support::TempFolder;
-
-// Has `pid` ended (gone, or a zombie waiting for a parent that is not this
-// process)? Waits up to 5 s for it.
-bool ended(pid_t pid) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (std::chrono::steady_clock::now() < until) {
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string number, name, state;
-    if (!(stat >> number >> name >> state) || state == "Z") return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
-}
 
 bool killed_by_sigkill(int status) {
   return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
@@ -84,7 +72,8 @@ TEST(RunToEnd, KillsAChildPastItsDeadlineWithItsGrandchildAndReapsIt) {
   EXPECT_GE(end.wall_seconds, 0.2);
   EXPECT_LT(end.wall_seconds, 10.0);
   ASSERT_FALSE(end.output.empty()) << "the grandchild said nothing in time";
-  EXPECT_TRUE(ended(first_line_pid(end.output))) << "the grandchild lives";
+  EXPECT_TRUE(testing_support::process_ends(first_line_pid(end.output)))
+      << "the grandchild lives";
 }
 
 // The child's exit is its end: a grandchild left in its group, holding the
@@ -104,7 +93,8 @@ TEST(RunToEnd, AChildThatExitsEndsTheRunAndTheGrandchildItLeft) {
   EXPECT_EQ(WEXITSTATUS(end.wait_status), 0);
   EXPECT_LT(end.wall_seconds, 10.0);
   EXPECT_NE(end.output.find("child done\n"), std::string::npos) << end.output;
-  EXPECT_TRUE(ended(first_line_pid(end.output))) << "the grandchild lives";
+  EXPECT_TRUE(testing_support::process_ends(first_line_pid(end.output)))
+      << "the grandchild lives";
 }
 
 // A child that closes its output but goes on running has not ended.
@@ -167,7 +157,8 @@ TEST(RunToEnd, KillsAProgramPastItsDeadlineWithItsChildren) {
     pid_t sleeper = 0;
     std::ifstream(pid_file) >> sleeper;
     ASSERT_GT(sleeper, 0) << "the program did not start its child in time";
-    EXPECT_TRUE(ended(sleeper)) << "the program's child lives";
+    EXPECT_TRUE(testing_support::process_ends(sleeper))
+        << "the program's child lives";
   }
 }
 

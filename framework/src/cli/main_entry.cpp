@@ -2,12 +2,13 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "casebook/loader.h"
 #include "casebook/printable.h"
 #include "casebook/suggestions.h"
 #include "casebook/verdict.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "runner/scheduler.h"
+#include "process/interrupts.h"
 
 namespace casebook {
 namespace {

@@ -98,10 +98,11 @@ pid_t fork_as_sibling() {
   if (getppid() != runner) _exit(70);
   setpgid(0, 0);
   close(socket);
-  int status = 70;  // EX_SOFTWARE: the run threw past its own handlers
+  int status = 0;
   try {
     status = work.run(message, report_fd);
   } catch (...) {
+    status = 70;  // EX_SOFTWARE: the run threw past its own handlers
   }
   _exit(status);
 }

@@ -1,6 +1,7 @@
 // Running a child to its end, with a deadline: the one loop behind the
 // backend probe, `casebook show`, `casebook memcheck` and `casebook capture`
-// (the scheduler, which runs many children at once, has its own).
+// (the runner's scheduler, which watches many children at once, has
+// process/child_set.h).
 #pragma once
 
 #include <functional>

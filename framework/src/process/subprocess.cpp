@@ -84,6 +84,7 @@ pid_t spawn_program(const std::string& path,
   // process that may have threads, only async-signal-safe calls.
   std::vector<std::string> words = argv;
   std::vector<char*> pointers;
+  pointers.reserve(words.size() + 1);
   for (std::string& word : words) pointers.push_back(word.data());
   pointers.push_back(nullptr);
   const pid_t parent = getpid();
@@ -139,10 +140,11 @@ ChildProcess spawn_child(const std::function<int(int, int)>& body,
     for (int fd : tracked_fds()) close(fd);
     close(reports[0]);
     if (with_requests) close(requests[1]);
-    int status = 70;  // EX_SOFTWARE: the body threw
+    int status = 0;
     try {
       status = body(reports[1], with_requests ? requests[0] : -1);
     } catch (...) {
+      status = 70;  // EX_SOFTWARE: the body threw
     }
     _exit(status);
   }

@@ -29,12 +29,13 @@ ChildReport lost_run_report(JobResult* result, Family family,
 
 GpuWorkerPool::GpuWorkerPool(const CaseTable& table, std::vector<Job>& jobs,
                              Isolation isolation, ChildEnvironment environment,
-                             Hooks hooks)
+                             Hooks hooks, ChildSet& children)
     : table_(table),
       jobs_(jobs),
       isolation_(isolation),
       environment_(std::move(environment)),
-      hooks_(std::move(hooks)) {}
+      hooks_(std::move(hooks)),
+      children_(children) {}
 
 GpuWorkerPool::~GpuWorkerPool() { stop_all(); }
 
@@ -47,28 +48,28 @@ bool GpuWorkerPool::pending() const {
     if (!entry.second.empty()) return true;
   }
   return std::any_of(workers_.begin(), workers_.end(),
-                     [](const Worker& worker) { return worker.job >= 0; });
+                     [](const auto& entry) { return entry.second.job >= 0; });
 }
 
 bool GpuWorkerPool::busy(Backend backend) const {
-  return std::any_of(workers_.begin(), workers_.end(), [&](const Worker& w) {
-    return w.backend == backend && w.job >= 0;
+  return std::any_of(workers_.begin(), workers_.end(), [&](const auto& entry) {
+    return entry.second.backend == backend && entry.second.job >= 0;
   });
 }
 
-GpuWorkerPool::Worker* GpuWorkerPool::idle_worker(Backend backend) {
-  for (Worker& worker : workers_) {
+GpuWorkerPool::WorkerId GpuWorkerPool::idle_worker(Backend backend) const {
+  for (const auto& [id, worker] : workers_) {
     if (worker.backend == backend && worker.job < 0 && !worker.retiring) {
-      return &worker;
+      return id;
     }
   }
-  return nullptr;
+  return 0;
 }
 
 void GpuWorkerPool::retire_idle_worker(Backend backend) {
-  for (size_t i = 0; i < workers_.size(); ++i) {
-    if (workers_[i].backend == backend && workers_[i].job < 0) {
-      end_worker(i, /*kill=*/true);
+  for (const auto& [id, worker] : workers_) {
+    if (worker.backend == backend && worker.job < 0) {
+      end_worker(id, /*kill=*/true);
       return;
     }
   }
@@ -93,86 +94,80 @@ void GpuWorkerPool::start_jobs() {
   }
 }
 
-void GpuWorkerPool::dispatch(Backend backend, size_t job) {
-  Worker* worker = idle_worker(backend);
-  if (worker == nullptr) {
-    Worker fresh;
-    fresh.backend = backend;
-    const CaseTable& table = table_;
-    ChildEnvironment environment = environment_;
-    if (jobs_[job].result.locating) {
-      for (auto& setting : launch_blocking_environment(backend)) {
-        environment.push_back(std::move(setting));
-      }
+GpuWorkerPool::WorkerId GpuWorkerPool::start_worker(Backend backend,
+                                                    size_t job) {
+  const CaseTable& table = table_;
+  ChildEnvironment environment = environment_;
+  if (jobs_[job].result.locating) {
+    for (auto& setting : launch_blocking_environment(backend)) {
+      environment.push_back(std::move(setting));
     }
-    fresh.process = spawn_child(
-        [&table, &environment, backend](int report_fd, int request_fd) {
-          apply_child_environment(environment);
-          return run_gpu_worker(table, backend, report_fd, request_fd);
-        },
-        true);
-    ++counters_.workers_started;
-    workers_.push_back(std::move(fresh));
-    worker = &workers_.back();
   }
-  worker->job = static_cast<long>(job);
+  ChildProcess process = spawn_child(
+      [&table, &environment, backend](int report_fd, int request_fd) {
+        apply_child_environment(environment);
+        return run_gpu_worker(table, backend, report_fd, request_fd);
+      },
+      true);
+  ++counters_.workers_started;
+  ChildSet::Handlers handlers;
+  handlers.on_line = [this](WorkerId id, const std::string& line) {
+    on_report_line(id, line);
+  };
+  handlers.on_read = [this](WorkerId id, bool closed) { on_read(id, closed); };
+  handlers.on_deadline = [this](WorkerId id, double wall) {
+    on_deadline(id, wall);
+  };
+  const WorkerId id = children_.add(process, std::move(handlers));
+  workers_[id].backend = backend;
+  return id;
+}
+
+void GpuWorkerPool::dispatch(Backend backend, size_t job) {
+  WorkerId id = idle_worker(backend);
+  if (id == 0) id = start_worker(backend, job);
+  Worker& worker = workers_.at(id);
+  worker.job = static_cast<long>(job);
   // The locating rerun's worker runs with launch-blocking switches: it takes
   // no other job.
-  if (jobs_[job].result.locating) worker->retiring = true;
-  worker->started = Clock::now();
-  worker->deadline =
-      worker->started +
-      std::chrono::duration_cast<Clock::duration>(
-          std::chrono::duration<double>(hooks_.timeout_seconds(job)));
+  if (jobs_[job].result.locating) worker.retiring = true;
+  children_.arm(id, Clock::now(), hooks_.timeout_seconds(job));
   // A worker that died between jobs fails this write; its EOF then reaches
   // on_exit, which blames nobody and requeues the job.
-  (void)write_all(worker->process.to_child,
+  (void)write_all(children_.to_child(id),
                   encode_request(hooks_.request_for(job)));
 }
 
-void GpuWorkerPool::append_poll_fds(std::vector<pollfd>* fds) const {
-  for (const Worker& worker : workers_) {
-    fds->push_back({worker.process.from_child, POLLIN, 0});
+void GpuWorkerPool::on_read(WorkerId id, bool closed) {
+  const Worker& worker = workers_.at(id);
+  // Ended after its report: a worker its run poisoned, and under strict
+  // isolation every worker once idle.
+  const bool done =
+      worker.retiring || (isolation_ == Isolation::kStrict && worker.job < 0);
+  if (closed) {
+    on_exit(id);
+  } else if (done) {
+    end_worker(id, /*kill=*/true);
   }
 }
 
-void GpuWorkerPool::handle_poll_events(const pollfd* fds, size_t count) {
-  // Backwards: ending a worker erases it.
-  for (size_t i = std::min(count, workers_.size()); i-- > 0;) {
-    if (fds[i].revents == 0) continue;
-    Worker& worker = workers_[i];
-    const bool open = read_available(worker.process.from_child, &worker.buffer);
-    std::string line;
-    while (take_line(&workers_[i].buffer, &line)) on_report_line(i, line);
-    if (!open) {
-      on_exit(i);
-    } else if (workers_[i].retiring) {
-      end_worker(i, /*kill=*/true);
-    } else if (isolation_ == Isolation::kStrict && workers_[i].job < 0) {
-      end_worker(i, /*kill=*/true);
-    }
-  }
-}
-
-void GpuWorkerPool::on_report_line(size_t index, const std::string& line) {
-  Worker& worker = workers_[index];
+void GpuWorkerPool::on_report_line(WorkerId id, const std::string& line) {
+  Worker& worker = workers_.at(id);
   if (worker.job < 0) return;
   const size_t job = static_cast<size_t>(worker.job);
   worker.job = -1;
-  const double wall =
-      std::chrono::duration<double>(Clock::now() - worker.started).count();
+  const double wall = children_.wall_seconds(id);
+  children_.disarm(id);
   ChildReport report = decode_report(line);
   // A poisoned worker ends itself; it takes no further job meanwhile.
   if (report.poisoned) worker.retiring = true;
   settle(job, std::move(report), wall);
 }
 
-void GpuWorkerPool::on_exit(size_t index) {
-  const long job = workers_[index].job;
-  const double wall =
-      std::chrono::duration<double>(Clock::now() - workers_[index].started)
-          .count();
-  const int status = end_worker(index, false);
+void GpuWorkerPool::on_exit(WorkerId id) {
+  const long job = workers_.at(id).job;
+  const double wall = children_.wall_seconds(id);
+  const int status = end_worker(id, false);
   if (job < 0) return;  // a worker that retired after its report
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
     // It ended cleanly without taking the job (the pipe closed between
@@ -189,18 +184,9 @@ void GpuWorkerPool::on_exit(size_t index) {
       wall, false);
 }
 
-int GpuWorkerPool::end_worker(size_t index, bool kill) {
-  Worker& worker = workers_[index];
-  if (kill) kill_process_group(worker.process.pid);
-  close_fd(&worker.process.from_child);
-  close_fd(&worker.process.to_child);
-  int status = 0;
-  while (waitpid(worker.process.pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  // A timed-out worker's grandchildren die with its group.
-  kill_process_group(worker.process.pid);
-  workers_.erase(workers_.begin() + static_cast<long>(index));
-  return status;
+int GpuWorkerPool::end_worker(WorkerId id, bool kill) {
+  workers_.erase(id);
+  return children_.end(id, kill);
 }
 
 bool GpuWorkerPool::wants_locating(size_t job,
@@ -256,32 +242,15 @@ void GpuWorkerPool::lost(size_t job, Family family, const std::string& message,
   settle(job, std::move(report), wall);
 }
 
-void GpuWorkerPool::handle_timeouts(Clock::time_point now) {
-  for (size_t i = 0; i < workers_.size();) {
-    Worker& worker = workers_[i];
-    if (worker.job < 0 || now < worker.deadline) {
-      ++i;
-      continue;
-    }
-    const size_t job = static_cast<size_t>(worker.job);
-    const double wall =
-        std::chrono::duration<double>(now - worker.started).count();
-    end_worker(i, /*kill=*/true);
-    lost(job, Family::kTimeout, killed_at_deadline(hooks_.timeout_seconds(job)),
-         wall, true);
-  }
-}
-
-GpuWorkerPool::Clock::time_point GpuWorkerPool::next_deadline() const {
-  auto next = Clock::time_point::max();
-  for (const Worker& worker : workers_) {
-    if (worker.job >= 0) next = std::min(next, worker.deadline);
-  }
-  return next;
+void GpuWorkerPool::on_deadline(WorkerId id, double wall) {
+  const size_t job = static_cast<size_t>(workers_.at(id).job);
+  end_worker(id, /*kill=*/true);
+  lost(job, Family::kTimeout, killed_at_deadline(hooks_.timeout_seconds(job)),
+       wall, true);
 }
 
 void GpuWorkerPool::stop_all() {
-  while (!workers_.empty()) end_worker(workers_.size() - 1, true);
+  while (!workers_.empty()) end_worker(workers_.rbegin()->first, true);
 }
 
 }  // namespace casebook

@@ -16,10 +16,10 @@
 //   strict      Isolation::kStrict: a fresh worker for every job, no rerun
 //
 // Part of the runner's single-threaded event loop (runner/scheduler.cpp): the
-// scheduler polls the pool's pipes with its own and hands it what they said.
+// workers are children of the scheduler's ChildSet (process/child_set.h),
+// which watches their pipes and deadlines with the one-shot children's and
+// hands the pool what they said; the pool is the policy above.
 #pragma once
-
-#include <poll.h>
 
 #include <chrono>
 #include <deque>
@@ -30,7 +30,7 @@
 
 #include "casebook/runner.h"
 #include "child/execute.h"
-#include "process/subprocess.h"
+#include "process/child_set.h"
 #include "runner/plan.h"
 
 namespace casebook {
@@ -63,8 +63,10 @@ class GpuWorkerPool {
     std::function<void(size_t job, ChildReport report, double wall)> finish;
   };
 
+  // The workers are `children`'s (which outlives the pool).
   GpuWorkerPool(const CaseTable& table, std::vector<Job>& jobs,
-                Isolation isolation, ChildEnvironment environment, Hooks hooks);
+                Isolation isolation, ChildEnvironment environment, Hooks hooks,
+                ChildSet& children);
   ~GpuWorkerPool();
   GpuWorkerPool(const GpuWorkerPool&) = delete;
   GpuWorkerPool& operator=(const GpuWorkerPool&) = delete;
@@ -75,38 +77,30 @@ class GpuWorkerPool {
   // Gives each backend without a job in flight its next job.
   void start_jobs();
 
-  // The workers' report pipes, appended to the scheduler's poll set, and
-  // what poll() said about them (the same entries, in the same order).
-  void append_poll_fds(std::vector<pollfd>* fds) const;
-  void handle_poll_events(const pollfd* fds, size_t count);
-
-  void handle_timeouts(Clock::time_point now);
-  // The earliest deadline of a job in flight; time_point::max() when none.
-  Clock::time_point next_deadline() const;
-
   // Kills every worker's process group and reaps them.
   void stop_all();
 
   const GpuPoolCounters& counters() const { return counters_; }
 
  private:
+  using WorkerId = ChildSet::Id;
   struct Worker {
-    ChildProcess process;
     Backend backend = Backend::kCuda;
-    long job = -1;  // the job in flight, -1 when idle
-    Clock::time_point started;
-    Clock::time_point deadline;
-    std::string buffer;
+    long job = -1;          // the job in flight, -1 when idle
     bool retiring = false;  // its last run poisoned it
   };
 
   bool busy(Backend backend) const;
-  Worker* idle_worker(Backend backend);
+  WorkerId idle_worker(Backend backend) const;  // 0: none
+  WorkerId start_worker(Backend backend, size_t job);
   void retire_idle_worker(Backend backend);
   void dispatch(Backend backend, size_t job);
-  void on_report_line(size_t index, const std::string& line);
-  void on_exit(size_t index);
-  int end_worker(size_t index, bool kill);
+  // The ChildSet's handlers for a worker.
+  void on_report_line(WorkerId id, const std::string& line);
+  void on_read(WorkerId id, bool closed);
+  void on_deadline(WorkerId id, double wall);
+  void on_exit(WorkerId id);
+  int end_worker(WorkerId id, bool kill);
   // A report for the job: final, or the first attempt of a confirming rerun.
   void settle(size_t job, ChildReport report, double wall);
   // Whether the job's final report asks for the locating rerun.
@@ -120,7 +114,8 @@ class GpuWorkerPool {
   ChildEnvironment environment_;
   Hooks hooks_;
   std::map<Backend, std::deque<size_t>> queues_;
-  std::vector<Worker> workers_;
+  ChildSet& children_;
+  std::map<WorkerId, Worker> workers_;  // by id: in the order they started
   GpuPoolCounters counters_;
 };
 

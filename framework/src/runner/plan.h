@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "casebook/internal_error.h"
 #include "casebook/loader.h"
 #include "casebook/ops.h"
 #include "casebook/runner.h"
@@ -65,7 +66,12 @@ struct PlannedCase {
   size_t jobs_left = 0;
 
   bool runnable() const { return loaded.ok() && plan_errors.empty(); }
-  const Case& value() const { return *loaded.value; }
+  // The case as loaded; only a runnable one has it.
+  const Case& value() const {
+    CASEBOOK_ASSERT(loaded.value.has_value(),
+                    "a case that did not load has no value");
+    return *loaded.value;
+  }
 };
 
 // Whether a GPU backend can run, as the probe child saw it.

@@ -1,10 +1,6 @@
 #include "runner/scheduler.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -12,8 +8,9 @@
 #include <filesystem>
 
 #include "casebook/diagnosis.h"
+#include "process/child_set.h"
+#include "process/interrupts.h"
 #include "process/run_to_end.h"
-#include "process/subprocess.h"
 #include "runner/child_launcher.h"
 #include "runner/gpu_pool.h"
 
@@ -22,51 +19,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int g_signal_pipe[2] = {-1, -1};
-volatile sig_atomic_t g_last_signal = 0;
-volatile sig_atomic_t g_signals_seen = 0;
-
-// The first SIGINT or SIGTERM asks the run to stop and report; the second
-// ends the process at once, whatever the runner is busy with (its children
-// follow: PR_SET_PDEATHSIG).
-void on_interrupt(int signal) {
-  g_signals_seen = g_signals_seen + 1;
-  if (g_signals_seen >= 2) {
-    ::signal(signal, SIG_DFL);
-    raise(signal);
-    return;
-  }
-  g_last_signal = signal;
-  const char byte = 1;
-  if (g_signal_pipe[1] >= 0) (void)!write(g_signal_pipe[1], &byte, 1);
-}
-
 }  // namespace
 
-void install_interrupt_handlers() {
-  if (g_signal_pipe[0] >= 0) return;
-  if (pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return;
-  track_child_fd(g_signal_pipe[0]);
-  track_child_fd(g_signal_pipe[1]);
-  struct sigaction action{};
-  action.sa_handler = on_interrupt;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-  signal(SIGPIPE, SIG_IGN);  // a dead worker's pipe is handled, not fatal
-}
-
-int last_interrupting_signal() { return g_last_signal; }
-
-// One running one-shot child with its job (GPU workers live in the pool).
+// One running one-shot child's jobs (GPU workers live in the pool; both are
+// children of the Impl's ChildSet, which watches their pipes and deadlines).
 struct Scheduler::Slot {
-  ChildProcess process;
-  Backend backend = Backend::kCpu;
   long job = -1;   // the job in flight, -1 once it reported
   long then = -1;  // the job this child runs next (Job::then_job), or -1
-  Clock::time_point started;
-  Clock::time_point deadline;
-  std::string buffer;
 };
 
 struct Scheduler::Impl {
@@ -75,7 +34,9 @@ struct Scheduler::Impl {
   std::vector<Job>& jobs;
   SchedulerOptions options;
   std::deque<size_t> cpu_queue;
-  std::vector<Slot> slots;
+  // Declared before what supervises with it (the pool), so it outlives them.
+  ChildSet children;
+  std::map<ChildSet::Id, Slot> slots;
   std::vector<size_t> open_cases;  // started, not yet judged
   std::vector<bool> case_started;
   ChildLauncher launcher;
@@ -90,7 +51,7 @@ struct Scheduler::Impl {
         launcher(table, options.child_environment,
                  options.run_root + "/fork-server", options.fork_server),
         gpu_pool(table, jobs, options.isolation, options.child_environment,
-                 pool_hooks()) {
+                 pool_hooks(), children) {
     case_started.assign(cases.size(), false);
     for (size_t i = 0; i < jobs.size(); ++i) {
       if (is_gpu(jobs[i].backend)) {
@@ -155,18 +116,29 @@ struct Scheduler::Impl {
   }
 
   void start_one_shot(size_t job) {
-    Slot slot;
-    slot.backend = jobs[job].backend;
     // The run's wall time counts from before its fork: a fork server's
     // child may have run and reported before launch() returns.
-    slot.started = Clock::now();
-    slot.process = launcher.launch(request_for(job), cpu_queue.size());
-    slot.job = static_cast<long>(job);
-    slot.then = jobs[job].then_job;
-    slot.deadline =
-        slot.started + std::chrono::duration_cast<Clock::duration>(
-                           std::chrono::duration<double>(timeout_of(job)));
-    slots.push_back(std::move(slot));
+    const Clock::time_point started = Clock::now();
+    ChildSet::Handlers handlers;
+    handlers.on_line = [this](ChildSet::Id id, const std::string& line) {
+      handle_report_line(id, line);
+    };
+    handlers.on_read = [this](ChildSet::Id id, bool closed) {
+      if (closed) {
+        handle_exit(id);
+      } else if (slots.at(id).job < 0) {
+        slots.erase(id);
+        children.release(id);
+      }
+    };
+    handlers.on_deadline = [this](ChildSet::Id id, double wall) {
+      handle_deadline(id, wall);
+    };
+    const ChildSet::Id id =
+        children.add(launcher.launch(request_for(job), cpu_queue.size()),
+                     std::move(handlers));
+    children.arm(id, started, timeout_of(job));
+    slots[id] = Slot{static_cast<long>(job), jobs[job].then_job};
   }
 
   void fill_slots() {
@@ -181,47 +153,9 @@ struct Scheduler::Impl {
     gpu_pool.start_jobs();
   }
 
-  // Processes that reported and are being torn down. Reaped without blocking:
-  // a LibTorch process takes about 10 ms to exit on 2 cores, and waiting for
-  // it serialised the whole run (wait4 was 70 % of the runner's time).
-  std::vector<pid_t> exiting;
-
-  void reap_exiting(bool block) {
-    for (size_t i = 0; i < exiting.size();) {
-      int status = 0;
-      pid_t done = waitpid(exiting[i], &status, block ? 0 : WNOHANG);
-      if (done == 0 || (done < 0 && errno == EINTR)) {
-        ++i;
-        continue;
-      }
-      exiting.erase(exiting.begin() + static_cast<long>(i));
-    }
-  }
-
-  // A one-shot child that has reported: its group is killed (a grandchild
-  // must not outlive it) and it is reaped later.
-  void release_slot(size_t index) {
-    Slot& slot = slots[index];
-    kill_process_group(slot.process.pid);
-    close_fd(&slot.process.from_child);
-    close_fd(&slot.process.to_child);
-    exiting.push_back(slot.process.pid);
-    slots.erase(slots.begin() + static_cast<long>(index));
-  }
-
-  // Closes the slot's pipes and reaps it; returns the wait status.
-  int end_slot(size_t index, bool kill) {
-    Slot& slot = slots[index];
-    if (kill) kill_process_group(slot.process.pid);
-    close_fd(&slot.process.from_child);
-    close_fd(&slot.process.to_child);
-    int status = 0;
-    while (waitpid(slot.process.pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    // A timed-out child's grandchildren die with its group.
-    kill_process_group(slot.process.pid);
-    slots.erase(slots.begin() + static_cast<long>(index));
-    return status;
+  int end_slot(ChildSet::Id id, bool kill) {
+    slots.erase(id);
+    return children.end(id, kill);
   }
 
   // The job's final report (GPU jobs: after the pool's confirming rerun).
@@ -252,20 +186,18 @@ struct Scheduler::Impl {
     on_case_done(position);
   }
 
-  void handle_report_line(size_t index, const std::string& line) {
-    Slot& slot = slots[index];
+  void handle_report_line(ChildSet::Id id, const std::string& line) {
+    Slot& slot = slots.at(id);
     if (slot.job < 0) return;
     const size_t job = static_cast<size_t>(slot.job);
-    const auto now = Clock::now();
-    const double wall =
-        std::chrono::duration<double>(now - slot.started).count();
+    const double wall = children.wall_seconds(id);
     // The second part's time and deadline are its own, from now on.
     slot.job = slot.then;
     slot.then = -1;
     if (slot.job >= 0) {
-      slot.started = now;
-      slot.deadline = now + std::chrono::duration_cast<Clock::duration>(
-                                std::chrono::duration<double>(timeout_of(job)));
+      children.arm(id, Clock::now(), timeout_of(job));
+    } else {
+      children.disarm(id);
     }
     finish(job, decode_report(line), wall);
   }
@@ -285,65 +217,40 @@ struct Scheduler::Impl {
   }
 
   // The slot's pipe reached EOF: the process ended.
-  void handle_exit(size_t index) {
-    Slot& slot = slots[index];
-    const long job = slot.job;
-    const long then = slot.then;
-    const double wall =
-        std::chrono::duration<double>(Clock::now() - slot.started).count();
-    const int status = end_slot(index, false);
-    if (job < 0) return;
+  void handle_exit(ChildSet::Id id) {
+    const Slot slot = slots.at(id);
+    const double wall = children.wall_seconds(id);
+    const int status = end_slot(id, false);
+    if (slot.job < 0) return;
     std::string how = describe_wait_status(status);
     Family family = WIFSIGNALED(status) ? classify_signal(WTERMSIG(status))
                                         : Family::kCrash;
     const std::string message =
         "the run's process " + how + " before reporting";
-    fail(static_cast<size_t>(job), family, message, wall, false);
-    fail_second(then, static_cast<size_t>(job), family, message, wall, false);
+    const size_t job = static_cast<size_t>(slot.job);
+    fail(job, family, message, wall, false);
+    fail_second(slot.then, job, family, message, wall, false);
   }
 
-  void handle_timeouts() {
-    const auto now = Clock::now();
-    for (size_t i = 0; i < slots.size();) {
-      Slot& slot = slots[i];
-      if (slot.job >= 0 && now >= slot.deadline) {
-        const size_t job = static_cast<size_t>(slot.job);
-        const long then = slot.then;
-        const double wall =
-            std::chrono::duration<double>(now - slot.started).count();
-        end_slot(i, /*kill=*/true);
-        const std::string message = killed_at_deadline(timeout_of(job));
-        fail(job, Family::kTimeout, message, wall, true);
-        fail_second(then, job, Family::kTimeout, message, wall, true);
-        continue;
-      }
-      ++i;
-    }
-    gpu_pool.handle_timeouts(now);
-  }
-
-  int poll_timeout_ms() const {
-    auto next = gpu_pool.next_deadline();
-    for (const Slot& slot : slots) {
-      if (slot.job >= 0) next = std::min(next, slot.deadline);
-    }
-    if (next == Clock::time_point::max()) return 1000;
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                  next - Clock::now())
-                  .count();
-    return static_cast<int>(std::clamp<long long>(ms + 1, 0, 1000));
+  void handle_deadline(ChildSet::Id id, double wall) {
+    const Slot slot = slots.at(id);
+    const size_t job = static_cast<size_t>(slot.job);
+    end_slot(id, /*kill=*/true);
+    const std::string message = killed_at_deadline(timeout_of(job));
+    fail(job, Family::kTimeout, message, wall, true);
+    fail_second(slot.then, job, Family::kTimeout, message, wall, true);
   }
 
   bool pending() const {
     if (!cpu_queue.empty() || gpu_pool.pending()) return true;
     return std::any_of(slots.begin(), slots.end(),
-                       [](const Slot& slot) { return slot.job >= 0; });
+                       [](const auto& entry) { return entry.second.job >= 0; });
   }
 
   void kill_all() {
-    while (!slots.empty()) end_slot(slots.size() - 1, true);
     gpu_pool.stop_all();
-    reap_exiting(/*block=*/true);
+    slots.clear();
+    children.end_all();
     launcher.stop();
   }
 };
@@ -366,39 +273,13 @@ bool Scheduler::run(const std::function<void(size_t)>& on_case_done) {
   };
   while (s.pending() && !stop_asked()) {
     s.fill_slots();
-    std::vector<pollfd> fds;
-    fds.push_back({g_signal_pipe[0], POLLIN, 0});
-    for (const Slot& slot : s.slots) {
-      fds.push_back({slot.process.from_child, POLLIN, 0});
-    }
-    const size_t first_worker = fds.size();
-    s.gpu_pool.append_poll_fds(&fds);
-    int ready = poll(fds.data(), fds.size(), s.poll_timeout_ms());
-    if (ready < 0 && errno != EINTR) break;
-    if (g_last_signal != 0) {
+    if (s.children.wait(interrupt_fd()) || last_interrupting_signal() != 0) {
       s.kill_all();
       counters_.workers_started = s.gpu_pool.counters().workers_started;
       counters_.confirm_reruns = s.gpu_pool.counters().confirm_reruns;
       return false;
     }
-    s.gpu_pool.handle_poll_events(fds.data() + first_worker,
-                                  fds.size() - first_worker);
-    // Walk the slots backwards: handling an exit erases its slot.
-    for (size_t i = first_worker - 1; i >= 1; --i) {
-      if (fds[i].revents == 0) continue;
-      const size_t index = i - 1;
-      Slot& slot = s.slots[index];
-      const bool open = read_available(slot.process.from_child, &slot.buffer);
-      std::string line;
-      while (take_line(&slot.buffer, &line)) s.handle_report_line(index, line);
-      if (!open) {
-        s.handle_exit(index);
-      } else if (s.slots[index].job < 0) {
-        s.release_slot(index);
-      }
-    }
-    s.handle_timeouts();
-    s.reap_exiting(/*block=*/false);
+    s.children.dispatch();
   }
   s.kill_all();
   counters_.workers_started = s.gpu_pool.counters().workers_started;

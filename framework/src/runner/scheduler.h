@@ -1,6 +1,8 @@
 // The runner's event loop: starts one-shot CPU children, drives the GPU
-// worker pool (runner/gpu_pool.h), reads reports, enforces timeouts, and
-// hands each finished case to a callback.
+// worker pool (runner/gpu_pool.h), and hands each finished case to a
+// callback. Both kinds of child are watched by one ChildSet
+// (process/child_set.h: pipes, lines, deadlines, reaping); a SIGINT or
+// SIGTERM (process/interrupts.h) stops the run.
 // Single-threaded on purpose: fork() from a multi-threaded process is unsafe.
 #pragma once
 
@@ -49,7 +51,8 @@ class Scheduler {
   Scheduler& operator=(const Scheduler&) = delete;
 
   // Runs every job; calls `on_case_done(position)` as each case's last job
-  // finishes. Returns false when interrupted (SIGINT, SIGTERM, or
+  // finishes. Installs the interrupt handlers (process/interrupts.h).
+  // Returns false when interrupted (SIGINT, SIGTERM, or
   // SchedulerOptions::stop_requested): children are killed and unfinished
   // jobs stay unfinished.
   bool run(const std::function<void(size_t)>& on_case_done);
@@ -62,13 +65,5 @@ class Scheduler {
   Impl* impl_;
   SchedulerCounters counters_;
 };
-
-// Installs SIGINT/SIGTERM handlers that make Scheduler::run stop (also when
-// the signal came before it started); a second signal ends the process at
-// once. Idempotent; run() calls it too.
-void install_interrupt_handlers();
-
-// The signal that interrupted this process's runs, or 0.
-int last_interrupting_signal();
 
 }  // namespace casebook

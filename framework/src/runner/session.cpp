@@ -15,6 +15,7 @@
 #include "casebook/neighbors.h"
 #include "device/backend_runtime.h"
 #include "process/fork_rules.h"
+#include "process/interrupts.h"
 #include "process/run_to_end.h"
 #include "process/scratch_folder.h"
 #include "process/subprocess.h"
