@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The style gate (issue 37, item 9), a step of the `debian` lane:
-# clang-format, check only, over every C and C++ source git tracks, with
+# clang-format, check only, over every C and C++ source of the clone (the
+# ones git tracks, and new ones it does not ignore, so that a file not yet
+# added is checked before its commit, not by CI after it), with
 # .clang-format and the pinned clang-format below (the formatter's output
 # differs between versions, so the check and the people who run
 # `clang-format -i` must use one). Prints each unformatted place as
 # file:line:col and exits 1; exits 0 when every file is formatted.
 #
 #   ci/check-style.sh            check
-#   ci/check-style.sh --fix      format every tracked source in place
+#   ci/check-style.sh --fix      format every such source in place
 #
 # The formatter lives in a virtual environment outside the clone
 # (ci/pinned-tool.sh).
@@ -16,7 +18,8 @@ cd "$(dirname "$0")/.."
 readonly clang_format_version=23.1.5
 source ci/pinned-tool.sh
 formatter=$(pinned_tool clang-format "$clang_format_version")
-mapfile -t sources < <(git ls-files '*.c' '*.cc' '*.cpp' '*.h' '*.hpp' '*.cu' '*.cuh' '*.hip')
+mapfile -t sources < <(git ls-files --cached --others --exclude-standard \
+  '*.c' '*.cc' '*.cpp' '*.h' '*.hpp' '*.cu' '*.cuh' '*.hip')
 if [ "${1:-}" = --fix ]; then
   "$formatter" -i "${sources[@]}"
   exit 0

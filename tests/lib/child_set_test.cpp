@@ -50,7 +50,8 @@ ChildSet::Handlers noting(ChildSet& set, Seen& seen) {
 // Waits and dispatches until `done` or 10 s.
 template <typename Done>
 void run_until(ChildSet& set, Done done) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  const auto until =
+      std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (!done() && std::chrono::steady_clock::now() < until) {
     set.wait(-1);
     set.dispatch();
@@ -148,8 +149,12 @@ TEST(ChildSet, AHandlerMayEndAnotherChildInTheMiddleOfADispatch) {
 TEST(ChildSet, AReleasedChildIsReapedAndTheCallersDescriptorWakesTheWait) {
   ChildSet set;
   Seen seen;
-  const ChildProcess hanging =
-      spawn_child([](int, int) { while (true) pause(); return 0; }, false);
+  const ChildProcess hanging = spawn_child(
+      [](int, int) {
+        while (true) pause();
+        return 0;
+      },
+      false);
   const Id id = set.add(hanging, noting(set, seen));
   set.release(id);
   EXPECT_FALSE(set.contains(id));

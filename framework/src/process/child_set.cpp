@@ -25,7 +25,9 @@ ChildSet::Id ChildSet::add(ChildProcess process, Handlers handlers) {
   return id;
 }
 
-int ChildSet::to_child(Id id) const { return children_.at(id).process.to_child; }
+int ChildSet::to_child(Id id) const {
+  return children_.at(id).process.to_child;
+}
 
 void ChildSet::arm(Id id, Clock::time_point started, double seconds) {
   Child& child = children_.at(id);
@@ -72,9 +74,9 @@ int ChildSet::wait_ms() const {
     if (child.armed) next = std::min(next, child.deadline);
   }
   if (next == Clock::time_point::max()) return kLongestWaitMs;
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      next - Clock::now())
-                      .count();
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now())
+          .count();
   return static_cast<int>(std::clamp<long long>(ms + 1, 0, kLongestWaitMs));
 }
 
@@ -126,7 +128,8 @@ void ChildSet::dispatch() {
     if (!contains(id)) continue;
     Child& child = children_.at(id);
     child.armed = false;
-    const double wall = std::chrono::duration<double>(now - child.started).count();
+    const double wall =
+        std::chrono::duration<double>(now - child.started).count();
     const Handlers handlers = child.handlers;
     handlers.on_deadline(id, wall);
   }
