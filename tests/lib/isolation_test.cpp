@@ -11,6 +11,7 @@
 
 #include "casebook/runner.h"
 #include "process_state.h"
+#include "run_command.h"
 #include "test_ops.h"
 
 namespace casebook {
@@ -89,9 +90,9 @@ TEST(Isolation, StrictModeGivesTheSameVerdicts) {
 
 TEST(Isolation, ATimeoutKillsTheWholeProcessGroupGrandchildrenToo) {
   testing_support::use_single_thread();
-  fs::path dir = fs::temp_directory_path() /
-                 ("casebook-grandchild-" + std::to_string(getpid()));
-  fs::create_directories(dir);
+  // Removed however the test ends (an ASSERT returns early).
+  const testing_support::TempFolder folder;
+  const fs::path& dir = folder.path();
   fs::path pid_file = dir / "grandchild.pid";
   std::ofstream(dir / "hang_with_grandchild.yaml")
       << "casebook: 1\nsummary: a child that forks and hangs\n"
@@ -113,7 +114,6 @@ TEST(Isolation, ATimeoutKillsTheWholeProcessGroupGrandchildrenToo) {
   }
   EXPECT_FALSE(testing_support::process_running(grandchild))
       << "grandchild " << grandchild;
-  fs::remove_all(dir);
 }
 
 }  // namespace
