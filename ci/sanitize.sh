@@ -45,7 +45,10 @@ fi
 log="$(mktemp)"
 trap 'rm -f "${log}"' EXIT
 status=0
-PYTORCH_NO_CUDA_MEMORY_CACHING=1 "${sanitizer}" --tool memcheck \
+# CASEBOOK_TOOL_THREADS=1: compute-sanitizer's launcher starts a thread in
+# every process it follows, which casebook's fork rules must not count
+# (framework/src/process/fork_rules.h).
+CASEBOOK_TOOL_THREADS=1 PYTORCH_NO_CUDA_MEMORY_CACHING=1 "${sanitizer}" --tool memcheck \
   --target-processes all --error-exitcode 86 --print-limit 20 \
   "${casebook}" run --verbose --backend cuda --require cuda --isolation strict "${cases[@]}" \
   2>&1 | tee "${log}" || status=$?

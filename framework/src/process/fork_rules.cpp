@@ -3,10 +3,37 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <charconv>
 #include <climits>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 
 namespace casebook {
+namespace {
+
+constexpr int kMostToolThreads = 16;
+
+bool is_gpu_device_file(const std::string& file) {
+  return file.rfind("/dev/nvidia", 0) == 0 || file == "/dev/kfd";
+}
+
+// CASEBOOK_TOOL_THREADS, 0 to kMostToolThreads; anything else counts as 0.
+int tool_threads_from_environment() {
+  const char* text = std::getenv("CASEBOOK_TOOL_THREADS");
+  if (text == nullptr) return 0;
+  const char* end = text + std::strlen(text);
+  int count = 0;
+  const auto [stop, error] = std::from_chars(text, end, count);
+  if (error != std::errc() || stop != end || count < 0 ||
+      count > kMostToolThreads) {
+    return 0;
+  }
+  return count;
+}
+
+}  // namespace
 
 ForkFacts read_fork_facts() {
   ForkFacts facts;
@@ -25,7 +52,7 @@ ForkFacts read_fork_facts() {
       const ssize_t length = readlink(link.c_str(), target, sizeof(target) - 1);
       if (length <= 0) continue;
       const std::string file(target, static_cast<size_t>(length));
-      if (file.rfind("/dev/nvidia", 0) == 0 || file == "/dev/kfd") {
+      if (is_gpu_device_file(file)) {
         facts.gpu_files.push_back(file);
       }
     }
@@ -33,32 +60,43 @@ ForkFacts read_fork_facts() {
   }
   std::ifstream maps("/proc/self/maps");
   for (std::string line; std::getline(maps, line);) {
-    if (line.find("/libcuda.so") != std::string::npos) {
-      facts.cuda_driver_loaded = true;
-      break;
+    const size_t path = line.find(" /dev/");
+    if (path == std::string::npos) continue;
+    const std::string file = line.substr(path + 1);
+    if (is_gpu_device_file(file) &&
+        std::find(facts.gpu_mappings.begin(), facts.gpu_mappings.end(), file) ==
+            facts.gpu_mappings.end()) {
+      facts.gpu_mappings.push_back(file);
     }
   }
+  facts.tool_threads = tool_threads_from_environment();
   return facts;
 }
 
 std::string fork_refusal(const ForkFacts& facts) {
-  if (facts.threads > 1) {
-    return "the process has " + std::to_string(facts.threads) +
-           " threads (/proc/self/status); a thread holding a lock at fork() "
+  if (facts.threads > 1 + facts.tool_threads) {
+    const std::string tools =
+        facts.tool_threads > 0
+            ? " (" + std::to_string(facts.tool_threads) +
+                  " of them a tool's, by CASEBOOK_TOOL_THREADS)"
+            : "";
+    return "the process has " + std::to_string(facts.threads) + " threads" +
+           tools +
+           " (/proc/self/status); a thread holding a lock at fork() "
            "hangs the child. Call at::set_num_threads(1) before any ATen op "
            "and start no thread in a program that runs cases";
   }
-  if (!facts.gpu_files.empty()) {
-    return "the process has initialised a GPU runtime (" +
-           facts.gpu_files.front() +
-           " is open); a CUDA or HIP context does not survive fork(). Touch "
+  const std::string held =
+      !facts.gpu_files.empty()
+          ? facts.gpu_files.front() + " is open"
+          : (!facts.gpu_mappings.empty()
+                 ? facts.gpu_mappings.front() + " is mapped into its memory"
+                 : "");
+  if (!held.empty()) {
+    return "the process has initialised a GPU runtime (" + held +
+           "); a CUDA or HIP context does not survive fork(). Touch "
            "no GPU (not even at::manual_seed, which seeds CUDA too) in the "
            "process that runs cases";
-  }
-  if (facts.cuda_driver_loaded) {
-    return "the process has loaded the CUDA driver (libcuda.so is mapped); "
-           "a CUDA context does not survive fork(). Touch no GPU (not even "
-           "at::manual_seed) in the process that runs cases";
   }
   return {};
 }

@@ -20,13 +20,18 @@ class ForkRefused : public std::logic_error {
 };
 
 // What this process shows: its thread count (/proc/self/status, Threads:),
-// the GPU device files it holds open (/proc/self/fd: /dev/nvidia*, /dev/kfd)
-// and whether the CUDA driver library is mapped (/proc/self/maps:
-// libcuda.so, loaded by the runtime's first call).
+// the threads a tool wrapped around it started (CASEBOOK_TOOL_THREADS: set
+// by what runs casebook under compute-sanitizer, whose launcher starts one in
+// every process it follows), and the GPU device files it holds open
+// (/proc/self/fd) or has mapped (/proc/self/maps): /dev/nvidia*, /dev/kfd.
+// A CUDA or HIP runtime opens and maps them when it initialises. The driver
+// library alone (libcuda.so mapped, as a CUDA LibTorch may load it at start)
+// is no context and no reason to refuse.
 struct ForkFacts {
   int threads = 1;
+  int tool_threads = 0;
   std::vector<std::string> gpu_files;
-  bool cuda_driver_loaded = false;
+  std::vector<std::string> gpu_mappings;
 };
 ForkFacts read_fork_facts();
 

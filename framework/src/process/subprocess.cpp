@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -116,6 +117,11 @@ ChildProcess spawn_child(const std::function<int(int, int)>& body,
   make_pipe(reports);
   if (with_requests) make_pipe(requests);
   const pid_t parent = getpid();
+  // Nothing unwritten may reach the child: a child that flushes its stdout
+  // (CUDA does, printing a device-side assert's message) would write the
+  // runner's pending lines a second time (seen on an H200: verdict lines
+  // twice and three times in a piped log).
+  std::fflush(nullptr);
   pid_t pid = fork();
   if (pid < 0) {
     int saved = errno;

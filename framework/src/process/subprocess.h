@@ -26,7 +26,8 @@ struct ChildProcess {
 // other children are closed in the child. The child is killed (SIGKILL) when
 // the process that spawned it dies, however it dies. Throws ForkRefused
 // (process/fork_rules.h) instead of forking from a process with more than one
-// thread or an initialised GPU runtime.
+// thread or an initialised GPU runtime. Every stdio stream is flushed
+// first, so that the child holds no copy of output not yet written.
 ChildProcess spawn_child(const std::function<int(int, int)>& body,
                          bool with_requests);
 

@@ -66,7 +66,11 @@ MemcheckResult run_memcheck(const std::string& sanitizer,
         dup2(output_fd, STDOUT_FILENO);
         dup2(output_fd, STDERR_FILENO);
         setenv("PYTORCH_NO_CUDA_MEMORY_CACHING", "1", 1);
+        // compute-sanitizer's launcher starts a thread in each process it
+        // follows: the fork rules may not count it (process/fork_rules.h).
+        setenv("CASEBOOK_TOOL_THREADS", "1", 1);
         std::vector<char*> argv;
+        argv.reserve(arguments.size() + 1);
         for (std::string& argument : arguments) argv.push_back(argument.data());
         argv.push_back(nullptr);
         execv(sanitizer.c_str(), argv.data());
