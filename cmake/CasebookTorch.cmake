@@ -33,6 +33,17 @@ if(CASEBOOK_TORCH_CXX_STANDARD GREATER_EQUAL 20 AND
   target_compile_options(casebook_torch INTERFACE
     -Wno-array-bounds -Wno-stringop-overflow -Wno-restrict)
 endif()
+# libstdc++ before LibTorch among each program's libraries. A LibTorch wheel
+# exports a copy of parts of libstdc++ (std::filesystem among them, from its
+# toolchain's libstdc++_nonshared.a) without symbol versions; listed before
+# libstdc++.so.6 it takes every such call of casebook's and of its other
+# libraries. On the GPU machine (torch 2.11.0+cu130, Ubuntu 24.04) its
+# std::filesystem::remove_all jumped to address 0 at the end of every run.
+# tests/lib/standard_library_test.cpp checks which library answers.
+if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+  target_link_options(casebook_torch INTERFACE
+    "SHELL:-Wl,--push-state,--no-as-needed -lstdc++ -Wl,--pop-state")
+endif()
 # TORCH_CXX_FLAGS carries the C++ ABI flag LibTorch was built with.
 separate_arguments(_casebook_torch_flags UNIX_COMMAND "${TORCH_CXX_FLAGS}")
 target_compile_options(casebook_torch INTERFACE ${_casebook_torch_flags})
