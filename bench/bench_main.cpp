@@ -161,7 +161,8 @@ int bench_main(int argc, char** argv) {
   int sample = 100;
   int repeats = 3;
   int jobs = 0;
-  bool skip_large = false, skip_usual = false, only_simulated = false;
+  bool skip_large = false, skip_usual = false, only_simulated = false,
+       only_gpu = false;
   app.add_option("--sizes", sizes, "numbers of synthetic cases")
       ->delimiter(',');
   app.add_option(
@@ -175,10 +176,17 @@ int bench_main(int argc, char** argv) {
   app.add_flag("--skip-usual", skip_usual, "leave out (d)");
   app.add_flag("--only-simulated", only_simulated,
                "only the GPU worker pool on the simulated device");
+  app.add_flag("--only-gpu", only_gpu,
+               "only the GPU section (a real CUDA device), over the first of "
+               "--sizes cases");
   CLI11_PARSE(app, argc, argv);
   if (only_simulated) {
     ScratchFolder scratch;
     return run_simulated_section(scratch.path()) ? 0 : 1;
+  }
+  if (only_gpu) {
+    ScratchFolder scratch;
+    return run_gpu_section(scratch.path(), sizes.front()) ? 0 : 1;
   }
   if (jobs <= 0) {
     jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

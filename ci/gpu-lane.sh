@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# The GPU lane: build against LibTorch with CUDA (the `cuda` preset), run the
-# tests and every case on cpu and cuda, then the kernel cases under
-# compute-sanitizer. For a machine with an NVIDIA GPU and `import torch` with
+# The GPU lane: build against LibTorch with CUDA (the `cuda` preset), run
+# every case on cpu and cuda, record torch's real CUDA error texts
+# (tests/messages/record_gpu_messages.py), run the benchmark's GPU section,
+# the kernel cases under compute-sanitizer, then build the test programs and
+# run ctest (CASEBOOK_CTEST_ARGS: more ctest arguments, e.g. -E to leave out
+# tests that need Debian's Python). For a machine with an NVIDIA GPU and `import torch` with
 # CUDA (CASEBOOK_PYTHON, default python3). Libraries the machine lacks (yaml-cpp, GoogleTest, CLI11,
 # nlohmann-json, OpenSSL headers) can be unpacked from Debian packages into
 # .gpu-deps/ first (see README.md, "On a GPU machine").
@@ -65,13 +68,36 @@ echo "== LibTorch ${torch_version}, CUDA ${torch_cuda} (${python})"
 [[ "${torch_cuda}" != "None" ]] ||
   fail "LibTorch ${torch_version} is a CPU build: the GPU lane needs one with CUDA"
 if [[ -d .gpu-deps/usr ]]; then
-  export CASEBOOK_PREFIX_PATH="${PWD}/.gpu-deps/usr"
-  export LD_LIBRARY_PATH="${PWD}/.gpu-deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+  deps="${PWD}/.gpu-deps/usr"
+  export CASEBOOK_PREFIX_PATH="${deps}"
+  export LD_LIBRARY_PATH="${deps}/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+  # Debian puts OpenSSL's configuration headers under the multiarch folder,
+  # which the compiler searches under /usr only.
+  export CPATH="${deps}/include/x86_64-linux-gnu${CPATH:+:${CPATH}}"
+  # Debian's .pc files (re2's) name /usr: make them name the folder they
+  # were unpacked into, wherever that is (pkg-config's ${pcfiledir}).
+  for pc in "${deps}"/lib/x86_64-linux-gnu/pkgconfig/*.pc; do
+    [[ -f "${pc}" ]] || continue
+    sed -i -E 's#^(prefix|exec_prefix|includedir|libdir)=/usr(/|$)#\1=${pcfiledir}/../../..\2#' "${pc}"
+  done
+  export PKG_CONFIG_PATH="${deps}/lib/x86_64-linux-gnu/pkgconfig${PKG_CONFIG_PATH:+:${PKG_CONFIG_PATH}}"
+  if ! command -v pkg-config >/dev/null && [[ -x "${deps}/bin/pkg-config" ]]; then
+    export PATH="${deps}/bin:${PATH}"
+  fi
 fi
+echo "== $(uname -m), $(nproc) cores; $(cmake --version | head -1); $(c++ --version | head -1)"
+echo "== $(nvcc --version | tail -1); $(nvidia-smi -L 2>&1 | head -1)"
 
-must configure cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES="${archs}"
+# CASEBOOK_WERROR=OFF: the warnings gate is CI's, on its pinned compiler; a
+# GPU machine's compiler may warn about what CI's does not, and that must not
+# keep the GPU from being tested.
+must configure cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES="${archs}" \
+  -DCASEBOOK_WERROR=OFF -DCASEBOOK_CTEST_EACH_CASE=OFF
 grep -F "casebook: LibTorch" "${out}/configure.log" || true
-must build cmake --build --preset cuda
+# The executable, the plugin and the benchmark first: a test program that
+# does not compile must not keep the cases from running on the GPU.
+must build cmake --build --preset cuda --target casebook \
+  casebook_kernels_cuda_plugin casebook_bench
 
 # The plugin must hold what was asked for: LibTorch's CMake can rewrite the
 # architectures after casebook set them, and a plugin without sm_XX code for
@@ -94,8 +120,6 @@ for arch in "${wanted[@]}"; do
 done
 echo "== plugin architectures: $(grep -o 'sm_[0-9a-z]*' <<<"${elf}" | sort -u | tr '\n' ' ')"
 
-check ctest bash -c "cd build/cuda && ctest --output-on-failure \
-  --output-junit '${out}/ctest.xml' --resource-spec-file ../../ci/gpus.json"
 # CASEBOOK_SHARD=I/N: this runner's share of the cases (a CI matrix over
 # several GPU runners; ci/merge-results.sh joins their files).
 shard=()
@@ -106,7 +130,19 @@ ran="$(grep -cE '^(PASS|FAIL|XFAIL|XPASS|ERROR|TIMEOUT) +[^ ]+ +cuda( |$)' \
   "${out}/cases.log" || true)"
 echo "== cuda verdicts that ran: ${ran}"
 [[ "${ran}" -gt 0 ]] || failed_steps+=("cases (no cuda verdict ran)")
+# The real error texts of this torch on this GPU (tests/data/messages).
+check messages bash -c "'${python}' tests/messages/record_gpu_messages.py \
+  >'${out}/messages.txt'"
+check bench build/cuda/bin/casebook_bench --only-gpu --sizes 100
 check sanitize ci/sanitize.sh build/cuda/bin/casebook
+# Last: the test programs and ctest, the longest step. The tests whose GPU
+# lanes share one device take turns by ci/gpus.json; the others run side by
+# side.
+check build-tests cmake --build --preset cuda
+[[ ${#failed_steps[@]} -gt 0 && "${failed_steps[-1]}" == build-tests* ]] ||
+  check ctest bash -c "cd build/cuda && ctest --output-on-failure -j '$(nproc)' \
+  --output-junit '${out}/ctest.xml' --resource-spec-file ../../ci/gpus.json \
+  ${CASEBOOK_CTEST_ARGS:-}"
 
 if [[ ${#failed_steps[@]} -gt 0 ]]; then
   printf 'gpu-lane: FAILED: %s\n' "${failed_steps[@]}" >&2

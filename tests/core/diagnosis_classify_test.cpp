@@ -1,6 +1,7 @@
 // Recognition of real error messages (tests/data/messages/*.txt: LibTorch 1.13
-// recorded here, PyTorch 2.x CUDA/ROCm texts from source and issues, the CUDA
-// and HIP runtimes' own strings) and the precedence between patterns.
+// recorded here, PyTorch 2.11 CUDA texts recorded on an H200, PyTorch 2.x
+// CUDA/ROCm texts from source and issues, the CUDA and HIP runtimes' own
+// strings) and the precedence between patterns.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -113,7 +114,8 @@ TEST(ClassifyRecordedMessages, EveryErrorFamilyHasRealMessages) {
   }
   EXPECT_EQ(files, (std::set<std::string>{
                        "gpu-runtimes.txt", "libtorch-1.13-cpu.txt",
-                       "libtorch-2.13-cpu.txt", "pytorch-2.x-gpu.txt"}));
+                       "libtorch-2.13-cpu.txt", "pytorch-2.11-cuda-h200.txt",
+                       "pytorch-2.x-gpu.txt"}));
   for (const char* family :
        {"index_out_of_range", "device_assert", "illegal_address",
         "out_of_memory", "op_unavailable", "device_mismatch", "contract",
