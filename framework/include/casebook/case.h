@@ -351,6 +351,11 @@ struct Case {
   bool runs_on(Backend backend) const;
   // The case's own part of which tolerance holds (its `tolerance`).
   ToleranceRule tolerance_rule() const { return {tolerance, equal_nan}; }
+  // The rules outputs 0 .. count-1 are compared with the reference by: the
+  // case's, with equal_nan for an output whose entry for `backend` states
+  // NaN (`nan: true` or `nan: [...]`): NaN there is the answer on both sides.
+  std::vector<ToleranceRule> reference_rules(size_t count,
+                                             Backend backend) const;
   // tolerance_in_force(tolerance_rule(), nullptr, output).
   Tolerance tolerance_for(DType output) const;
   // What outputs `backend` must have: the top-level `outputs`, with the

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "casebook/internal_error.h"
 #include "casebook/shape_text.h"
 #include "compare/chunk.h"
 #include "compare/value_text.h"
@@ -243,6 +244,17 @@ Comparison compare_outputs(const std::vector<at::Tensor>& expected,
                            const std::vector<at::Tensor>& actual,
                            const ToleranceRule& rule,
                            const std::string& truth) {
+  return compare_outputs_each(expected, actual,
+                              std::vector<ToleranceRule>(expected.size(), rule),
+                              truth);
+}
+
+Comparison compare_outputs_each(const std::vector<at::Tensor>& expected,
+                                const std::vector<at::Tensor>& actual,
+                                const std::vector<ToleranceRule>& rules,
+                                const std::string& truth) {
+  CASEBOOK_ASSERT(rules.size() == expected.size(),
+                  "compare_outputs_each takes one rule per expected output");
   Comparison result;
   std::ostringstream report;
   if (expected.size() != actual.size()) {
@@ -275,7 +287,7 @@ Comparison compare_outputs(const std::vector<at::Tensor>& expected,
       result.report = report.str();
       return result;
     }
-    result.tolerance = tolerance_for(exp, rule);
+    result.tolerance = tolerance_for(exp, rules[i]);
     std::ostringstream notes;
     compare_values(exp, act, result.tolerance, &result, &notes);
     if (result.difference != Comparison::Difference::kNone) {

@@ -56,6 +56,11 @@ Comparison compare_outputs(const std::vector<at::Tensor>& expected,
                            const std::vector<at::Tensor>& actual,
                            const ToleranceRule& rule,
                            const std::string& truth = "");
+// The same, output i under rules[i] (one rule per expected output).
+Comparison compare_outputs_each(const std::vector<at::Tensor>& expected,
+                                const std::vector<at::Tensor>& actual,
+                                const std::vector<ToleranceRule>& rules,
+                                const std::string& truth = "");
 
 // The multi-index of row-major flat index `flat` in a tensor of `sizes`.
 std::vector<int64_t> unravel(int64_t flat, at::IntArrayRef sizes);

@@ -104,6 +104,18 @@ Tolerance tolerance_in_force(const ToleranceRule& rule,
   return held;
 }
 
+std::vector<ToleranceRule> Case::reference_rules(size_t count,
+                                                 Backend backend) const {
+  std::vector<ToleranceRule> rules(count, tolerance_rule());
+  for (const OutputExpectation& entry : outputs_for(backend)) {
+    if (entry.index && *entry.index < count &&
+        (entry.all_nan || entry.nan_positions)) {
+      rules[*entry.index].equal_nan = true;
+    }
+  }
+  return rules;
+}
+
 Tolerance Case::tolerance_for(DType output) const {
   return tolerance_in_force(tolerance_rule(), nullptr, output);
 }

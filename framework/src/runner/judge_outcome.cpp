@@ -146,8 +146,9 @@ void judge_against_reference(const JudgeInputs& in, CaseVerdict* verdict,
   }
   const std::vector<at::Tensor>& actual = in.run->result.outputs;
   std::vector<at::Tensor> expected = reference_outputs(kase, reference, actual);
-  Comparison comparison = compare_outputs(
-      expected, actual, kase.tolerance_rule(), reference_label(kase));
+  Comparison comparison = compare_outputs_each(
+      expected, actual, kase.reference_rules(expected.size(), in.backend),
+      reference_label(kase));
   if (comparison.equal()) {
     verdict->verdict = Verdict::kPass;
     return;
