@@ -4,10 +4,11 @@
 # (tests/messages/record_gpu_messages.py), run the benchmark's GPU section,
 # the kernel cases under compute-sanitizer, then build the test programs and
 # run ctest (CASEBOOK_CTEST_ARGS: more ctest arguments, e.g. -E to leave out
-# tests that need Debian's Python). For a machine with an NVIDIA GPU and `import torch` with
-# CUDA (CASEBOOK_PYTHON, default python3). Libraries the machine lacks (yaml-cpp, GoogleTest, CLI11,
-# nlohmann-json, OpenSSL headers) can be unpacked from Debian packages into
-# .gpu-deps/ first (see README.md, "On a GPU machine").
+# tests that need Debian's Python). For a machine with an NVIDIA GPU and
+# `import torch` with CUDA (CASEBOOK_PYTHON, default python3). Libraries the
+# machine lacks (yaml-cpp, GoogleTest, CLI11, nlohmann-json, OpenSSL headers,
+# re2, pkg-config) can be unpacked from Debian packages into .gpu-deps/ first
+# (see README.md, "On a GPU machine").
 #
 #   ci/gpu-lane.sh [OUTPUT_DIR]     JUnit files, the Markdown summary
 #                                   (cases.md) and logs go to OUTPUT_DIR
@@ -126,8 +127,9 @@ shard=()
 if [[ -n "${CASEBOOK_SHARD:-}" ]]; then shard=(--shard "${CASEBOOK_SHARD}"); fi
 check cases build/cuda/bin/casebook run cases --verbose --backend cpu,cuda --require cuda \
   "${shard[@]}" --junit "${out}/cases.xml" --summary "${out}/cases.md"
-ran="$(grep -cE '^(PASS|FAIL|XFAIL|XPASS|ERROR|TIMEOUT) +[^ ]+ +cuda( |$)' \
-  "${out}/cases.log" || true)"
+# Distinct lines: a line printed twice is one verdict.
+ran="$({ grep -E '^(PASS|FAIL|XFAIL|XPASS|ERROR|TIMEOUT) +[^ ]+ +cuda( |$)' \
+  "${out}/cases.log" || true; } | sort -u | wc -l)"
 echo "== cuda verdicts that ran: ${ran}"
 [[ "${ran}" -gt 0 ]] || failed_steps+=("cases (no cuda verdict ran)")
 # The real error texts of this torch on this GPU (tests/data/messages).
@@ -138,8 +140,9 @@ check sanitize ci/sanitize.sh build/cuda/bin/casebook
 # Last: the test programs and ctest, the longest step. The tests whose GPU
 # lanes share one device take turns by ci/gpus.json; the others run side by
 # side.
+failed_before=${#failed_steps[@]}
 check build-tests cmake --build --preset cuda
-[[ ${#failed_steps[@]} -gt 0 && "${failed_steps[-1]}" == build-tests* ]] ||
+[[ ${#failed_steps[@]} -gt ${failed_before} ]] ||
   check ctest bash -c "cd build/cuda && ctest --output-on-failure -j '$(nproc)' \
   --output-junit '${out}/ctest.xml' --resource-spec-file ../../ci/gpus.json \
   ${CASEBOOK_CTEST_ARGS:-}"

@@ -86,12 +86,12 @@ std::string fork_refusal(const ForkFacts& facts) {
            "hangs the child. Call at::set_num_threads(1) before any ATen op "
            "and start no thread in a program that runs cases";
   }
-  const std::string held =
-      !facts.gpu_files.empty()
-          ? facts.gpu_files.front() + " is open"
-          : (!facts.gpu_mappings.empty()
-                 ? facts.gpu_mappings.front() + " is mapped into its memory"
-                 : "");
+  std::string held;
+  if (!facts.gpu_files.empty()) {
+    held = facts.gpu_files.front() + " is open";
+  } else if (!facts.gpu_mappings.empty()) {
+    held = facts.gpu_mappings.front() + " is mapped into its memory";
+  }
   if (!held.empty()) {
     return "the process has initialised a GPU runtime (" + held +
            "); a CUDA or HIP context does not survive fork(). Touch "
