@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "casebook/op_catalog.h"
 #include "casebook/ops.h"
 #include "gpu_section.h"
 #include "large_output.h"

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "casebook/loader.h"
+#include "casebook/op_catalog.h"
 #include "casebook/ops.h"
 #include "child/execute.h"
 #include "compare/compare.h"

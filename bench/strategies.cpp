@@ -12,6 +12,7 @@
 #include <set>
 
 #include "casebook/loader.h"
+#include "casebook/op_catalog.h"
 #include "casebook/ops.h"
 #include "child/execute.h"
 #include "compare/compare.h"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The clang-tidy gate (issue 37, item 9), a step of the `debian` lane:
 # .clang-tidy's checks, every warning an error, over the LibTorch-free
-# sources (framework/src/model and framework/src/diagnosis: casebook_core;
-# framework/src/process: the runner's process mechanics),
+# sources (framework/src/model, framework/src/diagnosis and the ops'
+# *_declarations.cpp: casebook_core; framework/src/process: the runner's
+# process mechanics),
 # with the pinned clang-tidy below. A unit that includes LibTorch takes
 # clang-tidy about ten times as long, so the lane leaves them out; name
 # files to check any of them (the `tidy` preset's compile commands have
@@ -29,7 +30,7 @@ if [ "$#" -gt 0 ]; then
   sources=("$@")
 else
   mapfile -t sources < <(git ls-files 'framework/src/model/*.cpp' 'framework/src/diagnosis/*.cpp' \
-    'framework/src/process/*.cpp')
+    'framework/src/process/*.cpp' 'framework/src/*/*_declarations.cpp')
 fi
 # Four files a call, as many calls as cores; every warning is an error, so
 # a call's status says whether its files are clean (or could not be read).

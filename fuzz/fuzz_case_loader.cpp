@@ -8,10 +8,10 @@
 
 #include "casebook/loader.h"
 #include "casebook/op_traits.h"
-#include "ops/shipped_op_traits.h"
+#include "catalog/shipped_op_declarations.h"
 
 // The loader asks the ops' traits: the ones casebook ships, as the registry
-// installs them (framework/src/ops/registry.cpp).
+// gives them (catalog/shipped_op_declarations.h).
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   casebook::install_op_traits(casebook::shipped_op_traits());
   return 0;

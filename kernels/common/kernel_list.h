@@ -48,7 +48,9 @@
   CASEBOOK_FOR_EACH_KERNEL_V1(X) CASEBOOK_FOR_EACH_KERNEL_APPENDED(X)
 
 /* How many rows a list has: CASEBOOK_KERNEL_COUNT(CASEBOOK_FOR_EACH_KERNEL). */
-#define CASEBOOK_KERNEL_COUNT_ONE(name, Args) +1
+/* A term of the sum, so not parenthesised. */
+#define CASEBOOK_KERNEL_COUNT_ONE(name, Args) \
+  +1 /* NOLINT(bugprone-macro-parentheses) */
 #define CASEBOOK_KERNEL_COUNT(list) (0 list(CASEBOOK_KERNEL_COUNT_ONE))
 
 #endif /* CASEBOOK_KERNELS_KERNEL_LIST_H_ */

@@ -131,7 +131,7 @@ tolerance: {equal_nan: true}
 TEST(Loader, ExpectKinds) {
   const Case value = load_every_key(R"(casebook: 1
 summary: the reference fails; each GPU says how
-op: validate.labels
+op: validate.class_targets
 inputs: {target: {dtype: int64, values: [0, 7, 1, 9]}}
 reference: cpu
 expect:
@@ -196,8 +196,7 @@ TEST(Loader, ExpectProcessedErrors) {
                 "cases/bad.yaml:7:21: `expect.cuda.processed`: expected a "
                 "number of entries >= 0; got `-1`",
                 "cases/bad.yaml:8:21: `expect.hip.processed`: `processed` goes "
-                "with `match`, `error` or `xfail` of a validate.* or "
-                "kernels.* op only (an op that counts its entries)"}));
+                "with `match`, `error` or `xfail` only"}));
   EXPECT_FALSE(loaded.value.has_value());
 }
 

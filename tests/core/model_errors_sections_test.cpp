@@ -11,6 +11,14 @@ namespace casebook {
 namespace {
 
 using testing_malformed::kFamilies;
+
+// The shipped ops that report what a case may expect of them (their
+// declared traits), as the loader's messages name them.
+const std::string kReportPositions =
+    "kernels.embedding, kernels.nll_loss, validate.class_mapping, "
+    "validate.class_targets";
+const std::string kReportProcessed =
+    "kernels.nll_loss, validate.class_mapping, validate.class_targets";
 using testing_malformed::Malformed;
 using testing_malformed::with_extra;
 using testing_malformed::with_input;
@@ -170,13 +178,18 @@ std::vector<Malformed> malformed_sections() {
         "; got `assert`"}},
       {"expect_positions_for_torch_op",
        with_extra("expect: {cuda: {error: contract, positions: [1]}}\n"),
-       {f + "6:34: `expect.cuda.positions`: `positions` goes with `error` of "
-            "a validate.* or kernels.* op only"}},
+       {f +
+        "6:34: `expect.cuda.positions`: `torch.add` reports no "
+        "rejected positions, so `positions` cannot be checked (ops that "
+        "do: " +
+        kReportPositions + ")"}},
       {"expect_processed_for_torch_op",
        with_extra("expect: {cuda: {processed: 2}}\n"),
-       {f + "6:17: `expect.cuda.processed`: `processed` goes with `match`, "
-            "`error` or `xfail` of a validate.* or kernels.* op only (an op "
-            "that counts its entries)"}},
+       {f +
+        "6:17: `expect.cuda.processed`: `torch.add` does not "
+        "count the entries it processes, so `processed` cannot be checked "
+        "(ops that do: " +
+        kReportProcessed + ")"}},
       {"expect_family_with_skip",
        with_extra("expect: {cuda: {skip: slow, family: crash}}\n"),
        {f + "6:29: `expect.cuda.family`: `family` goes with `xfail` only"}},

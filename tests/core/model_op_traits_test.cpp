@@ -10,8 +10,8 @@
 #include "casebook/loader.h"
 #include "casebook/neighbors.h"
 #include "casebook/op_traits.h"
+#include "catalog/shipped_op_declarations.h"
 #include "loaded_case_checks.h"
-#include "ops/shipped_op_traits.h"
 
 namespace casebook {
 namespace {
@@ -32,7 +32,8 @@ class WithTraits {
 // of 4 along dim 0 of its input besides.
 OpTraitsTable made_up_table() {
   OpTraits every;
-  every.reports_counts = true;
+  every.reports_processed = true;
+  every.reports_positions = true;
   every.gradients = true;
   every.torch_reference = true;
   OpTraitsTable table;
@@ -45,7 +46,6 @@ OpTraitsTable made_up_table() {
   table.wording.op_names = "`made.<name>`";
   table.wording.with_torch_reference = "a made.* op";
   table.wording.with_gradients = "made.* ops";
-  table.wording.with_counts = "a made.* op";
   table.wording.with_blocks = "the made.* ops";
   return table;
 }
@@ -91,9 +91,10 @@ TEST(OpTraits, TheShippedTableKnowsNoMadeUpOp) {
           "`validate.<name>`; got `made.widget`",
           "cases/w.yaml:4:12: `reference`: expected `torch` only for a "
           "kernels.* op; got op `made.widget`",
-          "cases/w.yaml:9:9: `expect.cpu.processed`: `processed` goes with "
-          "`match`, `error` or `xfail` of a validate.* or kernels.* op only "
-          "(an op that counts its entries)",
+          "cases/w.yaml:9:9: `expect.cpu.processed`: `made.widget` does not "
+          "count the entries it processes, so `processed` cannot be checked "
+          "(ops that do: kernels.nll_loss, validate.class_mapping, "
+          "validate.class_targets)",
           "cases/w.yaml:5:7: `grad`: gradients are for torch.* and aten:: ops "
           "(LibTorch's autograd); got op `made.widget`"}));
 }
@@ -119,9 +120,9 @@ TEST(OpTraits, AShippedNameWithoutTheTraitInTheTableHasItNot) {
       (std::vector<std::string>{
           "cases/w.yaml:4:12: `reference`: expected `torch` only for a "
           "made.* op; got op `kernels.sum`",
-          "cases/w.yaml:8:9: `expect.cpu.processed`: `processed` goes "
-          "with `match`, `error` or `xfail` of a made.* op only (an op "
-          "that counts its entries)"}));
+          "cases/w.yaml:8:9: `expect.cpu.processed`: `kernels.sum` does not "
+          "count the entries it processes, so `processed` cannot be checked "
+          "(ops that do: made.widget)"}));
   EXPECT_EQ(
       widget_errors("casebook: 1\nsummary: s\nop: torch.sum\n"
                     "grad: {wrt: [input]}\n"

@@ -1,8 +1,8 @@
 // casebook_core_tests loads cases without the op registry (no LibTorch): it
-// installs the traits casebook's ops declare, as the registry does
-// (framework/src/ops/registry.cpp), before main().
+// installs, before main(), the traits of the declarations the registry's ops
+// are built from (catalog/shipped_op_declarations.h).
 #include "casebook/op_traits.h"
-#include "ops/shipped_op_traits.h"
+#include "catalog/shipped_op_declarations.h"
 
 namespace {
 

@@ -8,6 +8,7 @@
 #include <torch/version.h>
 
 #include "arg_values.h"
+#include "casebook/op_catalog.h"
 #include "casebook/ops.h"
 
 namespace casebook {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "arg_values.h"
+#include "casebook/op_catalog.h"
 #include "casebook/ops.h"
 
 namespace casebook {

@@ -174,7 +174,8 @@ TEST_F(CountingCases, FewerIsSkippedEntriesMoreIsMismatchNoneIsAnError) {
   ASSERT_EQ(verdicts.size(), 9u);
   EXPECT_EQ(verdicts["unpositioned"].verdict, Verdict::kError);
   EXPECT_NE(verdicts["unpositioned"].message.find(
-                "unpositioned.yaml:5:33: `kernels.sum` reports no rejected "
+                "unpositioned.yaml:5:33: `expect.cpu.positions`: "
+                "`kernels.sum` reports no rejected "
                 "positions, so `positions` cannot be checked (ops that do: "
                 "kernels.embedding, kernels.nll_loss, validate.class_mapping, "
                 "validate.class_targets)"),
@@ -204,7 +205,8 @@ TEST_F(CountingCases, FewerIsSkippedEntriesMoreIsMismatchNoneIsAnError) {
       << verdicts["xfail"].message;
   EXPECT_EQ(verdicts["uncounted"].verdict, Verdict::kError);
   EXPECT_NE(verdicts["uncounted"].message.find(
-                "uncounted.yaml:5:16: `kernels.sum` does not count the "
+                "uncounted.yaml:5:16: `expect.cpu.processed`: "
+                "`kernels.sum` does not count the "
                 "entries it processes, so `processed` cannot be checked "
                 "(ops that do: kernels.nll_loss, validate.class_mapping, "
                 "validate.class_targets)"),

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "casebook/loader.h"
+#include "casebook/op_catalog.h"
 #include "casebook/ops.h"
 #include "runner/diagnose_rerun.h"
 

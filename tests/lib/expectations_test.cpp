@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "casebook/loader.h"
+#include "casebook/op_catalog.h"
 #include "casebook/runner.h"
 #include "child/execute.h"
 #include "device/backend_runtime.h"

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "casebook/loader.h"
+#include "casebook/op_catalog.h"
 #include "child/execute.h"
 
 namespace casebook {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "casebook/loader.h"
+#include "casebook/op_catalog.h"
 #include "casebook/ops.h"
 #include "run_one_case.h"
 

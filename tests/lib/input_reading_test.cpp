@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "casebook/op_catalog.h"
 #include "casebook/ops.h"
 #include "ops/aten_schema.h"
 

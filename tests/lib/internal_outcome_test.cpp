@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "casebook/internal_error.h"
+#include "casebook/op_catalog.h"
 #include "casebook/runner.h"
 #include "child/child_protocol.h"
 #include "run_command.h"

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "casebook/op_catalog.h"
 #include "casebook/ops.h"
 #include "common/plugin_abi.h"
 #include "device/kernel_plugin.h"

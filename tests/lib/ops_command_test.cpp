@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "casebook/loader.h"
+#include "casebook/op_catalog.h"
 #include "casebook/ops.h"
 #include "cli/commands.h"
 

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "arg_values.h"
+#include "casebook/op_catalog.h"
 
 namespace casebook {
 namespace {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "arg_values.h"
+#include "casebook/op_catalog.h"
 #include "casebook/ops.h"
 
 namespace casebook {

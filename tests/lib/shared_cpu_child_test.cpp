@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "casebook/op_catalog.h"
 #include "casebook/runner.h"
 #include "test_ops.h"
 

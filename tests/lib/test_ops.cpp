@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "casebook/op_catalog.h"
+
 namespace casebook::testing_support {
 namespace {
 

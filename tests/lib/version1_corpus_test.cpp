@@ -8,6 +8,7 @@
 #include <map>
 
 #include "casebook/loader.h"
+#include "casebook/op_catalog.h"
 #include "casebook/ops.h"
 #include "run_command.h"
 

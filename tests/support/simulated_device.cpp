@@ -11,6 +11,7 @@
 #include <map>
 #include <string>
 
+#include "casebook/op_catalog.h"
 #include "device/backend_runtime.h"
 #include "device/kernel_plugin.h"
 #include "kernel_ops/kernel_glue.h"

@@ -58,7 +58,14 @@ void casebook_register_ops(casebook::OpRegistry& registry) {
   def.args = {"eps"};
   def.placement = casebook::OpDef::Placement::kHost;
   def.run = rms_norm;
-  def.torch_reference = rms_norm_torch;
+  def.torch_reference = rms_norm_torch;  // a case may say `reference: torch`
+  // Its traits, part of its definition: a GPU twin would take a row in
+  // blocks of 32 columns, so the block_boundaries neighbours are row lengths
+  // around multiples of 32 (cases/rms_norm/boundaries.yaml).
+  casebook::NeighborOpTraits& rules = def.traits.neighbors.emplace();
+  rules.batch = {{"input", 0}};
+  rules.blocks = {32};
+  rules.block_dims = {{"input", 1}};
   def.file = __FILE__;
   def.line = __LINE__;
   registry.add(std::move(def));

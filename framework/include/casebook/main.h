@@ -8,8 +8,8 @@
 namespace casebook {
 
 // The `casebook` command line (run, test, list, ...) with `registration`'s
-// ops (may be null; added by add_op_registration, casebook/ops.h). Returns
-// the exit status.
+// ops (may be null; added by add_op_registration, casebook/op_catalog.h).
+// Returns the exit status.
 int main_with_ops(int argc, char** argv, void (*registration)(OpRegistry&));
 
 }  // namespace casebook

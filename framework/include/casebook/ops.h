@@ -1,7 +1,8 @@
 // The op registry: what a case's `op:` names, and how it runs on a backend.
 //
-// Ops register explicitly through register_all(); registering one name twice
-// is an error that names both places (CUTLASS initialize_all, Catch2).
+// Ops register explicitly (casebook's own through register_all(),
+// casebook/op_catalog.h); registering one name twice is an error that names
+// both places (CUTLASS initialize_all, Catch2).
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -12,12 +13,14 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "casebook/backend.h"
 #include "casebook/case.h"
 #include "casebook/family.h"
 #include "casebook/invalid_case_error.h"
+#include "casebook/op_traits.h"
 
 namespace casebook {
 
@@ -110,12 +113,17 @@ struct NamedOutputs {
 };
 using NamedOpFunction = std::function<NamedOutputs(const OpCall&)>;
 
-struct OpDef {
+// An op's one definition: its declaration (name and traits, LibTorch-free:
+// casebook/op_traits.h) and what runs it.
+struct OpDef : OpDeclaration {
+  OpDef() = default;
+  explicit OpDef(OpDeclaration declaration)
+      : OpDeclaration(std::move(declaration)) {}
+
   enum class Placement {
     kBackendDevice,  // inputs moved to the backend's LibTorch device
     kHost,           // inputs stay on the CPU (validate.*, kernels.* glue)
   };
-  std::string name;                          // "torch.cross_entropy"
   std::vector<std::string> inputs;           // required, in argument order
   std::vector<std::string> optional_inputs;  // may follow the required ones
   std::vector<std::string> args;             // every argument name it accepts
@@ -132,11 +140,6 @@ struct OpDef {
   Placement placement = Placement::kBackendDevice;
   // kHost ops that reach a GPU need the backend's kernel plugin.
   bool needs_kernel_plugin = false;
-  // What the op reports through OpCall::report_count and OpError: the count
-  // of entries it processed (`processed`), the positions it rejected
-  // (`positions`). A case may expect only what its op reports.
-  bool reports_processed = false;
-  bool reports_positions = false;
   // A seeded random op (ATen's schema tag nondeterministic_seeded; a case of
   // steps with one): a GPU's generator draws other numbers than the CPU's,
   // so a mismatch of its values on a GPU or against cpu64 says so first
@@ -146,8 +149,9 @@ struct OpDef {
   // Ops that know their outputs' names (dispatcher ops): the same call as
   // `run`, with the names. Empty for others.
   NamedOpFunction run_named;
-  // kernels.* ops: LibTorch's way to compute the same outputs on the CPU, the
-  // reference of cases that say `reference: torch`. Empty for other ops.
+  // LibTorch's way to compute the same outputs on the CPU, the reference of
+  // cases that say `reference: torch` (registering it sets
+  // traits.torch_reference). Empty for most ops.
   OpFunction torch_reference;
   const char* file = "";  // where it was registered, for duplicate errors
   int line = 0;
@@ -155,22 +159,33 @@ struct OpDef {
 
 class OpRegistry {
  public:
-  // Throws std::logic_error naming both registrations on a duplicate name.
+  // `unregistered`: the traits of the op names no registration declares
+  // (the dispatcher's families and ATen ops of a known shape: what
+  // default_registry() starts from, catalog/shipped_op_declarations.h)
+  // and the wording the model's messages use.
+  explicit OpRegistry(OpTraitsTable unregistered = {});
+  // Throws std::logic_error naming both registrations on a duplicate name,
+  // and naming the op when its traits say it has a torch_reference it lacks
+  // (one it has sets the trait). Its traits join traits().
   void add(OpDef def);
   const OpDef* find(const std::string& name) const;
   // Up to three known names closest to `name` (edit distance), best first.
   std::vector<std::string> nearest(const std::string& name) const;
   std::vector<std::string> names() const;
+  // The unregistered table with every registered op's own traits: what the
+  // case model is given (casebook/op_traits.h).
+  const OpTraitsTable& traits() const { return traits_; }
 
  private:
   std::map<std::string, OpDef> ops_;
+  OpTraitsTable traits_;
 };
 
-// Registers every op casebook ships: torch.*, validate.*, kernels.*.
-void register_all(OpRegistry& registry);
+// Registers LibTorch's ops that casebook binds itself (torch.*) and the input
+// contracts (validate.*); the kernels.* ops are kernel_ops' (register_all,
+// casebook/op_catalog.h, calls every room's).
 void register_torch_ops(OpRegistry& registry);
 void register_validate_ops(OpRegistry& registry);
-void register_kernel_ops(OpRegistry& registry);
 
 // Checks a case against its op's signature (input count, argument names);
 // returns the problems as "file:line:col: message" lines, empty when fine.
@@ -189,15 +204,6 @@ struct ResolvedOp {
   std::vector<std::string> problems;
 };
 ResolvedOp resolve_op(const Case& kase, const OpRegistry& registry);
-
-// The registry with everything registered, built once per process.
-const OpRegistry& default_registry();
-
-// Adds the ops of a program built on casebook: `registration` runs when the
-// op registry is first built, after casebook's own ops, so a name registered
-// twice is the usual error naming both places. Throws std::logic_error once
-// the registry is built (a registration then could not take effect).
-void add_op_registration(void (*registration)(OpRegistry&));
 
 }  // namespace casebook
 

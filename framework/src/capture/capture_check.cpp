@@ -1,6 +1,7 @@
 #include "capture/capture_check.h"
 
 #include "casebook/loader.h"
+#include "casebook/op_catalog.h"
 #include "casebook/ops.h"
 #include "casebook/shape_text.h"
 #include "tensors/materialise.h"

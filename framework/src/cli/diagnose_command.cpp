@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "casebook/diagnosis.h"
+#include "casebook/op_catalog.h"
 #include "casebook_build_config.h"
 #include "child/fork_safe_aten.h"
 #include "cli/command_line.h"

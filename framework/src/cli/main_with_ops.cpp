@@ -1,4 +1,5 @@
 #include "casebook/main.h"
+#include "casebook/op_catalog.h"
 #include "cli/commands.h"
 
 namespace casebook {

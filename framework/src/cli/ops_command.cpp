@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "casebook/loader.h"
+#include "casebook/op_catalog.h"
 #include "casebook/ops.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"

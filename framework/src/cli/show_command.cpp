@@ -16,6 +16,7 @@
 #include "casebook/family.h"
 #include "casebook/loader.h"
 #include "casebook/number_text.h"
+#include "casebook/op_catalog.h"
 #include "casebook/ops.h"
 #include "casebook/verdict.h"
 #include "child/execute.h"

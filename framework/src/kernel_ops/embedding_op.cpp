@@ -2,12 +2,13 @@
 #include <ATen/ATen.h>
 
 #include "kernel_ops/kernel_glue.h"
+#include "kernel_ops/kernel_op_declarations.h"
 #include "kernel_ops/kernel_ops.h"
 
 namespace casebook::kernel_glue {
 namespace {
 
-const char kEmbeddingOp[] = "kernels.embedding";
+const char kEmbeddingOp[] = CASEBOOK_KERNEL_OP_NAME(embedding);
 
 // The output shape: the indices' shape followed by the embedding dim.
 std::vector<int64_t> output_sizes(const at::Tensor& weight,
@@ -54,12 +55,10 @@ std::vector<at::Tensor> run_embedding(const OpCall& call,
 }  // namespace
 
 OpDef make_embedding_op(KernelCpu<CasebookEmbeddingArgs> cpu) {
-  OpDef def;
-  def.name = kEmbeddingOp;
+  OpDef def(declare_embedding_op());
   def.inputs = {"weight", "indices"};
   def.placement = OpDef::Placement::kHost;
   def.needs_kernel_plugin = true;
-  def.reports_positions = true;  // the first bad index (the status)
   def.run = [cpu](const OpCall& call) { return run_embedding(call, cpu); };
   def.torch_reference = [](const OpCall& call) -> std::vector<at::Tensor> {
     require_dims(kEmbeddingOp, "weight", call.input(0), 2);

@@ -37,3 +37,11 @@ void register_kernel_ops_with(OpRegistry& registry,
 std::string arg_site(const OpCall& call, const std::string& name);
 
 }  // namespace casebook::kernel_glue
+
+namespace casebook {
+
+// Registers the kernels.* ops with their CPU references (register_all,
+// casebook/op_catalog.h, calls it with every other room's).
+void register_kernel_ops(OpRegistry& registry);
+
+}  // namespace casebook

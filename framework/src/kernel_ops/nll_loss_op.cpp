@@ -2,12 +2,13 @@
 #include <ATen/ATen.h>
 
 #include "kernel_ops/kernel_glue.h"
+#include "kernel_ops/kernel_op_declarations.h"
 #include "kernel_ops/kernel_ops.h"
 
 namespace casebook::kernel_glue {
 namespace {
 
-const char kNllLossOp[] = "kernels.nll_loss";
+const char kNllLossOp[] = CASEBOOK_KERNEL_OP_NAME(nll_loss);
 
 // `reduction` as LibTorch spells it: mean (the default), sum or none.
 CasebookReduction parse_reduction(const OpCall& call) {
@@ -76,14 +77,11 @@ std::vector<at::Tensor> run_nll_loss(const OpCall& call,
 }  // namespace
 
 OpDef make_nll_loss_op(KernelCpu<CasebookNllLossArgs> cpu) {
-  OpDef def;
-  def.name = kNllLossOp;
+  OpDef def(declare_nll_loss_op());
   def.inputs = {"input", "target"};
   def.args = {"reduction", "ignore_index"};
   def.placement = OpDef::Placement::kHost;
   def.needs_kernel_plugin = true;
-  def.reports_processed = true;  // the kernel's count (CasebookNllLossArgs)
-  def.reports_positions = true;  // the first bad target (the status)
   def.run = [cpu](const OpCall& call) { return run_nll_loss(call, cpu); };
   // at::nll_loss in float32 (LibTorch 1.13 has no float16 nll_loss on the
   // CPU), rounded once to the input type as the kernel does.

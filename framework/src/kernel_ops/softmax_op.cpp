@@ -2,12 +2,13 @@
 #include <ATen/ATen.h>
 
 #include "kernel_ops/kernel_glue.h"
+#include "kernel_ops/kernel_op_declarations.h"
 #include "kernel_ops/kernel_ops.h"
 
 namespace casebook::kernel_glue {
 namespace {
 
-const char kSoftmaxOp[] = "kernels.softmax";
+const char kSoftmaxOp[] = CASEBOOK_KERNEL_OP_NAME(softmax);
 
 // Only the last dim is supported: `dim` must be -1 or 1.
 void check_dim(const OpCall& call) {
@@ -49,8 +50,7 @@ std::vector<at::Tensor> run_softmax(const OpCall& call,
 }  // namespace
 
 OpDef make_softmax_op(KernelCpu<CasebookSoftmaxArgs> cpu) {
-  OpDef def;
-  def.name = kSoftmaxOp;
+  OpDef def(declare_softmax_op());
   def.inputs = {"input"};
   def.args = {"dim"};
   def.placement = OpDef::Placement::kHost;

@@ -2,12 +2,13 @@
 #include <ATen/ATen.h>
 
 #include "kernel_ops/kernel_glue.h"
+#include "kernel_ops/kernel_op_declarations.h"
 #include "kernel_ops/kernel_ops.h"
 
 namespace casebook::kernel_glue {
 namespace {
 
-const char kSumOp[] = "kernels.sum";
+const char kSumOp[] = CASEBOOK_KERNEL_OP_NAME(sum);
 
 std::vector<at::Tensor> run_sum(const OpCall& call,
                                 KernelCpu<CasebookSumArgs> cpu) {
@@ -35,8 +36,7 @@ std::vector<at::Tensor> run_sum(const OpCall& call,
 }  // namespace
 
 OpDef make_sum_op(KernelCpu<CasebookSumArgs> cpu) {
-  OpDef def;
-  def.name = kSumOp;
+  OpDef def(declare_sum_op());
   def.inputs = {"input"};
   def.placement = OpDef::Placement::kHost;
   def.needs_kernel_plugin = true;

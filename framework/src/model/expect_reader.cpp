@@ -12,9 +12,22 @@
 namespace casebook::model {
 namespace {
 
-// "a validate.* or kernels.* op": the ops that report counts, in their
-// owner's words.
-std::string counting_ops() { return installed_op_traits().wording.with_counts; }
+// Where the case's op does not report what `key` (processed, positions)
+// asks of it, why: naming the ops that do. Empty where it does.
+std::string unreported(const std::string& op, const OpTraits* traits,
+                       const std::string& key) {
+  const bool processed = key == "processed";
+  const auto trait =
+      processed ? &OpTraits::reports_processed : &OpTraits::reports_positions;
+  if (traits != nullptr && (*traits).*trait) return "";
+  const std::vector<std::string> reporting =
+      installed_op_traits().names_where(trait);
+  return "`" + op + "` " +
+         (processed ? "does not count the entries it processes"
+                    : "reports no rejected positions") +
+         ", so `" + key + "` cannot be checked (ops that do: " +
+         (reporting.empty() ? std::string("none") : join(reporting)) + ")";
+}
 
 std::string family_names() {
   std::vector<std::string> names;
@@ -76,7 +89,8 @@ std::optional<int64_t> read_processed(Reader& reader, const Entry& entry,
 struct ExpectationContext {
   Reader& reader;
   Backend backend;
-  bool counting_op;
+  const std::string& op;
+  const OpTraits* op_traits;  // null: the table knows no such op
   const std::filesystem::path& case_file;
   std::string kind;  // match, error, xfail or skip
 };
@@ -113,25 +127,20 @@ const std::vector<ExpectationKey>& expectation_keys() {
          out.family = read_family(c.reader, item, path).value_or(Family::kNone);
        },
        nullptr},
-      {"positions",
-       [](const Context& c) { return c.kind == "error" && c.counting_op; },
+      {"positions", [](const Context& c) { return c.kind == "error"; },
        [](const Context& c, const Entry& item, const std::string& path,
           Expectation& out) {
          out.positions = c.reader.read_int_list(item, path, 0);
          out.positions_where = c.reader.where(item.key_node);
        },
-       [] { return "`error` of " + counting_ops() + " only"; }},
-      {"processed",
-       [](const Context& c) { return c.kind != "skip" && c.counting_op; },
+       [] { return std::string("`error` only"); }},
+      {"processed", [](const Context& c) { return c.kind != "skip"; },
        [](const Context& c, const Entry& item, const std::string& path,
           Expectation& out) {
          out.processed = read_processed(c.reader, item, path);
          out.processed_where = c.reader.where(item.key_node);
        },
-       [] {
-         return "`match`, `error` or `xfail` of " + counting_ops() +
-                " only (an op that counts its entries)";
-       }},
+       [] { return std::string("`match`, `error` or `xfail` only"); }},
       {"message", [](const Context& c) { return c.kind == "error"; },
        [](const Context& c, const Entry& item, const std::string& path,
           Expectation& out) {
@@ -180,11 +189,20 @@ void read_expectation_key(const ExpectationContext& context, const Entry& item,
                           const std::string& path, Expectation& out) {
   for (const ExpectationKey& key : expectation_keys()) {
     if (item.key != key.name) continue;
-    if (key.allowed(context)) {
-      key.read(context, item, path, out);
-    } else {
+    if (!key.allowed(context)) {
       context.reader.error(item.key_node, path,
                            "`" + item.key + "` goes with " + key.goes_with());
+    } else if (item.key == "processed" || item.key == "positions") {
+      // What only some ops report: a case may expect only what its op does.
+      const std::string why =
+          unreported(context.op, context.op_traits, item.key);
+      if (why.empty()) {
+        key.read(context, item, path, out);
+      } else {
+        context.reader.error(item.key_node, path, why);
+      }
+    } else {
+      key.read(context, item, path, out);
     }
     return;
   }
@@ -225,7 +243,8 @@ std::optional<std::string> expectation_kind(Reader& reader,
 
 std::optional<Expectation> read_expectation(
     Reader& reader, const Entry& entry, const std::string& path,
-    Backend backend, bool counting_op, const std::filesystem::path& case_file) {
+    Backend backend, const std::string& op, const OpTraits* op_traits,
+    const std::filesystem::path& case_file) {
   Expectation expectation;
   expectation.where = reader.where(entry);
   const std::string what =
@@ -246,8 +265,8 @@ std::optional<Expectation> read_expectation(
   const std::optional<std::string> kind =
       expectation_kind(reader, *map, expectation.where, path, errors_before);
   if (!kind) return std::nullopt;
-  const ExpectationContext context{reader, backend, counting_op, case_file,
-                                   *kind};
+  const ExpectationContext context{reader,    backend,   op,
+                                   op_traits, case_file, *kind};
   for (const Entry& item : *map) {
     read_expectation_key(context, item, join_path(path, item.key), expectation);
   }
@@ -259,12 +278,13 @@ std::optional<Expectation> read_expectation(
 // first whose `when` holds applies; none: `match`).
 std::vector<Expectation> read_entries(Reader& reader, const Entry& item,
                                       const std::string& path, Backend backend,
-                                      bool counting_op,
+                                      const std::string& op,
+                                      const OpTraits* op_traits,
                                       const std::filesystem::path& case_file) {
   std::vector<Expectation> entries;
   if (!item.value.IsSequence()) {
-    if (auto expectation = read_expectation(reader, item, path, backend,
-                                            counting_op, case_file)) {
+    if (auto expectation = read_expectation(reader, item, path, backend, op,
+                                            op_traits, case_file)) {
       entries.push_back(*expectation);
     }
     return entries;
@@ -276,8 +296,8 @@ std::vector<Expectation> read_entries(Reader& reader, const Entry& item,
   for (size_t i = 0; i < item.value.size(); ++i) {
     const std::string at = path + "[" + std::to_string(i) + "]";
     const Entry element{item.key, item.value[i], item.value[i]};
-    if (auto expectation = read_expectation(reader, element, at, backend,
-                                            counting_op, case_file)) {
+    if (auto expectation = read_expectation(reader, element, at, backend, op,
+                                            op_traits, case_file)) {
       entries.push_back(*expectation);
     }
   }
@@ -298,11 +318,8 @@ void read_expect(Reader& reader, const Entry& entry, Case& out) {
                       "a map from backend (" + casebook::backend_names() +
                           ") to what must happen");
   if (!map) return;
-  // The ops whose traits say they report counts and rejected positions;
-  // which of them report which is the registered op's to say
-  // (check_registered_op, framework/src/ops).
+  // What the op reports (`processed`, `positions`): its declared traits.
   const OpTraits* traits = installed_op_traits().find(out.op);
-  const bool counting_op = traits != nullptr && traits->reports_counts;
   std::string listed;
   for (Backend backend : out.backends) {
     listed += (listed.empty() ? "" : ", ") + std::string(backend_name(backend));
@@ -326,7 +343,7 @@ void read_expect(Reader& reader, const Entry& entry, Case& out) {
       continue;
     }
     out.expect_entries[backend] =
-        read_entries(reader, item, path, backend, counting_op, out.file);
+        read_entries(reader, item, path, backend, out.op, traits, out.file);
   }
   // The reference itself must fail: nothing to compare with. (A GPU backend
   // without its own expectation is then that backend's ERROR when it runs:

@@ -13,6 +13,7 @@
 #include "casebook/suggestions.h"
 #include "ops/aten_schema.h"
 #include "ops/names.h"
+#include "ops/op_declarations.h"
 #include "ops/op_helpers.h"
 #include "ops/python_overloads.h"
 #include "ops/steps_op.h"
@@ -146,8 +147,8 @@ void refuse_oversized_outputs_on_meta(const aten::Binding& binding,
 
 std::shared_ptr<OpDef> make_dispatcher_op(const Case& kase,
                                           aten::Binding binding) {
-  auto def = std::make_shared<OpDef>();
-  def->name = kase.op;
+  auto def =
+      std::make_shared<OpDef>(OpDeclaration{kase.op, dispatcher_op_traits()});
   for (const TensorSpec& spec : kase.inputs) def->inputs.push_back(spec.name);
   for (const auto& [name, value] : kase.args) def->args.push_back(name);
   def->input_arguments = binding.input_arguments;

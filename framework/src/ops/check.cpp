@@ -23,45 +23,9 @@ std::string signature(const OpDef& def) {
 
 std::string given_names(const Case& kase) {
   std::vector<std::string> names;
+  names.reserve(kase.inputs.size());
   for (const TensorSpec& spec : kase.inputs) names.push_back(spec.name);
   return names.empty() ? "none" : join_names(names);
-}
-
-// The registered ops that report `what`, for the error that names them.
-std::string ops_reporting(const OpRegistry& registry, bool processed) {
-  std::vector<std::string> names;
-  for (const std::string& name : registry.names()) {
-    const OpDef* def = registry.find(name);
-    if (processed ? def->reports_processed : def->reports_positions) {
-      names.push_back(name);
-    }
-  }
-  return names.empty() ? "none" : join_names(names);
-}
-
-// `processed` and `positions` ask the op for what only some ops report
-// (OpDef::reports_processed, reports_positions): a case may expect only
-// what its op reports, else the expectation could never be met.
-void check_counts(const Case& kase, const OpDef& def,
-                  std::vector<std::string>* problems) {
-  for (const auto& [backend, entries] : kase.expect_entries) {
-    for (const Expectation& expect : entries) {
-      if (expect.processed && !def.reports_processed) {
-        problems->push_back(
-            format_location(expect.processed_where) + ": `" + kase.op +
-            "` does not count the entries it processes, so `processed` "
-            "cannot be checked (ops that do: " +
-            ops_reporting(default_registry(), true) + ")");
-      }
-      if (expect.positions && !def.reports_positions) {
-        problems->push_back(
-            format_location(expect.positions_where) + ": `" + kase.op +
-            "` reports no rejected positions, so `positions` cannot be "
-            "checked (ops that do: " +
-            ops_reporting(default_registry(), false) + ")");
-      }
-    }
-  }
 }
 
 // An argument that takes one of a closed set of words (OpDef::arg_words),
@@ -133,6 +97,7 @@ std::string bind_inputs(const Case& kase, const OpDef& def,
                         std::vector<size_t>* order) {
   const std::vector<std::string> all = op_inputs(def);
   std::vector<std::string> given;
+  given.reserve(kase.inputs.size());
   for (const TensorSpec& spec : kase.inputs) given.push_back(spec.name);
   std::string why;
   std::string culprit;
@@ -226,7 +191,6 @@ ResolvedOp resolve_registered_op(const Case& kase, const OpDef& def) {
   if (!problem.empty()) problems.push_back(std::move(problem));
   check_args(kase, def, &problems);
   check_arg_words(kase, def, &problems);
-  check_counts(kase, def, &problems);
   if (!problems.empty()) {
     ResolvedOp refused;
     refused.problems = std::move(problems);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "casebook/ops.h"
+#include "ops/op_declarations.h"
 #include "ops/op_helpers.h"
 
 namespace casebook {
@@ -196,11 +197,10 @@ std::vector<at::Tensor> class_mapping(const OpCall& call) {
 }  // namespace
 
 void register_class_mapping_op(OpRegistry& registry) {
-  OpDef def = make_op(CASEBOOK_OP_SITE, kClassMappingOp, {"labels"}, {},
-                      {"classes", "names", "base"}, class_mapping);
+  OpDef def =
+      make_op(CASEBOOK_OP_SITE, validate_class_mapping_declaration(),
+              {"labels"}, {}, {"classes", "names", "base"}, class_mapping);
   def.placement = OpDef::Placement::kHost;
-  def.reports_processed = true;
-  def.reports_positions = true;
   registry.add(std::move(def));
 }
 

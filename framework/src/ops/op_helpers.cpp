@@ -11,12 +11,11 @@
 
 namespace casebook {
 
-OpDef make_op(const char* file, int line, std::string name,
+OpDef make_op(const char* file, int line, OpDeclaration declaration,
               std::vector<std::string> inputs,
               std::vector<std::string> optional_inputs,
               std::vector<std::string> args, OpFunction run) {
-  OpDef def;
-  def.name = std::move(name);
+  OpDef def(std::move(declaration));
   def.inputs = std::move(inputs);
   def.optional_inputs = std::move(optional_inputs);
   def.args = std::move(args);

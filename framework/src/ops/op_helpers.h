@@ -9,7 +9,7 @@
 namespace casebook {
 
 // An OpDef with its registration site, for the duplicate-name error.
-OpDef make_op(const char* file, int line, std::string name,
+OpDef make_op(const char* file, int line, OpDeclaration declaration,
               std::vector<std::string> inputs,
               std::vector<std::string> optional_inputs,
               std::vector<std::string> args, OpFunction run);

@@ -6,7 +6,6 @@
 #include "casebook/op_traits.h"
 #include "casebook/ops.h"
 #include "ops/names.h"
-#include "ops/shipped_op_traits.h"
 
 namespace casebook {
 namespace {
@@ -30,12 +29,24 @@ std::string join_names(const std::vector<std::string>& names) {
   return joined;
 }
 
+OpRegistry::OpRegistry(OpTraitsTable unregistered)
+    : traits_(std::move(unregistered)) {}
+
 void OpRegistry::add(OpDef def) {
   const auto existing = ops_.find(def.name);
   if (existing != ops_.end()) {
     throw std::logic_error(def.name + " registered twice: first at " +
                            site(existing->second) + ", again at " + site(def));
   }
+  // A case may say `reference: torch` exactly when there is one to run: the
+  // function is the fact, the trait what a LibTorch-free program reads.
+  if (def.torch_reference) def.traits.torch_reference = true;
+  if (def.traits.torch_reference && !def.torch_reference) {
+    throw std::logic_error(def.name + " (registered at " + site(def) +
+                           ") has traits.torch_reference but no "
+                           "torch_reference function to run");
+  }
+  traits_.set(def.name, def.traits);
   std::string name = def.name;
   ops_.emplace(std::move(name), std::move(def));
 }
@@ -51,57 +62,9 @@ std::vector<std::string> OpRegistry::nearest(const std::string& name) const {
 
 std::vector<std::string> OpRegistry::names() const {
   std::vector<std::string> all;
+  all.reserve(ops_.size());
   for (const auto& [name, def] : ops_) all.push_back(name);
   return all;
-}
-
-void register_all(OpRegistry& registry) {
-  register_torch_ops(registry);
-  register_validate_ops(registry);
-  register_kernel_ops(registry);
-}
-
-namespace {
-
-// Registrations of programs built on casebook, in the order they were added.
-std::vector<void (*)(OpRegistry&)>& extension_registrations() {
-  static std::vector<void (*)(OpRegistry&)> registrations;
-  return registrations;
-}
-
-bool& default_registry_built() {
-  static bool built = false;
-  return built;
-}
-
-// The case model asks the ops' traits of the table installed here, before
-// main() (casebook/op_traits.h): any program that runs ops links this file.
-[[maybe_unused]] const bool kShippedTraitsInstalled = [] {
-  install_op_traits(shipped_op_traits());
-  return true;
-}();
-
-}  // namespace
-
-void add_op_registration(void (*registration)(OpRegistry&)) {
-  if (default_registry_built()) {
-    throw std::logic_error(
-        "add_op_registration: the op registry is already built; register "
-        "ops before the first run");
-  }
-  if (registration != nullptr)
-    extension_registrations().push_back(registration);
-}
-
-const OpRegistry& default_registry() {
-  static const OpRegistry registry = [] {
-    default_registry_built() = true;
-    OpRegistry built;
-    register_all(built);
-    for (auto registration : extension_registrations()) registration(built);
-    return built;
-  }();
-  return registry;
 }
 
 }  // namespace casebook

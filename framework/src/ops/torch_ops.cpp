@@ -14,6 +14,7 @@
 #include <ATen/core/grad_mode.h>
 
 #include "casebook/ops.h"
+#include "ops/op_declarations.h"
 #include "ops/op_helpers.h"
 
 namespace casebook {
@@ -98,17 +99,19 @@ std::vector<at::Tensor> torch_sum(const OpCall& call) {
 }  // namespace
 
 void register_torch_ops(OpRegistry& registry) {
+  registry.add(make_op(CASEBOOK_OP_SITE, torch_cross_entropy_declaration(),
+                       {"input", "target"}, {"weight"},
+                       {"ignore_index", "reduction", "label_smoothing"},
+                       torch_cross_entropy));
+  registry.add(make_op(CASEBOOK_OP_SITE, torch_nll_loss_declaration(),
+                       {"input", "target"}, {"weight"},
+                       {"ignore_index", "reduction"}, torch_nll_loss));
   registry.add(make_op(
-      CASEBOOK_OP_SITE, "torch.cross_entropy", {"input", "target"}, {"weight"},
-      {"ignore_index", "reduction", "label_smoothing"}, torch_cross_entropy));
-  registry.add(make_op(CASEBOOK_OP_SITE, "torch.nll_loss", {"input", "target"},
-                       {"weight"}, {"ignore_index", "reduction"},
-                       torch_nll_loss));
-  registry.add(make_op(
-      CASEBOOK_OP_SITE, "torch.embedding", {"weight", "indices"}, {},
+      CASEBOOK_OP_SITE, torch_embedding_declaration(), {"weight", "indices"},
+      {},
       {"padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse"},
       torch_embedding));
-  registry.add(make_op(CASEBOOK_OP_SITE, "torch.sum", {"input"}, {},
+  registry.add(make_op(CASEBOOK_OP_SITE, torch_sum_declaration(), {"input"}, {},
                        {"dim", "keepdim", "dtype"}, torch_sum));
 }
 

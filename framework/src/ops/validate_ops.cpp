@@ -5,6 +5,7 @@
 
 #include "casebook/ops.h"
 #include "casebook/shape_text.h"
+#include "ops/op_declarations.h"
 #include "ops/op_helpers.h"
 
 namespace casebook {
@@ -73,11 +74,10 @@ std::vector<at::Tensor> class_targets(const OpCall& call) {
 }  // namespace
 
 void register_validate_ops(OpRegistry& registry) {
-  OpDef def = make_op(CASEBOOK_OP_SITE, "validate.class_targets", {"target"},
-                      {}, {"num_classes", "ignore_index"}, class_targets);
+  OpDef def =
+      make_op(CASEBOOK_OP_SITE, validate_class_targets_declaration(),
+              {"target"}, {}, {"num_classes", "ignore_index"}, class_targets);
   def.placement = OpDef::Placement::kHost;
-  def.reports_processed = true;
-  def.reports_positions = true;
   registry.add(std::move(def));
   register_class_mapping_op(registry);
 }

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "casebook/op_catalog.h"
 #include "casebook/ops.h"
 #include "runner/session.h"
 

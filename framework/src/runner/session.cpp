@@ -13,6 +13,7 @@
 
 #include "casebook/diagnosis.h"
 #include "casebook/neighbors.h"
+#include "casebook/op_catalog.h"
 #include "device/backend_runtime.h"
 #include "process/fork_rules.h"
 #include "process/interrupts.h"
