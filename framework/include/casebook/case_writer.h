@@ -1,5 +1,7 @@
 // Writing a case back as a case file (format version 1): what `casebook
-// neighbors --write` turns a generated neighbour into.
+// neighbors --write` turns a generated neighbour into, and the case a
+// report carries. Every shipped case written, loaded and written again is
+// the same text and the same case (tests/core/case_text_round_trip_test.cpp).
 #pragma once
 
 #include <string>

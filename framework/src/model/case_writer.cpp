@@ -2,7 +2,12 @@
 // docs/case-format.md's tables.
 #include "casebook/case_writer.h"
 
+#include <algorithm>
+#include <map>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "casebook/number_text.h"
 #include "model/yaml_text.h"
@@ -108,6 +113,9 @@ std::string expectation(const Expectation& e) {
       fields.push_back("skip: " + yaml_quoted(e.reason));
       break;
   }
+  // With match (alone it is one), error or xfail.
+  if (e.processed)
+    fields.push_back("processed: " + std::to_string(*e.processed));
   if (!e.outputs.empty())
     fields.push_back("outputs: " + outputs_map(e.outputs));
   if (!e.when.empty()) fields.push_back("when: " + when(e.when));
@@ -137,16 +145,66 @@ void write_origin(std::ostream& out, const Origin& origin) {
   }
 }
 
+// `{name: value, ...}`: a case's or a step's `args`.
+std::string args_map(const std::map<std::string, ArgValue>& args) {
+  std::string out = "{";
+  for (const auto& [name, value] : args) {
+    out +=
+        (out.size() > 1 ? ", " : "") + yaml_key(name) + ": " + yaml_arg(value);
+  }
+  return out + "}";
+}
+
 void write_args(std::ostream& out,
                 const std::map<std::string, ArgValue>& args) {
-  if (args.empty()) return;
-  out << "args: {";
-  bool first = true;
-  for (const auto& [name, value] : args) {
-    out << (first ? "" : ", ") << name << ": " << yaml_arg(value);
-    first = false;
+  if (!args.empty()) out << "args: " << args_map(args) << "\n";
+}
+
+// A step's `inputs` as the reader keeps them (model/steps_reader.cpp):
+// `argument: source`, and a list's items as `argument[k]` (its `null`s are
+// not kept, so a position without an item is written `null`).
+std::string step_inputs_map(const std::vector<StepInput>& inputs) {
+  struct Written {
+    std::string name;
+    bool list = false;
+    std::vector<std::string> items;
+  };
+  std::vector<Written> written;
+  for (const StepInput& input : inputs) {
+    const size_t open = input.argument.find('[');
+    const std::string name = input.argument.substr(0, open);
+    auto entry =
+        std::find_if(written.begin(), written.end(),
+                     [&name](const Written& w) { return w.name == name; });
+    if (entry == written.end()) {
+      entry = written.insert(written.end(), Written{name});
+    }
+    const size_t at = open == std::string::npos
+                          ? 0
+                          : std::stoul(input.argument.substr(open + 1));
+    entry->list = open != std::string::npos;
+    if (entry->items.size() <= at) entry->items.resize(at + 1, "null");
+    entry->items[at] = yaml_quoted(input.source);
   }
-  out << "}\n";
+  std::string out = "{";
+  for (const Written& w : written) {
+    out += (out.size() > 1 ? ", " : "") + yaml_key(w.name) + ": " +
+           (w.list ? yaml_list(w.items,
+                               [](const std::string& item) { return item; })
+                   : w.items.front());
+  }
+  return out + "}";
+}
+
+void write_steps(std::ostream& out, const std::vector<Step>& steps) {
+  out << "steps:\n";
+  for (const Step& step : steps) {
+    out << "  - ";
+    if (step.named) out << "name: " << yaml_quoted(step.name) << "\n    ";
+    out << "op: " << step.op << "\n";
+    if (!step.args.empty()) out << "    args: " << args_map(step.args) << "\n";
+    out << "    inputs: " << step_inputs_map(step.inputs) << "\n";
+  }
 }
 
 void write_inputs(std::ostream& out, const std::vector<TensorSpec>& inputs) {
@@ -253,7 +311,11 @@ std::string case_to_yaml(const Case& kase) {
   std::ostringstream out;
   out << "casebook: 1\n";
   out << "summary: " << yaml_quoted(kase.summary) << "\n";
-  out << "op: " << kase.op << "\n";
+  if (kase.steps.empty()) {
+    out << "op: " << kase.op << "\n";
+  } else {
+    write_steps(out, kase.steps);
+  }
   write_args(out, kase.args);
   write_inputs(out, kase.inputs);
   write_backends(out, kase.backends);
