@@ -198,6 +198,10 @@ def _schema_arguments(text):
 
 
 def _yaml_text(value):
+    # An argument as `casebook capture --arg` takes it, which the case file
+    # then holds as written: the rule of casebook's own writer of arguments
+    # (yaml_arg, framework/src/model/yaml_text.h): a word plain where it
+    # reads back as that string, else a double-quoted string.
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:

@@ -97,5 +97,31 @@ TEST(CaseTextRoundTrip, EveryShippedCaseWrittenLoadedAndWrittenIsTheSameText) {
   EXPECT_GT(written_files, 200u);
 }
 
+// An argument's string is written plain only where the loader reads that
+// word back as the same string; the rest are quoted, and every value keeps
+// its kind.
+TEST(CaseTextRoundTrip, ArgumentStringsArePlainOnlyWhereTheyReadBack) {
+  const LoadedCase first = load_case_text(
+      "casebook: 1\nsummary: s\nop: torch.add\n"
+      "args: {reduction: mean, flag: \"true\", digits: \"1\", spaced: \"a b\","
+      " nothing: \"null\", nan: \".nan\", dtype: float32, alpha: 2.0}\n"
+      "inputs: {input: {dtype: float32, values: [1]}}\n",
+      "cases/args.yaml");
+  ASSERT_TRUE(first.ok()) << first_error(first);
+  const std::string written = case_to_yaml(*first.value);
+  EXPECT_NE(written.find("args: {alpha: 2.0, digits: \"1\", dtype: float32, "
+                         "flag: \"true\", nan: \".nan\", nothing: \"null\", "
+                         "reduction: mean, spaced: \"a b\"}"),
+            std::string::npos)
+      << written;
+  const LoadedCase again = load_case_text(written, "cases/args.yaml");
+  ASSERT_TRUE(again.ok()) << first_error(again);
+  EXPECT_EQ(facts(*again.value), facts(*first.value));
+  for (const auto& [name, value] : again.value->args) {
+    if (name == "alpha") continue;
+    EXPECT_EQ(value.kind, ArgValue::Kind::kString) << name;
+  }
+}
+
 }  // namespace
 }  // namespace casebook

@@ -2,10 +2,14 @@
 // case_to_yaml writes them (model/yaml_text.h).
 #include "model/yaml_text.h"
 
+#include <yaml-cpp/yaml.h>
+
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
 #include "casebook/number_text.h"
+#include "model/yaml_reader.h"
 
 namespace casebook::model {
 
@@ -40,6 +44,28 @@ std::string yaml_ints(const std::vector<int64_t>& values) {
   return yaml_list(values, [](int64_t v) { return std::to_string(v); });
 }
 
+namespace {
+
+// A word (a letter or `_`, then letters, digits, `_`, `.`, `-`) that the
+// loader's reading of a plain scalar (resolve_scalar) gives back as that
+// string: not `true`, `null`, `.nan` or a number.
+bool plain_reads_back(const std::string& text) {
+  if (text.empty() ||
+      !(std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_')) {
+    return false;
+  }
+  for (const char c : text) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' &&
+        c != '-') {
+      return false;
+    }
+  }
+  const Scalar read = resolve_scalar(YAML::Load(text));
+  return read.kind == Scalar::Kind::kString && read.text == text;
+}
+
+}  // namespace
+
 std::string yaml_arg(const ArgValue& value) {
   switch (value.kind) {
     case ArgValue::Kind::kNull:
@@ -51,7 +77,9 @@ std::string yaml_arg(const ArgValue& value) {
     case ArgValue::Kind::kFloat:
       return yaml_float(value.float_value);
     case ArgValue::Kind::kString:
-      return yaml_quoted(value.string_value);
+      return plain_reads_back(value.string_value)
+                 ? value.string_value
+                 : yaml_quoted(value.string_value);
     case ArgValue::Kind::kList:
       return yaml_list(value.list,
                        [](const ArgValue& item) { return yaml_arg(item); });

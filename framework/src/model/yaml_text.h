@@ -29,7 +29,10 @@ std::string yaml_list(const std::vector<T>& items, F each) {
 
 std::string yaml_ints(const std::vector<int64_t>& values);
 
-// An `args` value.
+// An `args` value as a case file writes it, the one text for it (case files,
+// a report's arguments): a string plain where the loader reads that word
+// back as the same string (`mean`, `float32`), else double-quoted (`"true"`,
+// `"1"`, `"a b"`); a float as yaml_float (a float, never an integer).
 std::string yaml_arg(const ArgValue& value);
 
 // A tensor's keys, without the braces: `dtype: float32, shape: [2], ...`.

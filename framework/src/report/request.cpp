@@ -4,39 +4,11 @@
 
 #include <cstdlib>
 
-#include "casebook/number_text.h"
+#include "model/yaml_text.h"
 #include "runner/rerun.h"
 #include "tensors/materialise.h"
 
 namespace casebook {
-namespace {
-
-std::string arg_text(const ArgValue& value) {
-  switch (value.kind) {
-    case ArgValue::Kind::kNull:
-      return "null";
-    case ArgValue::Kind::kBool:
-      return value.bool_value ? "true" : "false";
-    case ArgValue::Kind::kInt:
-      return std::to_string(value.int_value);
-    case ArgValue::Kind::kFloat:
-      return number_text(value.float_value);
-    case ArgValue::Kind::kString:
-      return value.string_value;
-    case ArgValue::Kind::kList: {
-      std::string out = "[";
-      for (size_t i = 0; i < value.list.size(); ++i) {
-        out += (i ? ", " : "") + arg_text(value.list[i]);
-      }
-      return out + "]";
-    }
-    case ArgValue::Kind::kGenerator:
-      return "{seed: " + std::to_string(value.int_value) + "}";
-  }
-  return "null";
-}
-
-}  // namespace
 
 std::vector<ReportTensor> report_inputs(const Case& kase) {
   std::vector<ReportTensor> inputs;
@@ -64,7 +36,7 @@ std::vector<ReportTensor> report_inputs(const Case& kase) {
 ReportPairs report_args(const Case& kase) {
   ReportPairs args;
   for (const auto& [name, value] : kase.args) {
-    args.emplace_back(name, arg_text(value));
+    args.emplace_back(name, model::yaml_arg(value));
   }
   return args;
 }

@@ -16,7 +16,7 @@ namespace casebook {
 // shape.
 std::vector<ReportTensor> report_inputs(const Case& kase);
 
-// The case's `args`, each value as YAML writes it.
+// The case's `args`, each value as a case file writes it (model::yaml_arg).
 ReportPairs report_args(const Case& kase);
 
 // What the request's "Versions" holds, from the run's environment and the
