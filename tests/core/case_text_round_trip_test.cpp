@@ -19,7 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string first_error(const LoadedCase& loaded) {
+std::string first_load_error(const LoadedCase& loaded) {
   return loaded.errors.empty() ? "" : loaded.errors.front().to_string();
 }
 
@@ -89,7 +89,7 @@ TEST(CaseTextRoundTrip, EveryShippedCaseWrittenLoadedAndWrittenIsTheSameText) {
     const std::string written = case_to_yaml(*first.value);
     // Loaded from the same path, so its fixtures resolve as the original's.
     const LoadedCase again = load_case_text(written, file);
-    ASSERT_TRUE(again.ok()) << first_error(again) << "\n" << written;
+    ASSERT_TRUE(again.ok()) << first_load_error(again) << "\n" << written;
     EXPECT_EQ(case_to_yaml(*again.value), written);
     EXPECT_EQ(facts(*again.value), facts(*first.value)) << written;
     ++written_files;
@@ -107,7 +107,7 @@ TEST(CaseTextRoundTrip, ArgumentStringsArePlainOnlyWhereTheyReadBack) {
       " nothing: \"null\", nan: \".nan\", dtype: float32, alpha: 2.0}\n"
       "inputs: {input: {dtype: float32, values: [1]}}\n",
       "cases/args.yaml");
-  ASSERT_TRUE(first.ok()) << first_error(first);
+  ASSERT_TRUE(first.ok()) << first_load_error(first);
   const std::string written = case_to_yaml(*first.value);
   EXPECT_NE(written.find("args: {alpha: 2.0, digits: \"1\", dtype: float32, "
                          "flag: \"true\", nan: \".nan\", nothing: \"null\", "
@@ -115,7 +115,7 @@ TEST(CaseTextRoundTrip, ArgumentStringsArePlainOnlyWhereTheyReadBack) {
             std::string::npos)
       << written;
   const LoadedCase again = load_case_text(written, "cases/args.yaml");
-  ASSERT_TRUE(again.ok()) << first_error(again);
+  ASSERT_TRUE(again.ok()) << first_load_error(again);
   EXPECT_EQ(facts(*again.value), facts(*first.value));
   for (const auto& [name, value] : again.value->args) {
     if (name == "alpha") continue;

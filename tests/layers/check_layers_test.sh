@@ -16,6 +16,7 @@ tree() {  # a fresh tree with the real tables, the public headers' names, one ke
   mkdir -p "$scratch/t/docs" "$scratch/t/kernels/sum" "$scratch/t/kernels/common" \
     "$scratch/t/framework/src/process" "$scratch/t/framework/src/runner" \
     "$scratch/t/framework/src/model" "$scratch/t/framework/src/kernel_ops" \
+    "$scratch/t/framework/src/ops" \
     "$scratch/t/framework/include/casebook" "$scratch/t/tests/core" "$scratch/t/tests/lib"
   cp "$root/docs/architecture.md" "$scratch/t/docs/"
   for header in "$root"/framework/include/casebook/*.h; do
@@ -26,7 +27,7 @@ tree() {  # a fresh tree with the real tables, the public headers' names, one ke
     >"$scratch/t/framework/src/runner/ok.cpp"
   printf '#include "casebook/case.h"\n#include "casebook/loader.h"\n#include "build_config.h"\n' \
     >"$scratch/t/framework/src/model/ok.cpp"
-  printf '#include "ops/shipped_op_traits.h"\n#include "sum/sum.h"\n' \
+  printf '#include "ops/op_declarations.h"\n#include "sum/sum.h"\n' \
     >"$scratch/t/framework/src/kernel_ops/ok.cpp"
   printf '#include "common/kernel_types.h"\n' >"$scratch/t/kernels/sum/sum.h"
   printf '#include "casebook/loader.h"\n#include "diagnosis/conclusions.h"\n' \
@@ -68,6 +69,16 @@ printf '#include "casebook/case.h"\n#include "casebook/ops.h"\n' \
 expect_violation 'framework/include/casebook/loader.h:2: `model` may not include `casebook/ops.h`'
 
 tree
+# ops/ and kernel_ops/ are registered from the room above both (catalog/):
+# ops calls neither kernel_ops nor the catalog, directly or through its header.
+printf '#include "kernel_ops/kernel_ops.h"\n' >"$scratch/t/framework/src/ops/down.cpp"
+expect_violation 'framework/src/ops/down.cpp:1: `ops` may not include `kernel_ops/kernel_ops.h`'
+
+tree
+printf '#include "casebook/op_catalog.h"\n' >"$scratch/t/framework/src/ops/up.cpp"
+expect_violation 'framework/src/ops/up.cpp:1: `ops` may not include `casebook/op_catalog.h` (implemented by `catalog`)'
+
+tree
 printf '#pragma once\n' >"$scratch/t/framework/include/casebook/grab_bag.h"
 expect_violation 'framework/include/casebook/grab_bag.h: not in the public headers table'
 
@@ -99,4 +110,4 @@ printf '\n' >"$scratch/t/framework/src/newroom/x.cpp"
 expect_violation 'framework/src/newroom/x.cpp: room `newroom` is not in the rooms table'
 
 "$python" "$root/ci/check-layers.py" "$root"
-echo "check-layers: 11 planted trees and the repository as expected"
+echo "check-layers: 13 planted trees and the repository as expected"
