@@ -22,12 +22,12 @@
 #include <sstream>
 
 #include "casebook/loader.h"
-#include "casebook/number_text.h"
 #include "casebook/printable.h"
 #include "casebook/shape_text.h"
 #include "tensors/fixtures.h"
 #include "tensors/layout.h"
 #include "tensors/materialise.h"
+#include "tensors/values_text.h"
 
 namespace casebook {
 namespace fs = std::filesystem;
@@ -136,40 +136,6 @@ class TempFile {
 
 bool inline_values(const at::Tensor& tensor) {
   return tensor.numel() <= kInlineLimit;
-}
-
-// `values: [...]`, C order: integers and booleans as such; floating values
-// as yaml_float, the shortest text that reads back as the same double and
-// that YAML reads as a float (`-0` would be the integer 0, its sign lost),
-// which every narrower float holds exactly, so the case's tensor has the
-// captured bits (NaN's payload aside); complex ones as [real, imaginary].
-std::string values_text(const at::Tensor& tensor) {
-  const at::ScalarType type = tensor.scalar_type();
-  std::string text = "[";
-  auto put = [&](int64_t i, const std::string& value) {
-    text += (i ? ", " : "") + value;
-  };
-  const at::Tensor flat = tensor.contiguous().view({-1});
-  if (at::isComplexType(type)) {
-    const at::Tensor pairs = at::view_as_real(flat.to(at::kComplexDouble));
-    const double* data = pairs.data_ptr<double>();
-    for (int64_t i = 0; i < flat.numel(); ++i) {
-      put(i, "[" + yaml_float(data[2 * i]) + ", " +
-                 yaml_float(data[2 * i + 1]) + "]");
-    }
-  } else if (at::isFloatingType(type)) {
-    const at::Tensor wide = flat.to(at::kDouble);
-    const double* data = wide.data_ptr<double>();
-    for (int64_t i = 0; i < flat.numel(); ++i) put(i, yaml_float(data[i]));
-  } else {
-    const at::Tensor wide = flat.to(at::kLong);
-    const int64_t* data = wide.data_ptr<int64_t>();
-    for (int64_t i = 0; i < flat.numel(); ++i) {
-      put(i, type == at::kBool ? (data[i] ? "true" : "false")
-                               : std::to_string(data[i]));
-    }
-  }
-  return text + "]";
 }
 
 // The tensor's logical values, C order, into `file` and `sha`, a chunk at a
@@ -472,7 +438,7 @@ CaptureResult write_capture(const CaptureRequest& request) {
     inputs << "  " << captured.name << ":\n    dtype: " << dtype
            << "\n    shape: " << shape_text(tensor.sizes()) << "\n";
     if (inline_values(tensor)) {
-      inputs << "    values: " << values_text(tensor) << "\n";
+      inputs << "    values: " << yaml_values(tensor) << "\n";
     } else {
       const fs::path fixture = write_fixture(tensor, fixture_folder);
       const std::string digest = fixture.stem().string();

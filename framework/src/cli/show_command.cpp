@@ -27,6 +27,7 @@
 #include "process/scratch_folder.h"
 #include "tensors/fixtures.h"
 #include "tensors/materialise.h"
+#include "tensors/values_text.h"
 
 namespace casebook {
 namespace fs = std::filesystem;
@@ -48,53 +49,6 @@ std::string dtype_of(const at::Tensor& tensor) {
   const auto dtype = to_dtype(tensor.scalar_type());
   return dtype ? std::string(dtype_name(*dtype))
                : std::string(c10::toString(tensor.scalar_type()));
-}
-
-// One element as the loader reads it back exactly: integers as int64 text
-// (beyond 2^53 too), bool as true/false, floating values as float64
-// shortest text.
-std::string element_text(const at::Tensor& flat, int64_t at) {
-  const at::ScalarType type = flat.scalar_type();
-  if (type == at::kBool) return flat[at].item<bool>() ? "true" : "false";
-  if (at::isIntegralType(type, /*includeBool=*/false)) {
-    return std::to_string(flat[at].item<int64_t>());
-  }
-  return yaml_number(flat[at].item<double>());
-}
-
-// A flow-style YAML list of `flat`'s values, nested by `sizes`.
-void nested_values(std::ostream& out, const at::Tensor& flat,
-                   at::IntArrayRef sizes, size_t dim, int64_t* at,
-                   int64_t limit) {
-  if (dim == sizes.size()) {
-    out << (*at < limit ? element_text(flat, *at) : "...");
-    ++*at;
-    return;
-  }
-  out << "[";
-  for (int64_t i = 0; i < sizes[dim]; ++i) {
-    if (i) out << ", ";
-    if (*at >= limit) {
-      out << "...";
-      break;
-    }
-    nested_values(out, flat, sizes, dim + 1, at, limit);
-  }
-  out << "]";
-}
-
-std::string values_text(const at::Tensor& tensor, int64_t limit) {
-  const at::ScalarType type = tensor.scalar_type();
-  // Integers stay int64 (a double rounds beyond 2^53); the rest float64.
-  const at::ScalarType shown = type == at::kBool ? at::kBool
-                               : at::isIntegralType(type, /*includeBool=*/false)
-                                   ? at::kLong
-                                   : at::kDouble;
-  const at::Tensor flat = tensor.contiguous().reshape({-1}).to(shown);
-  std::ostringstream out;
-  int64_t at = 0;
-  nested_values(out, flat, tensor.sizes(), 0, &at, limit);
-  return out.str();
 }
 
 void print_output(std::ostream& out, size_t index, const TensorFile& file,
@@ -125,7 +79,7 @@ void print_output(std::ostream& out, size_t index, const TensorFile& file,
     out << "\n";
   }
   const int64_t limit = full ? count : kShownElements;
-  out << "  values " << values_text(tensor, limit);
+  out << "  values " << yaml_values(tensor, limit);
   if (count > limit) {
     out << "\n  (" << count - limit << " more elided; --full shows all)";
   }
@@ -184,7 +138,7 @@ bool write_expected(const fs::path& file, const Case& kase,
     block << "  " << i << ": {dtype: " << dtype_of(tensor)
           << ", shape: " << ints(tensor.sizes());
     if (tensor.numel() <= kShownElements) {
-      block << ", values: " << values_text(tensor, tensor.numel());
+      block << ", values: " << yaml_values(tensor);
     } else {
       fs::path folder = file.parent_path() / "fixtures";
       for (fs::path up = file.parent_path(); !up.empty();
