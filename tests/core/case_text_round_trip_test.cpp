@@ -123,5 +123,28 @@ TEST(CaseTextRoundTrip, ArgumentStringsArePlainOnlyWhereTheyReadBack) {
   }
 }
 
+// One writer of `origin` (a captured case's, case_to_yaml's): a dotted key
+// under its head however the entries interleave, an integer plain.
+TEST(CaseTextRoundTrip, OriginGathersEachHeadsKeysWhereverTheyStand) {
+  Origin origin;
+  origin.entries = {{"versions.torch", "2.11.0"},
+                    {"iteration", "18231"},
+                    {"versions.cuda", "13.0"},
+                    {"first_error", "CUDA error: \"assert\""}};
+  const std::string text = origin_to_yaml(origin);
+  EXPECT_EQ(
+      text,
+      "origin:\n  versions:\n    torch: \"2.11.0\"\n    cuda: \"13.0\"\n"
+      "  iteration: 18231\n  first_error: \"CUDA error: \\\"assert\\\"\"\n");
+  const LoadedCase loaded = load_case_text(
+      "casebook: 1\nsummary: s\nop: torch.add\n"
+      "inputs: {input: {dtype: float32, values: [1]}}\n" +
+          text,
+      "cases/origin.yaml");
+  ASSERT_TRUE(loaded.ok()) << first_load_error(loaded);
+  EXPECT_EQ(loaded.value->origin.entries.size(), 4u);
+  EXPECT_EQ(origin_to_yaml(Origin{}), "");
+}
+
 }  // namespace
 }  // namespace casebook

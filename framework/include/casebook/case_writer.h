@@ -16,4 +16,11 @@ namespace casebook {
 // text: the caller refuses such a case first.
 std::string case_to_yaml(const Case& kase);
 
+// The `origin:` section of `origin` ("" when it has no entry), as
+// case_to_yaml and a captured case write it: top-level keys in the order
+// first seen, a dotted key under its head (`versions.torch` under
+// `versions:`) wherever it stands in the list; an integer plain, any other
+// value double-quoted.
+std::string origin_to_yaml(const Origin& origin);
+
 }  // namespace casebook

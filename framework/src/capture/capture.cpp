@@ -17,13 +17,14 @@
 #include <fstream>
 #include <iomanip>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
+#include "casebook/case_writer.h"
 #include "casebook/loader.h"
 #include "casebook/printable.h"
 #include "casebook/shape_text.h"
+#include "model/yaml_text.h"
 #include "tensors/fixtures.h"
 #include "tensors/layout.h"
 #include "tensors/materialise.h"
@@ -216,26 +217,9 @@ std::string layout_line(const std::string& name, const at::Tensor& tensor,
          ", storage_offset: " + std::to_string(tensor.storage_offset()) + "}\n";
 }
 
-std::string quoted(const std::string& text) {
-  return nlohmann::json(text).dump();
-}
-
 // The most of one origin text a captured case keeps: well under the
 // loader's limit of a scalar (4096 bytes), quoting and escapes included.
 constexpr size_t kOriginValueBytes = 1024;
-
-// An origin value: an integer plain, anything else a quoted string, made
-// printable and bounded first (the failing program's own words: an ANSI
-// colour, a byte that is not UTF-8, a long traceback), so that the case
-// written always loads.
-std::string origin_value(const std::string& text) {
-  const bool integer =
-      !text.empty() && text.size() < 19 &&
-      text.find_first_not_of("0123456789") == std::string::npos;
-  return integer
-             ? text
-             : quoted(bounded_text(printable_line(text), kOriginValueBytes));
-}
 
 bool plain_key(const std::string& key) {
   if (key.empty()) return false;
@@ -253,45 +237,29 @@ const std::set<std::string>& origin_keys() {
   return kKeys;
 }
 
-std::string origin_section(
+// The captured case's origin: what was detected, then what was given (a
+// given value wins, in the detected one's place), each value made printable
+// and bounded first (the failing program's own words: an ANSI colour, a byte
+// that is not UTF-8, a long traceback), so that the case written always
+// loads.
+Origin captured_origin(
     const std::vector<std::pair<std::string, std::string>>& detected,
     const std::vector<std::pair<std::string, std::string>>& given) {
-  // Key order: first seen; a given value wins over a detected one.
-  std::vector<std::pair<std::string, std::string>> merged;
-  auto put = [&](const std::pair<std::string, std::string>& entry) {
-    for (auto& existing : merged) {
+  Origin origin;
+  auto put = [&origin](const std::pair<std::string, std::string>& entry) {
+    const std::string value =
+        bounded_text(printable_line(entry.second), kOriginValueBytes);
+    for (auto& existing : origin.entries) {
       if (existing.first == entry.first) {
-        existing.second = entry.second;
+        existing.second = value;
         return;
       }
     }
-    merged.push_back(entry);
+    origin.entries.emplace_back(entry.first, value);
   };
   for (const auto& entry : detected) put(entry);
   for (const auto& entry : given) put(entry);
-  // Top-level keys in order; versions.* and data.* gathered under theirs.
-  std::vector<std::string> tops;
-  for (const auto& entry : merged) {
-    const std::string top = entry.first.substr(0, entry.first.find('.'));
-    if (std::find(tops.begin(), tops.end(), top) == tops.end()) {
-      tops.push_back(top);
-    }
-  }
-  std::string text;
-  for (const std::string& top : tops) {
-    for (const auto& [key, value] : merged) {
-      if (key == top) text += "  " + key + ": " + origin_value(value) + "\n";
-    }
-    std::string group;
-    for (const auto& [key, value] : merged) {
-      if (key.rfind(top + ".", 0) == 0) {
-        group += "    " + key.substr(top.size() + 1) + ": " +
-                 origin_value(value) + "\n";
-      }
-    }
-    if (!group.empty()) text += "  " + top + ":\n" + group;
-  }
-  return text.empty() ? "" : "origin:\n" + text;
+  return origin;
 }
 
 void check_request(const CaptureRequest& request) {
@@ -455,9 +423,10 @@ CaptureResult write_capture(const CaptureRequest& request) {
     text << *modeline << "\n";
   }
   text << "casebook: 1\nsummary: "
-       << quoted(request.summary.empty()
-                     ? "captured " + request.op + " failure " + request.name
-                     : request.summary)
+       << model::yaml_quoted(request.summary.empty()
+                                 ? "captured " + request.op + " failure " +
+                                       request.name
+                                 : request.summary)
        << "\nop: " << request.op << "\n";
   if (!request.args.empty()) {
     text << "args:\n";
@@ -468,7 +437,7 @@ CaptureResult write_capture(const CaptureRequest& request) {
   text << "inputs:\n" << inputs.str();
   auto detected = detected_origin(request.libtorch_of_failure);
   detected.emplace_back("backend", backend);
-  text << origin_section(detected, request.origin);
+  text << origin_to_yaml(captured_origin(detected, request.origin));
 
   TempFile temp(case_folder);
   const std::string bytes = text.str();

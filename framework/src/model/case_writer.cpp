@@ -125,26 +125,6 @@ std::string expectation(const Expectation& e) {
   return out + "}";
 }
 
-// `origin`'s dotted keys ("versions.torch") back into nested maps.
-void write_origin(std::ostream& out, const Origin& origin) {
-  out << "origin:\n";
-  std::string group;
-  for (const auto& [key, value] : origin.entries) {
-    const size_t dot = key.find('.');
-    if (dot == std::string::npos) {
-      group.clear();
-      out << "  " << key << ": " << yaml_quoted(value) << "\n";
-      continue;
-    }
-    const std::string head = key.substr(0, dot);
-    if (head != group) {
-      out << "  " << head << ":\n";
-      group = head;
-    }
-    out << "    " << key.substr(dot + 1) << ": " << yaml_quoted(value) << "\n";
-  }
-}
-
 // `{name: value, ...}`: a case's or a step's `args`.
 std::string args_map(const std::map<std::string, ArgValue>& args) {
   std::string out = "{";
@@ -305,7 +285,40 @@ void write_grad(std::ostream& out, const GradSpec& grad) {
   if (grad.finite_differences) out << "  check: finite_differences\n";
 }
 
+// An origin value: an integer plain, anything else double-quoted.
+std::string origin_value(const std::string& text) {
+  const bool integer =
+      !text.empty() && text.size() < 19 &&
+      text.find_first_not_of("0123456789") == std::string::npos;
+  return integer ? text : yaml_quoted(text);
+}
+
 }  // namespace
+
+std::string origin_to_yaml(const Origin& origin) {
+  // Top-level keys in the order first seen; `versions.*` and `data.*`
+  // gathered under theirs, wherever they stand in the list.
+  std::vector<std::string> tops;
+  for (const auto& entry : origin.entries) {
+    const std::string top = entry.first.substr(0, entry.first.find('.'));
+    if (std::find(tops.begin(), tops.end(), top) == tops.end()) {
+      tops.push_back(top);
+    }
+  }
+  std::string text;
+  for (const std::string& top : tops) {
+    std::string group;
+    for (const auto& [key, value] : origin.entries) {
+      if (key == top) text += "  " + key + ": " + origin_value(value) + "\n";
+      if (key.rfind(top + ".", 0) == 0) {
+        group += "    " + key.substr(top.size() + 1) + ": " +
+                 origin_value(value) + "\n";
+      }
+    }
+    if (!group.empty()) text += "  " + top + ":\n" + group;
+  }
+  return text.empty() ? "" : "origin:\n" + text;
+}
 
 std::string case_to_yaml(const Case& kase) {
   std::ostringstream out;
@@ -325,7 +338,7 @@ std::string case_to_yaml(const Case& kase) {
   write_outputs(out, kase.outputs);
   write_runs(out, kase);
   if (kase.grad) write_grad(out, *kase.grad);
-  if (!kase.origin.empty()) write_origin(out, kase.origin);
+  out << origin_to_yaml(kase.origin);
   return out.str();
 }
 
