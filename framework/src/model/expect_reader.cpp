@@ -12,23 +12,6 @@
 namespace casebook::model {
 namespace {
 
-// Where the case's op does not report what `key` (processed, positions)
-// asks of it, why: naming the ops that do. Empty where it does.
-std::string unreported(const std::string& op, const OpTraits* traits,
-                       const std::string& key) {
-  const bool processed = key == "processed";
-  const auto trait =
-      processed ? &OpTraits::reports_processed : &OpTraits::reports_positions;
-  if (traits != nullptr && (*traits).*trait) return "";
-  const std::vector<std::string> reporting =
-      installed_op_traits().names_where(trait);
-  return "`" + op + "` " +
-         (processed ? "does not count the entries it processes"
-                    : "reports no rejected positions") +
-         ", so `" + key + "` cannot be checked (ops that do: " +
-         (reporting.empty() ? std::string("none") : join(reporting)) + ")";
-}
-
 std::string family_names() {
   std::vector<std::string> names;
   for (Family family : all_families()) {
@@ -104,7 +87,25 @@ struct ExpectationKey {
   void (*read)(const ExpectationContext&, const Entry& item,
                const std::string& path, Expectation& out);
   std::string (*goes_with)();
+  // A key only some ops report (`processed`, `positions`): the trait that
+  // says an op does, and the words for an op that does not.
+  bool OpTraits::* reported_by = nullptr;
+  const char* unreported = nullptr;
 };
+
+// Where the case's op does not report what `key` asks of it, why: naming
+// the ops that do. Empty where it does (or the key asks nothing of it).
+std::string unreported(const ExpectationContext& context,
+                       const ExpectationKey& key) {
+  if (key.reported_by == nullptr) return "";
+  const OpTraits* traits = context.op_traits;
+  if (traits != nullptr && (*traits).*key.reported_by) return "";
+  const std::vector<std::string> reporting =
+      installed_op_traits().names_where(key.reported_by);
+  return "`" + context.op + "` " + key.unreported + ", so `" + key.name +
+         "` cannot be checked (ops that do: " +
+         (reporting.empty() ? std::string("none") : join(reporting)) + ")";
+}
 
 bool always(const ExpectationContext&) { return true; }
 
@@ -133,14 +134,16 @@ const std::vector<ExpectationKey>& expectation_keys() {
          out.positions = c.reader.read_int_list(item, path, 0);
          out.positions_where = c.reader.where(item.key_node);
        },
-       [] { return std::string("`error` only"); }},
+       [] { return std::string("`error` only"); }, &OpTraits::reports_positions,
+       "reports no rejected positions"},
       {"processed", [](const Context& c) { return c.kind != "skip"; },
        [](const Context& c, const Entry& item, const std::string& path,
           Expectation& out) {
          out.processed = read_processed(c.reader, item, path);
          out.processed_where = c.reader.where(item.key_node);
        },
-       [] { return std::string("`match`, `error` or `xfail` only"); }},
+       [] { return std::string("`match`, `error` or `xfail` only"); },
+       &OpTraits::reports_processed, "does not count the entries it processes"},
       {"message", [](const Context& c) { return c.kind == "error"; },
        [](const Context& c, const Entry& item, const std::string& path,
           Expectation& out) {
@@ -192,17 +195,14 @@ void read_expectation_key(const ExpectationContext& context, const Entry& item,
     if (!key.allowed(context)) {
       context.reader.error(item.key_node, path,
                            "`" + item.key + "` goes with " + key.goes_with());
-    } else if (item.key == "processed" || item.key == "positions") {
-      // What only some ops report: a case may expect only what its op does.
-      const std::string why =
-          unreported(context.op, context.op_traits, item.key);
-      if (why.empty()) {
-        key.read(context, item, path, out);
-      } else {
-        context.reader.error(item.key_node, path, why);
-      }
-    } else {
+      return;
+    }
+    // A case may expect only what its op reports.
+    const std::string why = unreported(context, key);
+    if (why.empty()) {
       key.read(context, item, path, out);
+    } else {
+      context.reader.error(item.key_node, path, why);
     }
     return;
   }

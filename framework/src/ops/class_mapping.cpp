@@ -15,8 +15,6 @@
 namespace casebook {
 namespace {
 
-const char kClassMappingOp[] = "validate.class_mapping";
-
 // A list-of-strings argument (`classes`, `names`); nullopt when absent.
 std::optional<std::vector<std::string>> string_list(const OpCall& call,
                                                     const std::string& name) {

@@ -95,11 +95,11 @@ OpDeclaration torch_sum_declaration() {
 }
 
 OpDeclaration validate_class_targets_declaration() {
-  return input_contract("validate.class_targets");
+  return input_contract(kClassTargetsOp);
 }
 
 OpDeclaration validate_class_mapping_declaration() {
-  return input_contract("validate.class_mapping");
+  return input_contract(kClassMappingOp);
 }
 
 std::vector<OpDeclaration> torch_and_validate_op_declarations() {

@@ -37,7 +37,10 @@ OpDeclaration torch_nll_loss_declaration();
 OpDeclaration torch_embedding_declaration();
 OpDeclaration torch_sum_declaration();
 // The ops register_validate_ops registers: the input contracts count the
-// entries they check and the positions they reject.
+// entries they check and the positions they reject. Their names, which their
+// messages use too:
+inline constexpr char kClassTargetsOp[] = "validate.class_targets";
+inline constexpr char kClassMappingOp[] = "validate.class_mapping";
 OpDeclaration validate_class_targets_declaration();
 OpDeclaration validate_class_mapping_declaration();
 

@@ -19,7 +19,7 @@ namespace {
 std::vector<at::Tensor> class_targets(const OpCall& call) {
   const at::Tensor& target = call.input(0);
   const int64_t num_classes =
-      required_int(call, "validate.class_targets", "num_classes");
+      required_int(call, kClassTargetsOp, "num_classes");
   if (num_classes <= 0) {
     throw InvalidCaseError(arg_location(call, "num_classes") +
                            "argument `num_classes`: expected a positive "
