@@ -25,9 +25,10 @@ std::string first_load_error(const LoadedCase& loaded) {
 
 // What a case says, read from its fields rather than through the writer, so
 // that a key the writer leaves out shows (a text written twice the same
-// would not). Locations, the id and `neighbors` (never written) left aside.
+// would not). Locations and the id left aside.
 std::string facts(const Case& kase) {
   std::ostringstream out;
+  out << "id " << (kase.id_written ? kase.id : "(the path)") << "\n";
   out << "op " << kase.op << "\n";
   for (const Step& step : kase.steps) {
     out << "step " << step.name << (step.named ? " named" : "") << " "
@@ -69,6 +70,18 @@ std::string facts(const Case& kase) {
               ? kase.grad->wrt.size() + 100 * kase.grad->grad_outputs.size()
               : 0)
       << " origin " << kase.origin.entries.size() << "\n";
+  for (const NeighborRule& rule : kase.neighbors) {
+    out << "neighbor " << rule.name << " input " << rule.input << " classes "
+        << rule.classes.value_or(-1) << " ignore " << rule.ignore_index_given
+        << rule.ignore_index.value_or(-7) << " errors " << rule.errors.size()
+        << " batch " << rule.dataset_size.value_or(-1) << "/"
+        << rule.batch_size.value_or(-1) << " long "
+        << rule.long_length.value_or(-1) << " empty "
+        << (rule.empty ? int{*rule.empty} : -1) << " blocks "
+        << rule.blocks.size() << " along " << rule.along.size() << " layouts "
+        << rule.layouts.size() << " inputs " << rule.inputs.size() << " dtypes "
+        << rule.dtypes.size() << " cpu64 " << rule.reference_cpu64 << "\n";
+  }
   return out.str();
 }
 
@@ -144,6 +157,44 @@ TEST(CaseTextRoundTrip, OriginGathersEachHeadsKeysWhereverTheyStand) {
   ASSERT_TRUE(loaded.ok()) << first_load_error(loaded);
   EXPECT_EQ(loaded.value->origin.entries.size(), 4u);
   EXPECT_EQ(origin_to_yaml(Origin{}), "");
+}
+
+// A written `id` and every parameter of every neighbour rule are written and
+// read back, so that a case written from a JSON description (`casebook new
+// --from-json`) keeps the id and the neighbours it declares.
+TEST(CaseTextRoundTrip, AnIdAndEveryNeighbourParameterAreWrittenAndReadBack) {
+  const std::string text =
+      "casebook: 1\nid: \"stays: as written\"\nsummary: s\n"
+      "op: torch.cross_entropy\nargs: {ignore_index: -100, reduction: mean}\n"
+      "inputs:\n"
+      "  input: {dtype: float32, shape: [4, 3], fill: {normal: {mean: 0, std: "
+      "1}}, seed: 1}\n"
+      "  target: {dtype: int64, values: [0, 1, 2, 0]}\n"
+      "expect: {cpu: match, cuda: match, hip: match}\n"
+      "neighbors:\n"
+      "  label_limits: {input: target, classes: 3, ignore_index: null, "
+      "errors: {cpu: index_out_of_range, cuda: device_assert}}\n"
+      "  last_batch: {dataset_size: 10, batch_size: 4, "
+      "along: {input: 0, target: 0}}\n"
+      "  lengths: {long: 64, empty: false}\n"
+      "  block_boundaries: {blocks: [2], along: {input: 0, target: 0}}\n"
+      "  layouts: {layouts: [transposed, sliced], inputs: [input]}\n"
+      "  dtypes: {dtypes: [float16, float64], reference: cpu64}\n";
+  const LoadedCase first = load_case_text(text, "cases/neighbours.yaml");
+  ASSERT_TRUE(first.ok()) << first_load_error(first);
+  ASSERT_EQ(first.value->neighbors.size(), 6u);
+  const std::string written = case_to_yaml(*first.value);
+  EXPECT_NE(written.find("\nid: \"stays: as written\"\n"), std::string::npos)
+      << written;
+  EXPECT_NE(written.find("  label_limits: {input: target, classes: 3, "
+                         "ignore_index: null, errors: {cpu: "
+                         "index_out_of_range, cuda: device_assert}}\n"),
+            std::string::npos)
+      << written;
+  const LoadedCase again = load_case_text(written, "cases/neighbours.yaml");
+  ASSERT_TRUE(again.ok()) << first_load_error(again) << "\n" << written;
+  EXPECT_EQ(facts(*again.value), facts(*first.value)) << written;
+  EXPECT_EQ(case_to_yaml(*again.value), written);
 }
 
 }  // namespace

@@ -298,7 +298,8 @@ struct Origin {
 
 struct Case {
   int format_version = 1;
-  std::string id;  // given, or the path under cases/ without .yaml
+  std::string id;           // given, or the path under cases/ without .yaml
+  bool id_written = false;  // `id` given in the file (case_to_yaml keeps it)
   std::string summary;
   // "torch.cross_entropy"; for a case of `steps`, its ops in order:
   // "steps(aten::log_softmax, aten::nll_loss)", a name no op has.

@@ -79,6 +79,7 @@ bool write_neighbor(const fs::path& folder, const fs::path& base_file,
   fs::create_directories(folder, error);
   Case written = neighbor.value;
   written.summary = written_summary(neighbor, base_id);
+  written.id_written = false;  // a file of its own: its id is its path
   std::ofstream out(file, std::ios::binary);
   // The modeline first, as the shipped cases and `casebook new` have it.
   if (auto modeline = schema_modeline(file)) out << *modeline << "\n";

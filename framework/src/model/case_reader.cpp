@@ -37,6 +37,7 @@ void read_id(Reader& reader, const Entry& entry, Case& out) {
                      "` (a newline or tab, shown escaped)");
   } else {
     out.id = *text;
+    out.id_written = true;
   }
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "casebook/family.h"
 #include "casebook/number_text.h"
 #include "model/yaml_text.h"
 
@@ -195,14 +196,6 @@ void write_inputs(std::ostream& out, const std::vector<TensorSpec>& inputs) {
   }
 }
 
-// `backends` where they are not the default, the built-in ones.
-void write_backends(std::ostream& out, const std::vector<Backend>& backends) {
-  if (backends == built_in_backends()) return;
-  out << "backends: " << yaml_list(backends, [](Backend b) {
-    return std::string(backend_name(b));
-  }) << "\n";
-}
-
 void write_reference(std::ostream& out, Case::Reference reference) {
   switch (reference) {
     case Case::Reference::kCpu:
@@ -229,33 +222,6 @@ void write_tolerance(std::ostream& out, const Case& kase) {
   }
   if (kase.equal_nan) out << "equal_nan: true";
   out << "}\n";
-}
-
-// `expect`: per backend, one expectation without `when` on its line, else
-// the list of them.
-void write_expect(std::ostream& out, const Case& kase) {
-  if (kase.expect_entries.empty()) return;
-  out << "expect:\n";
-  for (const auto& [backend, entries] : kase.expect_entries) {
-    out << "  " << backend_name(backend) << ": ";
-    if (entries.size() == 1 && entries[0].when.empty()) {
-      out << expectation(entries[0]) << "\n";
-      continue;
-    }
-    out << "\n";
-    for (const Expectation& entry : entries) {
-      out << "    - " << expectation(entry) << "\n";
-    }
-  }
-}
-
-void write_outputs(std::ostream& out,
-                   const std::vector<OutputExpectation>& outputs) {
-  if (outputs.empty()) return;
-  out << "outputs:\n";
-  for (const OutputExpectation& o : outputs) {
-    out << "  " << yaml_key(o.key) << ": " << output(o) << "\n";
-  }
 }
 
 // `repeat`, `deterministic` and `timeout`, where not their defaults.
@@ -285,6 +251,70 @@ void write_grad(std::ostream& out, const GradSpec& grad) {
   if (grad.finite_differences) out << "  check: finite_differences\n";
 }
 
+// One rule's written parameters, `{key: value, ...}` (`{}`: its defaults),
+// in the order of docs/case-format.md's table.
+std::string neighbor_parameters(const NeighborRule& rule) {
+  std::vector<std::string> fields;
+  auto number = [&fields](const char* key, const std::optional<int64_t>& n) {
+    if (n) fields.push_back(std::string(key) + ": " + std::to_string(*n));
+  };
+  if (!rule.input.empty()) fields.push_back("input: " + yaml_key(rule.input));
+  number("classes", rule.classes);
+  if (rule.ignore_index_given) {
+    fields.push_back("ignore_index: " +
+                     (rule.ignore_index ? std::to_string(*rule.ignore_index)
+                                        : std::string("null")));
+  }
+  if (!rule.errors.empty()) {
+    std::string errors;
+    for (const auto& [backend, family] : rule.errors) {
+      errors += (errors.empty() ? "" : ", ") +
+                std::string(backend_name(backend)) + ": " +
+                std::string(family_name(family));
+    }
+    fields.push_back("errors: {" + errors + "}");
+  }
+  number("dataset_size", rule.dataset_size);
+  number("batch_size", rule.batch_size);
+  number("long", rule.long_length);
+  if (rule.empty)
+    fields.push_back(*rule.empty ? "empty: true" : "empty: false");
+  if (!rule.blocks.empty())
+    fields.push_back("blocks: " + yaml_ints(rule.blocks));
+  if (!rule.along.empty()) {
+    std::string along;
+    for (const auto& [input, dim] : rule.along) {
+      along += (along.empty() ? "" : ", ") + yaml_key(input) + ": " +
+               std::to_string(dim);
+    }
+    fields.push_back("along: {" + along + "}");
+  }
+  auto names = [](const std::vector<std::string>& items) {
+    return yaml_list(items, [](const std::string& n) { return yaml_key(n); });
+  };
+  if (!rule.layouts.empty())
+    fields.push_back("layouts: " + names(rule.layouts));
+  if (!rule.inputs.empty()) fields.push_back("inputs: " + names(rule.inputs));
+  if (!rule.dtypes.empty()) {
+    fields.push_back("dtypes: " + yaml_list(rule.dtypes, [](DType d) {
+                       return std::string(dtype_name(d));
+                     }));
+  }
+  if (rule.reference_cpu64) fields.push_back("reference: cpu64");
+  std::string out = "{";
+  for (size_t i = 0; i < fields.size(); ++i) out += (i ? ", " : "") + fields[i];
+  return out + "}";
+}
+
+void write_neighbors(std::ostream& out,
+                     const std::vector<NeighborRule>& rules) {
+  if (rules.empty()) return;
+  out << "neighbors:\n";
+  for (const NeighborRule& rule : rules) {
+    out << "  " << rule.name << ": " << neighbor_parameters(rule) << "\n";
+  }
+}
+
 // An origin value: an integer plain, anything else double-quoted.
 std::string origin_value(const std::string& text) {
   const bool integer =
@@ -294,6 +324,39 @@ std::string origin_value(const std::string& text) {
 }
 
 }  // namespace
+
+std::string backends_to_yaml(const std::vector<Backend>& backends) {
+  if (backends == built_in_backends()) return "";
+  return "backends: " +
+         yaml_list(backends,
+                   [](Backend b) { return std::string(backend_name(b)); }) +
+         "\n";
+}
+
+std::string expect_to_yaml(
+    const std::map<Backend, std::vector<Expectation>>& entries) {
+  std::string text;
+  for (const auto& [backend, list] : entries) {
+    text += "  " + std::string(backend_name(backend)) + ": ";
+    if (list.size() == 1 && list[0].when.empty()) {
+      text += expectation(list[0]) + "\n";
+      continue;
+    }
+    text += '\n';
+    for (const Expectation& entry : list) {
+      text += "    - " + expectation(entry) + "\n";
+    }
+  }
+  return text.empty() ? "" : "expect:\n" + text;
+}
+
+std::string outputs_to_yaml(const std::vector<OutputExpectation>& outputs) {
+  std::string text;
+  for (const OutputExpectation& o : outputs) {
+    text += "  " + yaml_key(o.key) + ": " + output(o) + "\n";
+  }
+  return text.empty() ? "" : "outputs:\n" + text;
+}
 
 std::string origin_to_yaml(const Origin& origin) {
   // Top-level keys in the order first seen; `versions.*` and `data.*`
@@ -323,6 +386,7 @@ std::string origin_to_yaml(const Origin& origin) {
 std::string case_to_yaml(const Case& kase) {
   std::ostringstream out;
   out << "casebook: 1\n";
+  if (kase.id_written) out << "id: " << yaml_quoted(kase.id) << "\n";
   out << "summary: " << yaml_quoted(kase.summary) << "\n";
   if (kase.steps.empty()) {
     out << "op: " << kase.op << "\n";
@@ -331,13 +395,14 @@ std::string case_to_yaml(const Case& kase) {
   }
   write_args(out, kase.args);
   write_inputs(out, kase.inputs);
-  write_backends(out, kase.backends);
+  out << backends_to_yaml(kase.backends);
   write_reference(out, kase.reference);
   write_tolerance(out, kase);
-  write_expect(out, kase);
-  write_outputs(out, kase.outputs);
+  out << expect_to_yaml(kase.expect_entries);
+  out << outputs_to_yaml(kase.outputs);
   write_runs(out, kase);
   if (kase.grad) write_grad(out, *kase.grad);
+  write_neighbors(out, kase.neighbors);
   out << origin_to_yaml(kase.origin);
   return out.str();
 }

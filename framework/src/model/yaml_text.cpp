@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "casebook/limits.h"
 #include "casebook/number_text.h"
 #include "model/yaml_reader.h"
 
@@ -135,15 +136,39 @@ std::string fill(const TensorSpec& spec) {
   return "{}";
 }
 
-// A complex tensor's values (re and im in turn) as a flat list of pairs,
-// `[[1.0, 2.0], [3.0, -0.5]]`: the shape is always written beside them.
-std::string complex_pairs(const std::vector<double>& parts) {
-  std::string out = "[";
-  for (size_t i = 0; i + 1 < parts.size(); i += 2) {
-    out += (i ? ", [" : "[") + yaml_number(parts[i]) + ", " +
-           yaml_number(parts[i + 1]) + "]";
+// Element `k` (C order) of `spec`'s values, exact: bool as true/false,
+// integers as int64 text, floating values as yaml_number, complex ones as
+// `[re, im]`.
+std::string element_text(const TensorSpec& spec, size_t k) {
+  if (is_complex(spec.dtype)) {
+    return "[" + yaml_number(spec.float_values[2 * k]) + ", " +
+           yaml_number(spec.float_values[2 * k + 1]) + "]";
   }
-  return out + "]";
+  if (is_floating(spec.dtype)) return yaml_number(spec.float_values[k]);
+  if (spec.dtype == DType::kBool)
+    return spec.int_values[k] != 0 ? "true" : "false";
+  return std::to_string(spec.int_values[k]);
+}
+
+void write_nested(std::string& out, const TensorSpec& spec, size_t dim,
+                  int64_t* at, int64_t limit) {
+  if (dim == spec.shape.size()) {
+    out += limit < 0 || *at < limit
+               ? element_text(spec, static_cast<size_t>(*at))
+               : "...";
+    ++*at;
+    return;
+  }
+  out += '[';
+  for (int64_t i = 0; i < spec.shape[dim]; ++i) {
+    if (i > 0) out += ", ";
+    if (limit >= 0 && *at >= limit) {
+      out += "...";
+      break;
+    }
+    write_nested(out, spec, dim + 1, at, limit);
+  }
+  out += ']';
 }
 
 std::string layout(const Layout& l) {
@@ -165,18 +190,29 @@ std::string layout(const Layout& l) {
 
 }  // namespace
 
+std::string values_text(const TensorSpec& spec, int64_t limit) {
+  // No element: `[]`, the shape beside it (nested lists cannot say the dims
+  // after a 0: [2, 0, 3] would read back as [2, 0]).
+  if (element_count(spec.shape) == 0) return "[]";
+  std::string out;
+  int64_t at = 0;
+  // A 0-d tensor's one element in a list, as the loader reads it.
+  if (spec.shape.empty()) out += '[';
+  write_nested(out, spec, 0, &at, limit);
+  if (spec.shape.empty()) out += ']';
+  return out;
+}
+
 std::string tensor_fields(const TensorSpec& spec) {
   std::string out = "dtype: " + std::string(dtype_name(spec.dtype));
-  if (spec.shape_given) out += ", shape: " + yaml_ints(spec.shape);
+  const bool empty_values = spec.source == TensorSpec::Source::kValues &&
+                            element_count(spec.shape) == 0;
+  if (spec.shape_given || empty_values) {
+    out += ", shape: " + yaml_ints(spec.shape);
+  }
   switch (spec.source) {
     case TensorSpec::Source::kValues:
-      if (is_complex(spec.dtype)) {
-        out += ", values: " + complex_pairs(spec.float_values);
-      } else if (is_floating(spec.dtype)) {
-        out += ", values: " + yaml_list(spec.float_values, yaml_number);
-      } else {
-        out += ", values: " + yaml_ints(spec.int_values);
-      }
+      out += ", values: " + values_text(spec);
       if (spec.round_to_nearest) out += ", rounding: nearest";
       break;
     case TensorSpec::Source::kFill:

@@ -35,6 +35,18 @@ std::string yaml_ints(const std::vector<int64_t>& values);
 // `"1"`, `"a b"`); a float as yaml_float (a float, never an integer).
 std::string yaml_arg(const ArgValue& value);
 
+// A tensor's `values` as every case file casebook writes has them (the one
+// writer of them: case_to_yaml, a captured input, an output `show
+// --write-expected` writes, what `show` prints): lists nested by its shape
+// (a 0-d tensor's one element in a list; a tensor of no element `[]`, its
+// shape written beside it by tensor_fields), each element exact as the loader
+// reads it back: bool as true/false, integers as int64 text (beyond 2^53
+// too), floating values as yaml_number (the shortest text of the same
+// double, `-0.0` keeping its sign), complex ones as `[re, im]`. `limit` >=
+// 0: at most that many elements, then `...` (printing: no case file's text;
+// the spec needs to hold only those).
+std::string values_text(const TensorSpec& spec, int64_t limit = -1);
+
 // A tensor's keys, without the braces: `dtype: float32, shape: [2], ...`.
 std::string tensor_fields(const TensorSpec& spec);
 

@@ -166,13 +166,15 @@ CarriedCase carry_case(const PlannedCase& planned, const fs::path& file) {
       return carried;
     }
   }
+  const bool declares_neighbors = !kase.neighbors.empty();
+  kase.neighbors.clear();  // this run only: each neighbour is a run of its own
   carried.text = case_to_yaml(kase);
   std::string why;
   if (planned.neighbor) {
     const std::string& id = planned.loaded.id;
     why = "this run is a neighbour its file declares (`" +
           id.substr(id.find('~') + 1) + "`), written in no file";
-  } else if (!kase.neighbors.empty()) {
+  } else if (declares_neighbors) {
     why = "its `neighbors` left out (each is a run of its own)";
   }
   if (!inlined.empty()) {
