@@ -23,6 +23,7 @@ import difflib
 import functools
 import inspect
 import json
+import math
 import os
 import platform
 import re
@@ -76,7 +77,7 @@ def capture_command(executable, op, name, saved, cases="cases", args=None,
     for key, path in saved.items():
         command += ["--tensor", f"{key}={path}"]
     for key, value in (args or {}).items():
-        command += ["--arg", f"{key}={_yaml_text(value)}"]
+        command += ["--arg", f"{key}={_arg_text(value)}"]
     for key, value in (origin or {}).items():
         command += ["--origin", f"{key}={value}"]
     if backends:
@@ -197,28 +198,16 @@ def _schema_arguments(text):
     return names
 
 
-def _yaml_text(value):
-    # An argument as `casebook capture --arg` takes it, which the case file
-    # then holds as written: the rule of casebook's own writer of arguments
-    # (yaml_arg, framework/src/model/yaml_text.h): a word plain where it
-    # reads back as that string, else a double-quoted string.
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, float) and value != value:
-        return ".nan"
-    if isinstance(value, float) and value in (float("inf"), float("-inf")):
-        return ".inf" if value > 0 else "-.inf"
+def _arg_text(value):
+    # An argument for ``casebook capture --arg``, which reads it as a case
+    # file's `args` entry (YAML, whose flow style JSON is) and writes the case
+    # with casebook's one writer: JSON, with YAML's words for the floats JSON
+    # has none for.
+    if isinstance(value, float) and not math.isfinite(value):
+        return ".nan" if value != value else (".inf" if value > 0 else "-.inf")
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_yaml_text(item) for item in value) + "]"
-    if isinstance(value, str) and (
-            not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", value)
-            or value.lower() in ("true", "false", "null")):
-        # A string YAML would read otherwise (`1`, `a: b`, `true`): quoted
-        # (a JSON string is a YAML double-quoted scalar).
-        return json.dumps(value)
-    return str(value)
+        return "[" + ", ".join(_arg_text(item) for item in value) + "]"
+    return json.dumps(value)
 
 
 def _versions():

@@ -125,6 +125,37 @@ TEST_F(CaptureTest, PtDictRoundTripsWithSmallLabelsInline) {
   expect_identical(loaded_input(result.case_file, 1), made.tensors[1].tensor);
 }
 
+// An `--arg` is read as a case file's `args` entry is (JSON, as the Python
+// module sends it, or YAML) and written by the one writer of arguments; one
+// that is no argument value is refused, naming it, and nothing is written.
+TEST_F(CaptureTest, ArgumentsAreReadAsACaseReadsThemAndWrittenOnce) {
+  CaptureRequest made = request("args");
+  made.op = "torch.cross_entropy";
+  made.tensors = {{"input", read_saved_tensor(kData / "batch.pt", "input")},
+                  {"target", read_saved_tensor(kData / "batch.pt", "target")}};
+  made.args = {{"reduction", "\"sum\""},
+               {"ignore_index", "-100"},
+               {"label_smoothing", "0.0"},
+               {"weight_order", "[1, \"a b\"]"}};
+  const std::string text = read_text(write_capture(made).case_file);
+  EXPECT_NE(text.find("args: {ignore_index: -100, label_smoothing: 0.0, "
+                      "reduction: sum, weight_order: [1, \"a b\"]}\n"),
+            std::string::npos)
+      << text;
+  CaptureRequest refused = request("refused_arg");
+  refused.tensors = made.tensors;
+  refused.args = {{"reduction", "{mean: 1}"}};
+  try {
+    write_capture(refused);
+    ADD_FAILURE() << "a map argument was taken";
+  } catch (const CaptureError& error) {
+    EXPECT_NE(std::string(error.what()).find("--arg `reduction={mean: 1}`"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_FALSE(fs::exists(root_ / "cases" / "abs" / "refused_arg.yaml"));
+}
+
 TEST_F(CaptureTest, PtListKeepsANonContiguousViewsLayout) {
   const at::Tensor view = read_saved_tensor(kData / "list.pt", "1");
   // What PyTorch saw (make_fixtures.py): strides [1, 8], offset 10.

@@ -1,6 +1,8 @@
-// yaml_values (tensors/values_text.h), the one writer of a tensor's values
-// into a case file (capture, show --write-expected): written, loaded and
-// made again, every dtype's values are the same bits, nested by the shape.
+// A tensor's values through the case model (values_spec,
+// tensors/values_text.h) and its one writer (model::values_text, in
+// case_to_yaml), as capture and show --write-expected write them: written,
+// loaded and made again, every dtype's values are the same bits, nested by
+// the shape.
 #include "tensors/values_text.h"
 
 #include <ATen/ATen.h>
@@ -11,18 +13,27 @@
 #include <vector>
 
 #include "casebook/case.h"
+#include "casebook/case_writer.h"
 #include "casebook/loader.h"
+#include "model/yaml_text.h"
 #include "tensors/materialise.h"
 
 namespace casebook {
 namespace {
 
-// `tensor` through a case file's `values`, as the loader and the child make it.
+std::string values_of(const at::Tensor& tensor, int64_t limit = -1) {
+  return model::values_text(values_spec("self", tensor, limit), limit);
+}
+
+// `tensor` as a case's input written by case_to_yaml, then loaded and made
+// as the child makes it.
 at::Tensor written_and_read(const at::Tensor& tensor) {
-  const std::string dtype(dtype_name(*to_dtype(tensor.scalar_type())));
-  const std::string text =
-      "casebook: 1\nsummary: s\nop: torch.clone\ninputs:\n  self: {dtype: " +
-      dtype + ", values: " + yaml_values(tensor) + "}\n";
+  Case kase;
+  kase.summary = "s";
+  kase.op = "torch.clone";
+  kase.backends = built_in_backends();
+  kase.inputs.push_back(values_spec("self", tensor));
+  const std::string text = case_to_yaml(kase);
   const LoadedCase loaded = load_case_text(text, "cases/values.yaml");
   EXPECT_TRUE(loaded.ok()) << text
                            << (loaded.ok() ? "" : loaded.errors[0].message);
@@ -54,16 +65,21 @@ TEST(ValuesText, EveryDtypesValuesReadBackBitForBitInTheirShape) {
       at::tensor({1.5, -2.0, 0.25, 3.0}, at::kFloat)
           .view({2, 1, 2})
           .to(at::kComplexFloat),
+      at::scalar_tensor(-2.5, at::kFloat),
+      at::zeros({2, 0, 3}, at::kInt),
   };
   for (const at::Tensor& tensor : tensors) {
-    SCOPED_TRACE(yaml_values(tensor));
+    SCOPED_TRACE(values_of(tensor));
     EXPECT_TRUE(same_bits(written_and_read(tensor), tensor));
   }
-  EXPECT_EQ(yaml_values(at::tensor({1.0, -0.0, 0.5}).reshape({3})),
+  EXPECT_EQ(values_of(at::tensor({1.0, -0.0, 0.5}).reshape({3})),
             "[1, -0.0, 0.5]");
-  EXPECT_EQ(yaml_values(at::arange(4, at::kLong).reshape({2, 2})),
+  EXPECT_EQ(values_of(at::arange(4, at::kLong).reshape({2, 2})),
             "[[0, 1], [2, 3]]");
-  EXPECT_EQ(yaml_values(at::arange(5, at::kLong), 3), "[0, 1, 2, ...]");
+  EXPECT_EQ(values_of(at::tensor({1, 0}, at::kLong).to(at::kBool)),
+            "[true, false]");
+  EXPECT_EQ(values_of(at::scalar_tensor(3, at::kLong)), "[3]");
+  EXPECT_EQ(values_of(at::arange(5, at::kLong), 3), "[0, 1, 2, ...]");
 }
 
 }  // namespace

@@ -23,8 +23,7 @@
 #include "casebook/case_writer.h"
 #include "casebook/loader.h"
 #include "casebook/printable.h"
-#include "casebook/shape_text.h"
-#include "model/yaml_text.h"
+#include "model/arg_text.h"
 #include "tensors/fixtures.h"
 #include "tensors/layout.h"
 #include "tensors/materialise.h"
@@ -196,12 +195,12 @@ fs::path write_fixture(const at::Tensor& tensor, const fs::path& folder) {
   return fixture;
 }
 
-// `layout: {stride, storage_offset}` for a non-contiguous tensor; empty
-// for a contiguous one, and for one whose strides a case cannot state
+// The strides of a non-contiguous tensor as its `layout`; the default for
+// a contiguous one, and for one whose strides a case cannot state
 // (overlapping, negative: a note says so; its values are kept).
-std::string layout_line(const std::string& name, const at::Tensor& tensor,
-                        std::vector<std::string>* notes) {
-  if (tensor.is_contiguous() || tensor.numel() <= 1) return "";
+Layout captured_layout(const std::string& name, const at::Tensor& tensor,
+                       std::vector<std::string>* notes) {
+  if (tensor.is_contiguous() || tensor.numel() <= 1) return {};
   Layout layout;
   layout.kind = Layout::Kind::kStrided;
   layout.stride.assign(tensor.strides().begin(), tensor.strides().end());
@@ -211,10 +210,50 @@ std::string layout_line(const std::string& name, const at::Tensor& tensor,
   } catch (const std::invalid_argument& refused) {
     notes->push_back("tensor `" + name + "`: layout not kept (" +
                      refused.what() + ")");
-    return "";
+    return {};
   }
-  return "    layout: {stride: " + shape_text(tensor.strides()) +
-         ", storage_offset: " + std::to_string(tensor.storage_offset()) + "}\n";
+  return layout;
+}
+
+// One captured tensor as the case's input: its values inline when small,
+// else a fixture (written, or one of the same bytes shared), with its
+// layout.
+TensorSpec captured_input(const CapturedTensor& captured,
+                          const fs::path& fixture_folder,
+                          const std::string& folder_name,
+                          CaptureResult* result) {
+  const at::Tensor tensor =
+      captured.tensor.is_cpu() ? captured.tensor : captured.tensor.to(at::kCPU);
+  TensorSpec spec;
+  if (inline_values(tensor)) {
+    spec = values_spec(captured.name, tensor);
+  } else {
+    const fs::path fixture = write_fixture(tensor, fixture_folder);
+    result->fixtures.push_back(fixture);
+    spec.name = captured.name;
+    spec.dtype = *to_dtype(tensor.scalar_type());
+    spec.shape.assign(tensor.sizes().begin(), tensor.sizes().end());
+    spec.source = TensorSpec::Source::kFile;
+    spec.sha256 = fixture.stem().string();
+    spec.file = folder_name + "/" + spec.sha256 + ".npy";
+  }
+  spec.layout = captured_layout(captured.name, tensor, &result->notes);
+  return spec;
+}
+
+// `--arg` values, each read as a case's `args` entry is.
+std::map<std::string, ArgValue> captured_args(
+    const std::vector<std::pair<std::string, std::string>>& given) {
+  std::map<std::string, ArgValue> args;
+  for (const auto& [key, text] : given) {
+    std::string error;
+    auto value = model::read_arg_text(key, text, &error);
+    if (!value) {
+      throw CaptureError("capture: --arg `" + key + "=" + text + "`: " + error);
+    }
+    args[key] = *value;
+  }
+  return args;
 }
 
 // The most of one origin text a captured case keeps: well under the
@@ -393,55 +432,31 @@ CaptureResult write_capture(const CaptureRequest& request) {
   const fs::path fixtures = fixtures_folder(request, case_folder);
   const fs::path fixture_folder = fixtures / op_folder(request.op);
 
+  Case kase;
+  kase.summary = request.summary.empty()
+                     ? "captured " + request.op + " failure " + request.name
+                     : request.summary;
+  kase.op = request.op;
+  kase.args = captured_args(request.args);
+  kase.backends = built_in_backends();
   std::string backend = "cpu";
-  std::ostringstream inputs;
   for (const CapturedTensor& captured : request.tensors) {
     if (!captured.tensor.is_cpu()) {
       backend = c10::DeviceTypeName(captured.tensor.device().type(), true);
     }
-    const at::Tensor tensor = captured.tensor.is_cpu()
-                                  ? captured.tensor
-                                  : captured.tensor.to(at::kCPU);
-    const std::string dtype(dtype_name(*to_dtype(tensor.scalar_type())));
-    inputs << "  " << captured.name << ":\n    dtype: " << dtype
-           << "\n    shape: " << shape_text(tensor.sizes()) << "\n";
-    if (inline_values(tensor)) {
-      inputs << "    values: " << yaml_values(tensor) << "\n";
-    } else {
-      const fs::path fixture = write_fixture(tensor, fixture_folder);
-      const std::string digest = fixture.stem().string();
-      result.fixtures.push_back(fixture);
-      inputs << "    file: " << (op_folder(request.op) + "/" + digest + ".npy")
-             << "\n"
-             << "    sha256: " << digest << "\n";
-    }
-    inputs << layout_line(captured.name, tensor, &result.notes);
+    kase.inputs.push_back(captured_input(captured, fixture_folder,
+                                         op_folder(request.op), &result));
   }
-
-  std::ostringstream text;
-  if (auto modeline = schema_modeline(result.case_file)) {
-    text << *modeline << "\n";
-  }
-  text << "casebook: 1\nsummary: "
-       << model::yaml_quoted(request.summary.empty()
-                                 ? "captured " + request.op + " failure " +
-                                       request.name
-                                 : request.summary)
-       << "\nop: " << request.op << "\n";
-  if (!request.args.empty()) {
-    text << "args:\n";
-    for (const auto& [key, value] : request.args) {
-      text << "  " << key << ": " << value << "\n";
-    }
-  }
-  text << "inputs:\n" << inputs.str();
   auto detected = detected_origin(request.libtorch_of_failure);
   detected.emplace_back("backend", backend);
-  text << origin_to_yaml(captured_origin(detected, request.origin));
+  kase.origin = captured_origin(detected, request.origin);
+  std::string text = case_to_yaml(kase);
+  if (auto modeline = schema_modeline(result.case_file)) {
+    text = *modeline + "\n" + text;
+  }
 
   TempFile temp(case_folder);
-  const std::string bytes = text.str();
-  temp.write(bytes.data(), bytes.size());
+  temp.write(text.data(), text.size());
   if (!temp.publish(result.case_file)) {
     throw CaptureError(result.case_file.string() +
                        ": a case of that name already exists (written "

@@ -1,7 +1,8 @@
 // Capture: tensors as people save them (or as a program holds them) into a
 // case file and content-named fixtures, written atomically, never
-// overwriting anything. Knows no case model: it writes YAML text that the
-// loader (framework/src/model/) reads like any hand-written case.
+// overwriting anything. It builds the case (casebook/case.h) and writes it
+// with casebook's one case-text writer (case_to_yaml), so that a captured
+// case reads as any case casebook writes.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -34,7 +35,8 @@ struct CaptureRequest {
   // loader will look in), else <cases>/../fixtures, created.
   std::filesystem::path fixtures;
   std::string summary;  // empty: "captured <op> failure <name>"
-  // `args`: key and YAML text (`mean`, `-100`, `[0, 1]`), written as given.
+  // `args`: key and YAML text (`mean`, `-100`, `[0, 1]`, JSON too), read as
+  // a case file's `args` entry is (an error names the `--arg`).
   std::vector<std::pair<std::string, std::string>> args;
   std::vector<CapturedTensor> tensors;
   // `origin`: key (`iteration`, `versions.cuda`, `data.id`) and value; these

@@ -4,9 +4,11 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <system_error>
 
+#include "casebook/case_writer.h"
 #include "casebook/diagnosis.h"
 #include "casebook/loader.h"
 #include "casebook/verdict.h"
@@ -179,33 +181,32 @@ bool write_acceptance(const fs::path& case_file, const Case& kase,
   std::ostringstream read;
   read << in.rdbuf();
   const std::string original = read.str();
-  std::string block =
-      "expect:  # accepted: the failure of origin.first_error\n";
-  std::vector<std::string> kept;
+  std::map<Backend, std::vector<Expectation>> accepted;
+  std::vector<Backend> kept;
+  std::string left_out;
   for (Backend backend : kase.backends) {
     for (const auto& [where, family] : reproduction.expect) {
       if (where != backend) continue;
-      block += "  " + std::string(backend_name(backend)) +
-               ": {error: " + std::string(family_name(family)) + "}\n";
-      kept.emplace_back(backend_name(backend));
+      Expectation error;
+      error.kind = Expectation::Kind::kError;
+      error.family = family;
+      accepted[backend] = {error};
+      kept.push_back(backend);
       break;
     }
-  }
-  std::string left_out;
-  for (Backend backend : kase.backends) {
-    const std::string name(backend_name(backend));
-    if (std::find(kept.begin(), kept.end(), name) == kept.end()) {
-      left_out += (left_out.empty() ? "" : ", ") + name;
+    if (kept.empty() || kept.back() != backend) {
+      left_out +=
+          (left_out.empty() ? "" : ", ") + std::string(backend_name(backend));
     }
   }
+  std::string block = "# accepted: the failure of origin.first_error\n" +
+                      expect_to_yaml(accepted);
   if (!left_out.empty()) {
     // A backend without an expectation would compare with a reference that
     // raised: an ERROR there, not a regression case.
-    std::string list;
-    for (const std::string& name : kept)
-      list += (list.empty() ? "" : ", ") + name;
-    block += "backends: [" + list + "]  # not seen failing here: " + left_out +
-             "; add them with their expect where they run\n";
+    block += "# not seen failing here: " + left_out +
+             "; add them with their expect where they run\n" +
+             backends_to_yaml(kept);
   }
   const std::string text =
       original + (original.empty() || original.back() == '\n' ? "" : "\n") +

@@ -12,6 +12,7 @@
 #include <memory>
 #include <sstream>
 
+#include "casebook/case_writer.h"
 #include "casebook/diagnosis.h"
 #include "casebook/family.h"
 #include "casebook/loader.h"
@@ -23,6 +24,7 @@
 #include "child/fork_safe_aten.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "model/yaml_text.h"
 #include "process/run_to_end.h"
 #include "process/scratch_folder.h"
 #include "tensors/fixtures.h"
@@ -79,7 +81,8 @@ void print_output(std::ostream& out, size_t index, const TensorFile& file,
     out << "\n";
   }
   const int64_t limit = full ? count : kShownElements;
-  out << "  values " << yaml_values(tensor, limit);
+  out << "  values "
+      << model::values_text(values_spec("", tensor, limit), limit);
   if (count > limit) {
     out << "\n  (" << count - limit << " more elided; --full shows all)";
   }
@@ -119,6 +122,40 @@ void run_in_child(const Case& kase, const OpDef& op, Backend backend,
   *report = decode_report(run.output.substr(0, line_end));
 }
 
+// Output `index` of the case in `file` as a .npy fixture in the fixtures
+// folder nearest the case (`expected/<case>_output<index>.npy`): its
+// tensor's `file` and `sha256`; nullopt, said on stderr, when it cannot be
+// written.
+std::optional<TensorSpec> write_expected_fixture(const fs::path& file,
+                                                 size_t index,
+                                                 const at::Tensor& tensor) {
+  fs::path folder = file.parent_path() / "fixtures";
+  for (fs::path up = file.parent_path(); !up.empty(); up = up.parent_path()) {
+    if (fs::is_directory(up / "fixtures")) {
+      folder = up / "fixtures";
+      break;
+    }
+    if (up == up.parent_path()) break;
+  }
+  const std::string name = "expected/" + file.stem().string() + "_output" +
+                           std::to_string(index) + ".npy";
+  fs::create_directories((folder / name).parent_path());
+  TensorSpec spec;
+  spec.dtype = *to_dtype(tensor.scalar_type());
+  spec.shape.assign(tensor.sizes().begin(), tensor.sizes().end());
+  spec.source = TensorSpec::Source::kFile;
+  spec.file = name;
+  try {
+    write_npy(folder / name, tensor);
+    spec.sha256 = sha256_file(folder / name);
+  } catch (const std::exception& error) {
+    std::cerr << "casebook show: cannot write " << (folder / name).string()
+              << ": " << error.what() << "\n";
+    return std::nullopt;
+  }
+  return spec;
+}
+
 // --write-expected: an `outputs:` block appended to the case file, values
 // inline up to kShownElements, else a .npy fixture (with its sha256) in the
 // fixtures folder nearest the case.
@@ -131,50 +168,40 @@ bool write_expected(const fs::path& file, const Case& kase,
                  "first\n";
     return false;
   }
-  std::ostringstream block;
-  block << "outputs:  # written by casebook show --write-expected\n";
+  std::vector<OutputExpectation> expected;
+  std::string names;
   for (size_t i = 0; i < outputs.size(); ++i) {
     const at::Tensor& tensor = outputs[i];
-    block << "  " << i << ": {dtype: " << dtype_of(tensor)
-          << ", shape: " << ints(tensor.sizes());
-    if (tensor.numel() <= kShownElements) {
-      block << ", values: " << yaml_values(tensor);
-    } else {
-      fs::path folder = file.parent_path() / "fixtures";
-      for (fs::path up = file.parent_path(); !up.empty();
-           up = up.parent_path()) {
-        if (fs::is_directory(up / "fixtures")) {
-          folder = up / "fixtures";
-          break;
-        }
-        if (up == up.parent_path()) break;
-      }
-      const std::string name = "expected/" + file.stem().string() + "_output" +
-                               std::to_string(i) + ".npy";
-      fs::create_directories((folder / name).parent_path());
-      std::string sha;
-      try {
-        write_npy(folder / name, tensor);
-        sha = sha256_file(folder / name);
-      } catch (const std::exception& error) {
-        std::cerr << "casebook show: cannot write " << (folder / name).string()
-                  << ": " << error.what() << "\n";
-        return false;
-      }
-      block << ", file: " << name << ", sha256: " << sha;
+    if (!to_dtype(tensor.scalar_type())) {
+      std::cerr << "casebook show: output " << i << " is a " << dtype_of(tensor)
+                << " tensor, a dtype no case can state; nothing written\n";
+      return false;
     }
-    if (files[i].name.empty())
-      block << "}\n";
-    else
-      block << "}  # " << files[i].name << "\n";
+    OutputExpectation output;
+    output.key = std::to_string(i);
+    if (!files[i].name.empty()) {
+      names +=
+          (names.empty() ? " (" : ", ") + output.key + ": " + files[i].name;
+    }
+    if (tensor.numel() <= kShownElements) {
+      output.values = values_spec(output.key, tensor);
+    } else {
+      auto fixture = write_expected_fixture(file, i, tensor);
+      if (!fixture) return false;
+      output.values = std::move(*fixture);
+    }
+    expected.push_back(std::move(output));
   }
+  const std::string block = "# written by casebook show --write-expected" +
+                            (names.empty() ? "" : names + ")") + "\n" +
+                            outputs_to_yaml(expected);
   std::ofstream out(file, std::ios::app);
-  out << block.str();
+  out << block;
   if (!out) {
     std::cerr << "casebook show: cannot write " << file.string() << "\n";
     return false;
   }
-  std::cout << "written to " << file.string() << ":\n" << block.str();
+  std::cout << "written to " << file.string() << ":\n" << block;
   return true;
 }
 

@@ -1,78 +1,44 @@
-// A tensor's values as case-file text (tensors/values_text.h).
+// A tensor's values as a case's tensor (tensors/values_text.h).
 #include "tensors/values_text.h"
 
 #include <ATen/ATen.h>
 
-#include <sstream>
-#include <vector>
+#include <algorithm>
 
-#include "casebook/number_text.h"
+#include "casebook/internal_error.h"
+#include "tensors/materialise.h"
 
 namespace casebook {
-namespace {
 
-// The elements in C order, widened to what holds each exactly: bool, int64,
-// float64, or float64 pairs for complex values.
-struct WidenedValues {
-  at::Tensor values;
-  at::ScalarType type;
-};
-
-WidenedValues widened_values(const at::Tensor& tensor) {
-  const at::ScalarType type = tensor.scalar_type();
-  const at::Tensor flat = tensor.contiguous().reshape({-1});
-  if (type == at::kBool) return {flat, type};
-  if (at::isComplexType(type)) {
-    return {at::view_as_real(flat.to(at::kComplexDouble)).contiguous(), type};
+TensorSpec values_spec(const std::string& name, const at::Tensor& tensor,
+                       int64_t limit) {
+  const std::optional<DType> dtype = to_dtype(tensor.scalar_type());
+  CASEBOOK_ASSERT(dtype, std::string("values_spec of an unsupported dtype ") +
+                             c10::toString(tensor.scalar_type()));
+  TensorSpec spec;
+  spec.name = name;
+  spec.dtype = *dtype;
+  spec.shape.assign(tensor.sizes().begin(), tensor.sizes().end());
+  spec.shape_given = true;
+  spec.source = TensorSpec::Source::kValues;
+  at::Tensor flat = tensor.reshape({-1});
+  if (limit >= 0) flat = flat.narrow(0, 0, std::min(limit, flat.numel()));
+  flat = flat.cpu().contiguous();
+  if (at::isComplexType(flat.scalar_type())) {
+    const at::Tensor parts =
+        at::view_as_real(flat.to(at::kComplexDouble)).contiguous();
+    spec.float_values.assign(parts.data_ptr<double>(),
+                             parts.data_ptr<double>() + parts.numel());
+  } else if (at::isFloatingType(flat.scalar_type())) {
+    const at::Tensor values = flat.to(at::kDouble).contiguous();
+    spec.float_values.assign(values.data_ptr<double>(),
+                             values.data_ptr<double>() + values.numel());
+  } else {
+    const at::Tensor values = flat.to(at::kLong).contiguous();
+    spec.int_values.assign(values.data_ptr<int64_t>(),
+                           values.data_ptr<int64_t>() + values.numel());
   }
-  if (at::isIntegralType(type, /*includeBool=*/false)) {
-    return {flat.to(at::kLong), type};
-  }
-  return {flat.to(at::kDouble), type};
-}
-
-std::string widened_value_text(const WidenedValues& flat, int64_t at) {
-  if (flat.type == at::kBool) {
-    return flat.values.data_ptr<bool>()[at] ? "true" : "false";
-  }
-  if (at::isComplexType(flat.type)) {
-    const double* pair = flat.values.data_ptr<double>() + 2 * at;
-    return "[" + yaml_number(pair[0]) + ", " + yaml_number(pair[1]) + "]";
-  }
-  if (flat.values.scalar_type() == at::kLong) {
-    return std::to_string(flat.values.data_ptr<int64_t>()[at]);
-  }
-  return yaml_number(flat.values.data_ptr<double>()[at]);
-}
-
-void write_nested_values(std::ostream& out, const WidenedValues& flat,
-                         at::IntArrayRef sizes, size_t dim, int64_t* at,
-                         int64_t limit) {
-  if (dim == sizes.size()) {
-    out << (limit < 0 || *at < limit ? widened_value_text(flat, *at) : "...");
-    ++*at;
-    return;
-  }
-  out << "[";
-  for (int64_t i = 0; i < sizes[dim]; ++i) {
-    if (i > 0) out << ", ";
-    if (limit >= 0 && *at >= limit) {
-      out << "...";
-      break;
-    }
-    write_nested_values(out, flat, sizes, dim + 1, at, limit);
-  }
-  out << "]";
-}
-
-}  // namespace
-
-std::string yaml_values(const at::Tensor& tensor, int64_t limit) {
-  const WidenedValues flat = widened_values(tensor);
-  std::ostringstream out;
-  int64_t at = 0;
-  write_nested_values(out, flat, tensor.sizes(), 0, &at, limit);
-  return out.str();
+  return spec;
 }
 
 }  // namespace casebook

@@ -1,6 +1,7 @@
-// A tensor's values as casebook writes them into a case file (`values:`),
-// the one writer of them: a captured input (capture/), an output
-// `casebook show --write-expected` writes, and what `show` prints.
+// A tensor's values as the case model holds them, so that the model's one
+// writer of values (model::values_text) writes them into a case file: a
+// captured input (capture/), an output `casebook show --write-expected`
+// writes, and what `show` prints.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -8,14 +9,16 @@
 #include <cstdint>
 #include <string>
 
+#include "casebook/case.h"
+
 namespace casebook {
 
-// Flow-style YAML lists nested by the tensor's sizes (a 0-d tensor is its
-// one element), exact as the loader reads them back: bool as true/false,
-// integers as int64 text (beyond 2^53 too), floating values as yaml_number
-// (the shortest text of the same double, `-0.0` keeping its sign), complex
-// ones as `[re, im]`. `limit` >= 0: at most that many elements, then `...`
-// (for printing: such a text is no case file's).
-std::string yaml_values(const at::Tensor& tensor, int64_t limit = -1);
+// `name` with the tensor's dtype, its shape (given) and its values in C
+// order, exact as the loader keeps them: floating values (float16 and
+// bfloat16 too) as doubles, complex ones as re and im in turn, integers and
+// bool as int64. `limit` >= 0: only the first `limit` values (for printing
+// with that limit). The dtype must be one casebook supports (to_dtype).
+TensorSpec values_spec(const std::string& name, const at::Tensor& tensor,
+                       int64_t limit = -1);
 
 }  // namespace casebook
