@@ -90,6 +90,13 @@ int ops_command(const std::string& glob);
 // argument names, else from OP's schema (inputs with TODO shapes, args with
 // their defaults). Never overwrites a file.
 int new_command(const std::string& op, const std::string& name);
+// `casebook new --from-json FILE...`: each FILE (ending in .json), a case
+// described in JSON by a program (JSON is YAML's flow style: the loader reads
+// it as any case file, errors at file:line:col), written beside it as the
+// case file of the same name ending in .yaml by case_to_yaml, with the
+// schema modeline; never over a file. Each file is tried; 0 when every one
+// was written, 1 when any was not.
+int new_from_json_command(const std::vector<std::string>& files);
 // The text `new` writes; empty, with the reason in `error`, for an op the
 // running LibTorch does not have.
 std::string case_skeleton(const std::string& op, std::string* error);

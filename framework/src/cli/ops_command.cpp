@@ -347,21 +347,35 @@ Command add_ops(CLI::App& app) {
 Command add_new(CLI::App& app) {
   auto op = std::make_shared<std::string>();
   auto name = std::make_shared<std::string>();
+  auto from_json = std::make_shared<std::vector<std::string>>();
   CLI::App* new_case = app.add_subcommand(
       "new",
       "write a case skeleton for any op `ops` lists (from its schema, or a "
-      "registered op's inputs and arguments)");
-  new_case
-      ->add_option("op", *op,
-                   "torch.<name>, aten::<name>[.<overload>], kernels.<name>, "
-                   "validate.<name>")
-      ->required();
-  new_case
-      ->add_option("name", *name,
-                   "the case id: writes cases/<name>.yaml (or a path ending "
-                   "in .yaml)")
-      ->required();
-  return {new_case, [op, name] { return new_command(*op, *name); }};
+      "registered op's inputs and arguments); with --from-json, write the "
+      "cases a program describes in JSON");
+  CLI::Option* op_option = new_case->add_option(
+      "op", *op,
+      "torch.<name>, aten::<name>[.<overload>], kernels.<name>, "
+      "validate.<name>");
+  CLI::Option* name_option = new_case->add_option(
+      "name", *name,
+      "the case id: writes cases/<name>.yaml (or a path ending in .yaml)");
+  CLI::Option* json_option = new_case->add_option(
+      "--from-json", *from_json,
+      "cases written as JSON (the keys of a case file; .nan and .inf as "
+      "YAML writes them): each X.json written as the case file X.yaml");
+  json_option->excludes(op_option)->excludes(name_option);
+  op_option->needs(name_option);
+  name_option->needs(op_option);
+  return {new_case, [op, name, from_json] {
+            if (!from_json->empty()) return new_from_json_command(*from_json);
+            if (op->empty()) {
+              std::cerr << "casebook new: expected OP NAME, or --from-json "
+                           "FILE...\n";
+              return kExitUsage;
+            }
+            return new_command(*op, *name);
+          }};
 }
 
 }  // namespace casebook
