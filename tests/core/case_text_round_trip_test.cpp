@@ -159,6 +159,21 @@ TEST(CaseTextRoundTrip, OriginGathersEachHeadsKeysWhereverTheyStand) {
   EXPECT_EQ(origin_to_yaml(Origin{}), "");
 }
 
+// A case of arguments only (`aten::zeros`) is written with `inputs: {}`,
+// which reads back as no input (`inputs:` alone would read as null).
+TEST(CaseTextRoundTrip, ACaseWithoutInputsReadsBack) {
+  const LoadedCase first = load_case_text(
+      "casebook: 1\nsummary: s\nop: aten::zeros\nargs: {size: [2, 3]}\n"
+      "inputs: {}\n",
+      "cases/zeros.yaml");
+  ASSERT_TRUE(first.ok()) << first_load_error(first);
+  const std::string written = case_to_yaml(*first.value);
+  EXPECT_NE(written.find("\ninputs: {}\n"), std::string::npos) << written;
+  const LoadedCase again = load_case_text(written, "cases/zeros.yaml");
+  ASSERT_TRUE(again.ok()) << first_load_error(again) << "\n" << written;
+  EXPECT_EQ(facts(*again.value), facts(*first.value));
+}
+
 // A written `id` and every parameter of every neighbour rule are written and
 // read back, so that a case written from a JSON description (`casebook new
 // --from-json`) keeps the id and the neighbours it declares.

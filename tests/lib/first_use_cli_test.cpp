@@ -60,6 +60,21 @@ TEST(FirstUseCli, OpsListsEveryOpACaseCanNameAndNewWritesEach) {
   }
 }
 
+// A skeleton's argument defaults are the schema's, written as a case writes
+// an argument (exact: rrelu's upper bound is 1/3 to the last digit, not
+// 0.333333).
+TEST(FirstUseCli, NewWritesTheSchemasDefaultsExactly) {
+  TempFolder folder;
+  const fs::path file = folder.path() / "rrelu.yaml";
+  const auto made = run_casebook("new aten::rrelu " + file.string());
+  ASSERT_EQ(made.status, 0) << made.output;
+  const std::string text = read_text(file);
+  EXPECT_TRUE(has_line(text, "^  lower: 0\\.125  # Scalar$")) << text;
+  EXPECT_TRUE(has_line(text, "^  upper: 0\\.3333333333333333  # Scalar$"))
+      << text;
+  EXPECT_TRUE(has_line(text, "^  training: false  # bool$")) << text;
+}
+
 TEST(FirstUseCli, CheckRefusesASkeletonsPlaceholdersByName) {
   TempFolder folder;
   const fs::path file = folder.path() / "ce.yaml";

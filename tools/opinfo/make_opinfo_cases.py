@@ -8,6 +8,7 @@ Run with a Python whose torch matches the LibTorch casebook runs (Debian's
 
     make_opinfo_cases.py OUT [--no-steps] [--samples N] [--entries NAME ...]
                              [--wrong-expected ENTRY] [--every N [--offset K]]
+                             [--casebook PATH]
 
 For every entry of torch.testing._internal.common_methods_invocations.op_db
 (or only the --entries named, by OpInfo name with its variant: `softmax`,
@@ -24,10 +25,13 @@ that records every ATen call (its OpOverload, arguments and outputs). Then:
   name a case input, an earlier step or `step.K`), unless --no-steps, in
   which case the sample is not expressible ("several ATen calls").
 
-Every input tensor is written exactly: `values` (float32 as its shortest
-spelling, which docs/case-format.md says is that value; float64 as Python's
-repr, which round-trips) up to 1024 elements, else a `.npy` fixture with its
-sha256 under OUT/fixtures/opinfo/. A non-contiguous, non-overlapping input
+Each case is described in JSON (the keys of a case file) and written as its
+case file by casebook itself (`casebook new --from-json`, the executable of
+--casebook, else $CASEBOOK, else `casebook` on PATH), so that every case
+file has the text casebook's one writer gives it. Every input tensor is
+described exactly: `values` (the doubles that hold them, which casebook
+writes as their shortest text) up to 1024 elements, else a `.npy` fixture
+with its sha256 under OUT/fixtures/opinfo/. A non-contiguous, non-overlapping input
 keeps its strides (`layout: {stride}`); an overlapping one (an expanded
 view) is written with its values only. The expected `outputs` are the
 values PyTorch computed in Python, with the output dtype's default
@@ -78,6 +82,8 @@ import json
 import math
 import os
 import re
+import shutil
+import subprocess
 import sys
 import types
 import unittest
@@ -239,52 +245,37 @@ def scalar_sibling(func, bound):
 
 # ---------------------------------------------------------------- values
 
-def fmt_float(v, dtype):
-    if math.isnan(v):
-        return ".nan"
-    if math.isinf(v):
-        return ".inf" if v > 0 else "-.inf"
-    if dtype in (torch.float32, torch.float16, torch.bfloat16):
-        s = str(np.float32(v))  # shortest spelling of the float32 value
-        if dtype != torch.float32 and float(np.float32(s)) != v:
-            s = repr(float(v))
-    else:
-        s = repr(float(v))
-    mant, e, exp = s.partition("e")
-    if e and "." not in mant:
-        s = f"{mant}.0e{exp}"
-    elif not e and "." not in s:
-        s += ".0"
-    return s
-
-
 def fmt_scalar(v):
-    """A Python argument value as YAML."""
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        return fmt_float(v, torch.float64)
-    if isinstance(v, str):
-        return json.dumps(v)
+    """A Python argument value as the description holds it."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
     raise NotExpressible(f"argument value of type {type(v).__name__}")
 
 
 def tensor_values(t):
-    """Flat list of the tensor's values as YAML scalars (row-major)."""
+    """The tensor's values, row-major, exact: floating ones as the doubles
+    that hold them (float16 and bfloat16 too), complex ones as [re, im]."""
     flat = t.detach().contiguous().reshape(-1)
-    if t.dtype == torch.bool:
-        return ["true" if b else "false" for b in flat.tolist()]
-    if t.dtype.is_floating_point:
-        return [fmt_float(v, t.dtype) for v in flat.double().tolist()]
     if t.dtype.is_complex:
-        part = PART_DTYPE[t.dtype]
-        return [f"[{fmt_float(v.real, part)}, {fmt_float(v.imag, part)}]"
-                for v in flat.to(torch.complex128).tolist()]
-    return [str(v) for v in flat.tolist()]
+        return [[v.real, v.imag] for v in flat.to(torch.complex128).tolist()]
+    if t.dtype.is_floating_point:
+        return flat.double().tolist()
+    return flat.tolist()
+
+
+def case_json(value):
+    """A case description as JSON, which casebook reads as a case file (JSON
+    is YAML's flow style): NaN and the infinities as YAML's `.nan`, `.inf`,
+    `-.inf`, which JSON has no words for. One top-level key a line."""
+    def text(v):
+        if isinstance(v, dict):
+            return "{" + ", ".join(f"{json.dumps(k)}: {text(x)}" for k, x in v.items()) + "}"
+        if isinstance(v, (list, tuple)):
+            return "[" + ", ".join(text(x) for x in v) + "]"
+        if isinstance(v, float) and not math.isfinite(v):
+            return ".nan" if v != v else (".inf" if v > 0 else "-.inf")
+        return json.dumps(v)
+    return "{\n" + ",\n".join(f" {json.dumps(k)}: {text(v)}" for k, v in value.items()) + "\n}\n"
 
 
 def check_dtype(t, what):
@@ -295,16 +286,14 @@ def check_dtype(t, what):
 
 
 class Writer:
-    """Writes tensors as `values` or `.npy` fixtures under OUT/fixtures."""
+    """Describes tensors by `values` or `.npy` fixtures under OUT/fixtures."""
 
     def __init__(self, out):
         self.fixtures = os.path.join(out, "fixtures", "opinfo")
 
-    def tensor(self, t, keep_layout=True, extra=""):
+    def tensor(self, t, keep_layout=True, equal_nan=False):
         check_dtype(t, "tensor")
-        name = DTYPE_NAMES[t.dtype]
-        shape = list(t.shape)
-        parts = [f"dtype: {name}", f"shape: {json.dumps(shape)}"]
+        spec = {"dtype": DTYPE_NAMES[t.dtype], "shape": list(t.shape)}
         if t.numel() > INLINE_LIMIT and t.dtype != torch.bfloat16:
             arr = t.detach().contiguous().numpy()
             buf = io.BytesIO()
@@ -316,15 +305,15 @@ class Writer:
             if not os.path.exists(path):
                 with open(path, "wb") as f:
                     f.write(data)
-            parts += [f"file: opinfo/{sha}.npy", f"sha256: {sha}"]
+            spec.update({"file": f"opinfo/{sha}.npy", "sha256": sha})
         else:
-            parts.append("values: [" + ", ".join(tensor_values(t)) + "]")
+            spec["values"] = tensor_values(t)
         if keep_layout and t.dim() >= 1 and not t.is_contiguous() and t.numel() > 1:
             if torch._debug_has_internal_overlap(t) == 0:
-                parts.append(f"layout: {{stride: {json.dumps(list(t.stride()))}}}")
-        if extra:
-            parts.append(extra)
-        return "{" + ", ".join(parts) + "}"
+                spec["layout"] = {"stride": list(t.stride())}
+        if equal_nan:
+            spec["equal_nan"] = True
+        return spec
 
 
 # ---------------------------------------------------------------- recording
@@ -501,7 +490,8 @@ def close(a, b):
 # ---------------------------------------------------------------- one sample
 
 def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
-    """The YAML text of one sample's case and its ATen ops, or NotExpressible."""
+    """One sample's case description (a dict of a case file's keys) and its
+    ATen ops, or NotExpressible."""
     inp, args, kwargs = clone_sample(sample)
     named = leaves(inp, "input", []) + leaves(args, "arg", []) + leaves(kwargs, "", [])
     for name, t in named:
@@ -659,13 +649,13 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
             f"{len(ops)} steps ({', '.join(ops)})" if len(ops) > 1 else ops[0])
         if wrong:
             text += " (expected value deliberately wrong)"
-        return f"summary: {json.dumps(text)}"
+        return text
 
-    lines = ["casebook: 1", summary(ops), "reference: none"]
+    case = {"casebook": 1, "summary": summary(ops), "reference": "none"}
     inputs_yaml = []  # (name, tensor)
 
     def arg_items(func, a, kw, step_source):
-        """(func, [(name, yaml)], [(input name, tensor)]) for one call."""
+        """(func, [(input name, source)], [(name, value)]) for one call."""
         schema0 = Schema(func)
         bound0 = schema0.bind(a, kw)
         func = scalar_sibling(func, bound0)
@@ -695,7 +685,7 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
                 continue  # the backend's device
             elif base == "ScalarType":
                 if v is None:
-                    argl.append((name, "null"))
+                    argl.append((name, None))
                     continue
                 if v not in DTYPE_NAMES:
                     raise NotExpressible(f"ScalarType {v}")
@@ -717,7 +707,7 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
             elif base in ("int", "SymInt", "float", "bool", "str") or re.fullmatch(
                     r"(int|SymInt|float|bool)\[\d*\]", base):
                 if isinstance(v, (list, tuple, torch.Size)):
-                    argl.append((name, "[" + ", ".join(fmt_scalar(x) for x in v) + "]"))
+                    argl.append((name, [fmt_scalar(x) for x in v]))
                 else:
                     argl.append((name, fmt_scalar(v)))
             else:
@@ -733,25 +723,25 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
             raise NotExpressible("a non-tensor element in a tensor argument")
         func, ins, argl = arg_items(func, a, kw, source_one)
         ops = [op_name(func)]
-        lines[1] = summary(ops)
-        lines.insert(1, f"op: {op_name(func)}")
+        case["summary"] = summary(ops)
         for name, v in ins:
             if isinstance(v, list):
                 if any(e is None for e in v):
                     # Tensor?[] with null elements: a one-step case.
-                    return build_steps_case(lines, [(op_name(func), ins, argl)], results, sources,
+                    return build_steps_case(case, [(op_name(func), ins, argl)], results, sources,
                                             writer, wrong, input_name, initial_value, ops, producer_at, {})
                 for j, t in enumerate(v):
                     inputs_yaml.append((f"{name}[{j}]", t))
             else:
                 inputs_yaml.append((name, v))
+        case["op"] = op_name(func)
         if argl:
-            lines.append("args: {" + ", ".join(f"{n}: {y}" for n, y in argl) + "}")
-        lines.append("inputs:" if inputs_yaml else "inputs: {}")
-        for name, t in inputs_yaml:
-            lines.append(f"  {name}: {writer.tensor(initial_value(t) if (id(t) in originals or id(t) in rec.constants) else t)}")
-        write_outputs(lines, results, sources, writer, wrong)
-        return "\n".join(lines) + "\n", ops
+            case["args"] = dict(argl)
+        case["inputs"] = {
+            name: writer.tensor(initial_value(t) if (id(t) in originals or id(t) in rec.constants) else t)
+            for name, t in inputs_yaml}
+        write_outputs(case, results, sources, writer, wrong)
+        return case, ops
 
     # Multi-step.
     step_names = {}
@@ -769,12 +759,12 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
         func2, ins, argl = arg_items(func, a, kw, source_many)
         plan.append((i, op_name(func2), ins, argl))
     ops = [p[1] for p in plan]
-    lines[1] = summary(ops)
-    return build_steps_case(lines, plan, results, sources, writer, wrong,
+    case["summary"] = summary(ops)
+    return build_steps_case(case, plan, results, sources, writer, wrong,
                             input_name, initial_value, ops, producer_at, step_names)
 
 
-def build_steps_case(lines, plan, results, sources, writer, wrong, input_name,
+def build_steps_case(case, plan, results, sources, writer, wrong, input_name,
                      initial_value, ops, produced, step_names):
     """A `steps:` case from (call index, op, inputs, args) items; a plan of
     3-tuples (op, inputs, args) is one step of a one-op call."""
@@ -793,7 +783,7 @@ def build_steps_case(lines, plan, results, sources, writer, wrong, input_name,
 
     def src(v):
         if v is None:
-            return "null"
+            return None
         if isinstance(v, torch.Tensor):
             v = ("input", v)
         if v[0] == "step":
@@ -804,35 +794,29 @@ def build_steps_case(lines, plan, results, sources, writer, wrong, input_name,
         used_inputs[name] = t
         return name
 
-    body = ["steps:"]
+    steps = []
     for ci, opn, ins, argl in plan:
-        body.append(f"  - name: {step_names[ci]}")
-        body.append(f"    op: {opn}")
-        parts = []
-        for name, v in ins:
-            if isinstance(v, list):
-                parts.append(f"{name}: [" + ", ".join(src(e) for e in v) + "]")
-            else:
-                parts.append(f"{name}: {src(v)}")
-        body.append("    inputs: {" + ", ".join(parts) + "}")
+        step = {"name": step_names[ci], "op": opn,
+                "inputs": {name: [src(e) for e in v] if isinstance(v, list) else src(v)
+                           for name, v in ins}}
         if argl:
-            body.append("    args: {" + ", ".join(f"{n}: {y}" for n, y in argl) + "}")
+            step["args"] = dict(argl)
+        steps.append(step)
     # The input names are not step names.
     for name in used_inputs:
         if name in taken:
             raise NotExpressible(f"input name `{name}` equals a step name")
-    lines += body
-    lines.append("inputs:" if used_inputs else "inputs: {}")
-    for name, t in used_inputs.items():
-        lines.append(f"  {name}: {writer.tensor(initial_value(t))}")
-    write_outputs(lines, results, sources, writer, wrong, step_names, plan[-1][0])
-    return "\n".join(lines) + "\n", ops
+    case.pop("op", None)
+    case["steps"] = steps
+    case["inputs"] = {name: writer.tensor(initial_value(t)) for name, t in used_inputs.items()}
+    write_outputs(case, results, sources, writer, wrong, step_names, plan[-1][0])
+    return case, ops
 
 
-def write_outputs(lines, results, sources, writer, wrong, step_names=None, last=None):
+def write_outputs(case, results, sources, writer, wrong, step_names=None, last=None):
     """`outputs`: each result under its key, `k` for the last call's output k,
     `<step>.<k>` for an earlier step's; a result given twice once."""
-    lines.append("outputs:")
+    outputs = case["outputs"] = {}
     done = False
     keys = set()
     for t, (i, k) in zip(results, sources):
@@ -849,14 +833,38 @@ def write_outputs(lines, results, sources, writer, wrong, step_names=None, last=
             t = flat.reshape(t.shape)
             done = True
         floating = t.dtype.is_floating_point or t.dtype.is_complex
-        extra = "equal_nan: true" if floating and bool(t.isnan().any()) else ""
-        lines.append(f"  {key}: {writer.tensor(t, keep_layout=False, extra=extra)}")
+        outputs[key] = writer.tensor(
+            t, keep_layout=False, equal_nan=floating and bool(t.isnan().any()))
 
 
 # ---------------------------------------------------------------- main
 
 def entry_name(op):
     return op.name + ("." + op.variant_test_name if op.variant_test_name else "")
+
+
+def written_by_casebook(casebook, described, batch=1024):
+    """Each description X.json written as the case file X.yaml by casebook's
+    one case-text writer (`casebook new --from-json`), then removed. A
+    description casebook refuses (the generator's fault) leaves the entry's
+    cases and becomes a not-expressible sample with casebook's first
+    words about it."""
+    for start in range(0, len(described), batch):
+        chunk = described[start:start + batch]
+        run = subprocess.run([casebook, "new", "--from-json"] + [p for p, *_ in chunk],
+                             capture_output=True, text=True)
+        if run.returncode not in (0, 1):
+            sys.exit(f"casebook new --from-json failed ({run.returncode}): {run.stderr}")
+        for path, info, dtype, k in chunk:
+            os.remove(path)
+            if os.path.exists(path[:-len(".json")] + ".yaml"):
+                continue
+            said = [line for line in run.stderr.splitlines() if path in line]
+            case_id = f"{info['entry']}/{dtype}_{k}"
+            info["cases"] = [c for c in info["cases"] if c["id"] != case_id]
+            info["not_expressible"].append(
+                {"dtype": dtype, "sample": k,
+                 "reason": f"casebook refused the description: {said[0] if said else run.stderr}"[:300]})
 
 
 def main():
@@ -873,7 +881,13 @@ def main():
     parser.add_argument("--offset", type=int, default=0, metavar="K",
                         help="with --every: start at entry K (0 <= K < N); the "
                              "N offsets together are every entry")
+    parser.add_argument("--casebook", default=os.environ.get("CASEBOOK", "casebook"),
+                        help="the casebook that writes the case files (default: "
+                             "$CASEBOOK, else casebook on PATH)")
     opts = parser.parse_args()
+    if shutil.which(opts.casebook) is None:
+        sys.exit(f"casebook executable `{opts.casebook}` not found: pass --casebook "
+                 "or set $CASEBOOK")
     op_db = import_op_db()
     torch.set_num_threads(1)
     want = set(opts.entries or [])
@@ -883,6 +897,7 @@ def main():
     if missing:
         sys.exit(f"no OpInfo entry named {sorted(missing)}")
     writer = Writer(opts.out)
+    described = []  # (description path, entry info, dtype name, sample)
     manifest = {"options": {"steps": not opts.no_steps, "samples": opts.samples,
                             "torch": torch.__version__}, "entries": []}
     for op in entries:
@@ -911,7 +926,7 @@ def main():
             for k, sample in enumerate(samples):
                 cid = f"{name}/{DTYPE_NAMES[dtype]}_{k}"
                 try:
-                    text, ops = build_case(name, op, sample, dtype, k, writer,
+                    case, ops = build_case(name, op, sample, dtype, k, writer,
                                            not opts.no_steps, opts.wrong_expected == name)
                 except NotExpressible as e:
                     info["not_expressible"].append(
@@ -922,12 +937,14 @@ def main():
                         {"dtype": DTYPE_NAMES[dtype], "sample": k,
                          "reason": f"generator cannot write it: {type(e).__name__}: {e}"[:200]})
                     continue
-                path = os.path.join(opts.out, "cases", name, f"{DTYPE_NAMES[dtype]}_{k}.yaml")
+                path = os.path.join(opts.out, "cases", name, f"{DTYPE_NAMES[dtype]}_{k}.json")
                 os.makedirs(os.path.dirname(path), exist_ok=True)
                 with open(path, "w") as f:
-                    f.write(text)
-                info["cases"].append({"id": cid, "ops": ops, "steps": len(ops) > 1 or "steps:" in text})
+                    f.write(case_json(case))
+                described.append((path, info, DTYPE_NAMES[dtype], k))
+                info["cases"].append({"id": cid, "ops": ops, "steps": "steps" in case})
         manifest["entries"].append(info)
+    written_by_casebook(opts.casebook, described)
     # OUT holds the manifest even when no sample could be written.
     os.makedirs(opts.out, exist_ok=True)
     with open(os.path.join(opts.out, "manifest.json"), "w") as f:

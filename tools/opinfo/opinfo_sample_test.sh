@@ -23,7 +23,7 @@ trap 'rm -rf "$work"' EXIT
 entries=(softmax nn.functional.normalize index_select nn.functional.nll_loss cat add
          max.reduction_with_dim where sum __getitem__ abs allclose hsplit bitwise_and
          complex rand_like)
-"$python" "$src/tools/opinfo/make_opinfo_cases.py" "$work" --samples 6 \
+"$python" "$src/tools/opinfo/make_opinfo_cases.py" "$work" --samples 6 --casebook "$casebook" \
   --entries "${entries[@]}" --wrong-expected abs
 for want in 'nn.functional.normalize/*.yaml:^steps:' '__getitem__/*.yaml:indices: \[null' \
     'allclose/*.yaml:dtype: bool' 'hsplit/*.yaml:^  [a-z_0-9]*\.[0-9]*: ' \

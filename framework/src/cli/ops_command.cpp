@@ -17,6 +17,7 @@
 #include "casebook/ops.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "model/yaml_text.h"
 #include "ops/aten_schema.h"
 #include "ops/python_overloads.h"
 
@@ -48,56 +49,74 @@ bool optional_type(const std::string& type) {
   return !type.empty() && type.back() == '?';
 }
 
-// A schema default as YAML; `reduction` as Python spells it.
-std::string yaml_of(const c10::Argument& argument, const c10::IValue& value) {
-  if (value.isNone()) return "null";
-  if (value.isBool()) return value.toBool() ? "true" : "false";
-  if (value.isInt()) {
-    if (argument.name() == "reduction" &&
-        aten::argument_type(argument) == "int") {
-      const int64_t reduction = value.toInt();
-      if (reduction == 0) return "none";
-      if (reduction == 1) return "mean";
-      if (reduction == 2) return "sum";
-    }
-    const std::string type = aten::argument_type(argument);
-    if (type.rfind("ScalarType", 0) == 0) {
-      return "TODO  # a dtype";
-    }
-    return std::to_string(value.toInt());
-  }
-  if (value.isDouble()) {
-    std::ostringstream out;
-    out << value.toDouble();
-    std::string text = out.str();
-    if (text.find_first_of(".en") == std::string::npos) text += ".0";
-    return text;
-  }
-  if (value.isString()) return "\"" + value.toStringRef() + "\"";
-  if (value.isIntList()) {
-    std::string text = "[";
-    const auto list = value.toIntVector();
-    for (size_t i = 0; i < list.size(); ++i) {
-      text += (i ? ", " : "") + std::to_string(list[i]);
-    }
-    return text + "]";
-  }
-  std::ostringstream out;
-  out << value;
-  return out.str();
+ArgValue arg_of(ArgValue::Kind kind) {
+  ArgValue value;
+  value.kind = kind;
+  return value;
 }
 
-// An int[N] default of one value (`stride=1`) written as the list it means.
+// A schema default as a case's `args` value; `reduction` as Python spells
+// it. nullopt where a case cannot state it (a ScalarType's enum number is no
+// dtype name; a kind of default no case argument has).
+std::optional<ArgValue> default_arg(const c10::Argument& argument,
+                                    const c10::IValue& value) {
+  if (value.isNone()) return arg_of(ArgValue::Kind::kNull);
+  if (value.isBool()) {
+    ArgValue flag = arg_of(ArgValue::Kind::kBool);
+    flag.bool_value = value.toBool();
+    return flag;
+  }
+  const std::string type = aten::argument_type(argument);
+  if (value.isInt()) {
+    if (type.rfind("ScalarType", 0) == 0) return std::nullopt;
+    const int64_t number = value.toInt();
+    if (argument.name() == "reduction" && type == "int" && number >= 0 &&
+        number <= 2) {
+      ArgValue word = arg_of(ArgValue::Kind::kString);
+      word.string_value = number == 0 ? "none" : number == 1 ? "mean" : "sum";
+      return word;
+    }
+    ArgValue integer = arg_of(ArgValue::Kind::kInt);
+    integer.int_value = number;
+    // An int[N] default of one value (`stride=1`) is the list it means.
+    if (!argument.N()) return integer;
+    ArgValue list = arg_of(ArgValue::Kind::kList);
+    list.list.assign(static_cast<size_t>(*argument.N()), integer);
+    return list;
+  }
+  if (value.isDouble()) {
+    ArgValue real = arg_of(ArgValue::Kind::kFloat);
+    real.float_value = value.toDouble();
+    return real;
+  }
+  if (value.isString()) {
+    ArgValue text = arg_of(ArgValue::Kind::kString);
+    text.string_value = value.toStringRef();
+    return text;
+  }
+  if (value.isIntList()) {
+    ArgValue list = arg_of(ArgValue::Kind::kList);
+    for (const int64_t item : value.toIntVector()) {
+      ArgValue integer = arg_of(ArgValue::Kind::kInt);
+      integer.int_value = item;
+      list.list.push_back(integer);
+    }
+    return list;
+  }
+  return std::nullopt;
+}
+
+// The skeleton's text of a schema default: written as a case writes an
+// argument (model::yaml_arg), else a TODO that shows the schema's value.
 std::string default_text(const c10::Argument& argument) {
   const c10::IValue& value = *argument.default_value();
-  if (argument.N() && value.isInt()) {
-    std::string text = "[";
-    for (int32_t i = 0; i < *argument.N(); ++i) {
-      text += (i ? ", " : "") + std::to_string(value.toInt());
-    }
-    return text + "]";
+  if (auto arg = default_arg(argument, value)) return model::yaml_arg(*arg);
+  if (aten::argument_type(argument).rfind("ScalarType", 0) == 0) {
+    return "TODO  # a dtype";
   }
-  return yaml_of(argument, value);
+  std::ostringstream shown;
+  shown << value;
+  return "TODO  # the schema's default: " + shown.str();
 }
 
 std::string tensor_line(const std::string& name, const std::string& type) {

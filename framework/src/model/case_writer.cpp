@@ -189,6 +189,10 @@ void write_steps(std::ostream& out, const std::vector<Step>& steps) {
 }
 
 void write_inputs(std::ostream& out, const std::vector<TensorSpec>& inputs) {
+  if (inputs.empty()) {  // an op of arguments only (`aten::zeros`)
+    out << "inputs: {}\n";
+    return;
+  }
   out << "inputs:\n";
   for (const TensorSpec& input : inputs) {
     out << "  " << yaml_key(input.name) << ": {" << tensor_fields(input)
