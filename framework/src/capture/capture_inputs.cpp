@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "capture/capture.h"
+#include "casebook/joined.h"
 #include "tensors/fixtures.h"
 #include "tensors/materialise.h"
 
@@ -105,9 +106,11 @@ at::Tensor from_dict(const fs::path& file, const std::string& key,
   std::vector<std::pair<std::string, c10::IValue>> entries;
   flatten_dict(dict, "", &entries);
   std::vector<std::string> tensors;
-  std::string names;
+  const std::string names =
+      joined(entries, ", ",
+             [](const std::pair<std::string, c10::IValue>& entry)
+                 -> const std::string& { return entry.first; });
   for (const auto& [name, value] : entries) {
-    names += (names.empty() ? "" : ", ") + name;
     if (value.isTensor()) tensors.push_back(name);
     if (key == name) {
       if (!value.isTensor()) {

@@ -10,6 +10,7 @@
 
 #include "casebook/case_writer.h"
 #include "casebook/diagnosis.h"
+#include "casebook/joined.h"
 #include "casebook/loader.h"
 #include "casebook/verdict.h"
 #include "cli/capture_run.h"
@@ -183,7 +184,7 @@ bool write_acceptance(const fs::path& case_file, const Case& kase,
   const std::string original = read.str();
   std::map<Backend, std::vector<Expectation>> accepted;
   std::vector<Backend> kept;
-  std::string left_out;
+  std::vector<std::string_view> left_out;
   for (Backend backend : kase.backends) {
     for (const auto& [where, family] : reproduction.expect) {
       if (where != backend) continue;
@@ -195,8 +196,7 @@ bool write_acceptance(const fs::path& case_file, const Case& kase,
       break;
     }
     if (kept.empty() || kept.back() != backend) {
-      left_out +=
-          (left_out.empty() ? "" : ", ") + std::string(backend_name(backend));
+      left_out.push_back(backend_name(backend));
     }
   }
   std::string block = "# accepted: the failure of origin.first_error\n" +
@@ -204,7 +204,7 @@ bool write_acceptance(const fs::path& case_file, const Case& kase,
   if (!left_out.empty()) {
     // A backend without an expectation would compare with a reference that
     // raised: an ERROR there, not a regression case.
-    block += "# not seen failing here: " + left_out +
+    block += "# not seen failing here: " + joined(left_out) +
              "; add them with their expect where they run\n" +
              backends_to_yaml(kept);
   }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "casebook/joined.h"
 #include "casebook/loader.h"
 #include "casebook/op_catalog.h"
 #include "casebook/ops.h"
@@ -247,17 +248,11 @@ int ops_command(const std::string& glob) {
   for (const std::string& name : default_registry().names()) {
     if (!matches(glob, name)) continue;
     const OpDef* def = default_registry().find(name);
-    std::string inputs;
-    for (const std::string& input : def->inputs) {
-      inputs += (inputs.empty() ? "" : ", ") + input;
-    }
+    std::string inputs = joined(def->inputs);
     for (const std::string& input : def->optional_inputs) {
       inputs += "[, " + input + "]";
     }
-    std::string args;
-    for (const std::string& arg : def->args) {
-      args += (args.empty() ? "" : ", ") + arg;
-    }
+    const std::string args = joined(def->args);
     std::cout << name << "(" << inputs << (args.empty() ? "" : "; ") << args
               << ")  " << registered_kind(name) << "\n";
     ++shown;

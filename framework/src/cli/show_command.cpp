@@ -19,6 +19,7 @@
 #include "casebook/number_text.h"
 #include "casebook/op_catalog.h"
 #include "casebook/ops.h"
+#include "casebook/shape_text.h"
 #include "casebook/verdict.h"
 #include "child/execute.h"
 #include "child/fork_safe_aten.h"
@@ -39,13 +40,7 @@ namespace {
 // elements; larger outputs are elided in print and become a .npy fixture.
 constexpr int64_t kShownElements = 64;
 
-std::string ints(at::IntArrayRef values) {
-  std::string out = "[";
-  for (size_t i = 0; i < values.size(); ++i) {
-    out += (i ? ", " : "") + std::to_string(values[i]);
-  }
-  return out + "]";
-}
+std::string ints(at::IntArrayRef values) { return shape_text(values); }
 
 std::string dtype_of(const at::Tensor& tensor) {
   const auto dtype = to_dtype(tensor.scalar_type());

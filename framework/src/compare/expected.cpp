@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "casebook/family.h"
+#include "casebook/joined.h"
 #include "casebook/shape_text.h"
 #include "compare/chunk.h"
 #include "compare/value_text.h"
@@ -90,12 +91,13 @@ class Checker {
     }
     label_ = output_label(truth, index);
     if (!index || *index >= outputs_.size()) {
-      std::string known;
+      std::vector<std::string> indices;
       for (size_t i = 0; i < outputs_.size(); ++i) {
-        known += (i ? ", " : "") + std::to_string(i);
+        indices.push_back(std::to_string(i));
         if (i < names_.size() && !names_[i].empty())
-          known += " `" + names_[i] + "`";
+          indices.back() += " `" + names_[i] + "`";
       }
+      const std::string known = joined(indices);
       return fail(Comparison::Difference::kOutputCount, Family::kMismatch,
                   "the case expects " + label_ +
                       ", which the run did not "
@@ -301,13 +303,12 @@ class Checker {
     const bool low = bounds.min && !(found >= *bounds.min);
     const bool high = bounds.max && !(found <= *bounds.max);
     if (!low && !high && !std::isnan(found)) return true;
-    std::string written;
+    std::vector<std::string> ends;
     if (bounds.min)
-      written += "min: " + reported_number(*bounds.min, kPropertyDigits);
-    if (bounds.max) {
-      written += (written.empty() ? "" : ", ") +
-                 ("max: " + reported_number(*bounds.max, kPropertyDigits));
-    }
+      ends.push_back("min: " + reported_number(*bounds.min, kPropertyDigits));
+    if (bounds.max)
+      ends.push_back("max: " + reported_number(*bounds.max, kPropertyDigits));
+    const std::string written = joined(ends);
     return fail(Comparison::Difference::kValues, Family::kMismatch,
                 label_ + ": " + name + " " +
                     reported_number(found, kPropertyDigits) + " is outside `" +

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "casebook/diagnosis.h"
+#include "casebook/joined.h"
 #include "diagnosis/text.h"
 
 namespace casebook {
@@ -327,13 +328,9 @@ bool same_failure(std::string_view first_error, Family family,
   const std::vector<std::string> key =
       integers_of(type.empty() ? text : text.substr(type.size() + 2));
   if (in_order(key, integers_of(strip_backtrace(message)))) return true;
-  std::string numbers;
-  for (const std::string& number : key) {
-    numbers += (numbers.empty() ? "" : ", ") + number;
-  }
   *why = "both are " + std::string(family_name(family)) +
          ", but the case's message does not name what the origin's does (" +
-         numbers + ")";
+         joined(key) + ")";
   return false;
 }
 

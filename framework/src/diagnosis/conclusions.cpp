@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "casebook/joined.h"
+
 namespace casebook {
 namespace {
 
@@ -183,8 +185,8 @@ std::vector<std::string> conclude(const RunOutcome& first,
     lines.push_back("as written the outputs match the reference on " + backend +
                     ": there is no failure to explain");
   }
-  std::string unchanged;
-  std::string could_not;
+  std::vector<std::string> unchanged;
+  std::vector<std::string> could_not;
   int ran = 0;
   int not_run = 0;
   for (const Rerun& rerun : reruns) {
@@ -192,14 +194,14 @@ std::vector<std::string> conclude(const RunOutcome& first,
     const std::string name = rerun_change_name(rerun.change);
     if (conclusion.reading == RerunReading::kNotRun) {
       ++not_run;
-      could_not += (could_not.empty() ? "" : ", ") + name;
+      could_not.push_back(name);
       continue;
     }
     ++ran;
     if (!conclusion.finding.empty()) {
       lines.push_back(conclusion.finding);
     } else {
-      unchanged += (unchanged.empty() ? "" : ", ") + name;
+      unchanged.push_back(name);
     }
   }
   const bool found = lines.size() > (first.matched ? 1u : 0u);
@@ -207,12 +209,12 @@ std::vector<std::string> conclude(const RunOutcome& first,
     lines.push_back(ran == 0 ? "no rerun could run here"
                              : "none of the " + std::to_string(ran) +
                                    " reruns that ran changed the outcome (" +
-                                   unchanged + ")");
+                                   joined(unchanged) + ")");
   }
   if (not_run > 0) {
     lines.push_back(std::to_string(not_run) +
                     (not_run == 1 ? " rerun" : " reruns") +
-                    " could not run here (" + could_not + ") and " +
+                    " could not run here (" + joined(could_not) + ") and " +
                     (not_run == 1 ? "says" : "say") + " nothing either way");
   }
   return lines;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "casebook/case.h"
+#include "casebook/joined.h"
 
 namespace casebook {
 namespace {
@@ -67,11 +68,7 @@ const std::vector<Backend>& built_in_backends() {
 }
 
 std::string backend_names() {
-  std::string names;
-  for (Backend backend : all_backends()) {
-    names += (names.empty() ? "" : ", ") + std::string(backend_name(backend));
-  }
-  return names;
+  return joined(all_backends(), ", ", backend_name);
 }
 
 std::string backend_alternatives() {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "casebook/joined.h"
 #include "model/sections.h"
 
 namespace casebook::model {
@@ -59,14 +60,14 @@ std::string render(const YAML::Node& node) {
   if (node.IsSequence()) {
     std::vector<std::string> items;
     for (const YAML::Node& item : node) items.push_back(render(item));
-    return "[" + join(items) + "]";
+    return "[" + joined(items) + "]";
   }
   if (node.IsMap()) {
     std::vector<std::string> items;
     for (const auto& pair : node) {
       items.push_back(render(pair.first) + ": " + render(pair.second));
     }
-    return "{" + join(items) + "}";
+    return "{" + joined(items) + "}";
   }
   return node.IsScalar() ? node.Scalar() : "";
 }

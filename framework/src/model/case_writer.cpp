@@ -21,6 +21,7 @@ using model::yaml_arg;
 using model::yaml_ints;
 using model::yaml_key;
 using model::yaml_list;
+using model::yaml_map;
 using model::yaml_quoted;
 
 std::string tolerance(const Tolerance& t) {
@@ -63,24 +64,17 @@ std::string output(const OutputExpectation& o) {
   if (o.max) fields.push_back("max: " + yaml_number(*o.max));
   if (o.mean_bounds) fields.push_back("mean: " + bounds(*o.mean_bounds));
   if (o.std_bounds) fields.push_back("std: " + bounds(*o.std_bounds));
-  std::string out = "{";
-  for (size_t i = 0; i < fields.size(); ++i) out += (i ? ", " : "") + fields[i];
-  return out + "}";
+  return yaml_map(fields);
 }
 
 std::string outputs_map(const std::vector<OutputExpectation>& outputs) {
-  std::string out = "{";
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    out +=
-        (i ? ", " : "") + yaml_key(outputs[i].key) + ": " + output(outputs[i]);
-  }
-  return out + "}";
+  return yaml_map(outputs, [](const OutputExpectation& o) {
+    return yaml_key(o.key) + ": " + output(o);
+  });
 }
 
 std::string when(const std::vector<Condition>& conditions) {
-  std::string out = "{";
-  for (size_t i = 0; i < conditions.size(); ++i) {
-    const Condition& c = conditions[i];
+  return yaml_map(conditions, [](const Condition& c) {
     std::string value = yaml_quoted(c.text);
     if (c.fact == "cpu" || c.text.find(' ') != std::string::npos) {
       std::vector<std::string> words;
@@ -88,9 +82,8 @@ std::string when(const std::vector<Condition>& conditions) {
       for (std::string word; in >> word;) words.push_back(yaml_quoted(word));
       value = yaml_list(words, [](const std::string& w) { return w; });
     }
-    out += (i ? ", " : "") + c.fact + ": " + value;
-  }
-  return out + "}";
+    return c.fact + ": " + value;
+  });
 }
 
 std::string expectation(const Expectation& e) {
@@ -121,19 +114,14 @@ std::string expectation(const Expectation& e) {
     fields.push_back("outputs: " + outputs_map(e.outputs));
   if (!e.when.empty()) fields.push_back("when: " + when(e.when));
   if (fields.empty()) return "match";
-  std::string out = "{";
-  for (size_t i = 0; i < fields.size(); ++i) out += (i ? ", " : "") + fields[i];
-  return out + "}";
+  return yaml_map(fields);
 }
 
 // `{name: value, ...}`: a case's or a step's `args`.
 std::string args_map(const std::map<std::string, ArgValue>& args) {
-  std::string out = "{";
-  for (const auto& [name, value] : args) {
-    out +=
-        (out.size() > 1 ? ", " : "") + yaml_key(name) + ": " + yaml_arg(value);
-  }
-  return out + "}";
+  return yaml_map(args, [](const auto& arg) {
+    return yaml_key(arg.first) + ": " + yaml_arg(arg.second);
+  });
 }
 
 void write_args(std::ostream& out,
@@ -167,14 +155,12 @@ std::string step_inputs_map(const std::vector<StepInput>& inputs) {
     if (entry->items.size() <= at) entry->items.resize(at + 1, "null");
     entry->items[at] = yaml_quoted(input.source);
   }
-  std::string out = "{";
-  for (const Written& w : written) {
-    out += (out.size() > 1 ? ", " : "") + yaml_key(w.name) + ": " +
+  return yaml_map(written, [](const Written& w) {
+    return yaml_key(w.name) + ": " +
            (w.list ? yaml_list(w.items,
                                [](const std::string& item) { return item; })
                    : w.items.front());
-  }
-  return out + "}";
+  });
 }
 
 void write_steps(std::ostream& out, const std::vector<Step>& steps) {
@@ -270,13 +256,10 @@ std::string neighbor_parameters(const NeighborRule& rule) {
                                         : std::string("null")));
   }
   if (!rule.errors.empty()) {
-    std::string errors;
-    for (const auto& [backend, family] : rule.errors) {
-      errors += (errors.empty() ? "" : ", ") +
-                std::string(backend_name(backend)) + ": " +
-                std::string(family_name(family));
-    }
-    fields.push_back("errors: {" + errors + "}");
+    fields.push_back("errors: " + yaml_map(rule.errors, [](const auto& error) {
+                       return std::string(backend_name(error.first)) + ": " +
+                              std::string(family_name(error.second));
+                     }));
   }
   number("dataset_size", rule.dataset_size);
   number("batch_size", rule.batch_size);
@@ -286,12 +269,10 @@ std::string neighbor_parameters(const NeighborRule& rule) {
   if (!rule.blocks.empty())
     fields.push_back("blocks: " + yaml_ints(rule.blocks));
   if (!rule.along.empty()) {
-    std::string along;
-    for (const auto& [input, dim] : rule.along) {
-      along += (along.empty() ? "" : ", ") + yaml_key(input) + ": " +
-               std::to_string(dim);
-    }
-    fields.push_back("along: {" + along + "}");
+    fields.push_back("along: " + yaml_map(rule.along, [](const auto& along) {
+                       return yaml_key(along.first) + ": " +
+                              std::to_string(along.second);
+                     }));
   }
   auto names = [](const std::vector<std::string>& items) {
     return yaml_list(items, [](const std::string& n) { return yaml_key(n); });
@@ -305,9 +286,7 @@ std::string neighbor_parameters(const NeighborRule& rule) {
                      }));
   }
   if (rule.reference_cpu64) fields.push_back("reference: cpu64");
-  std::string out = "{";
-  for (size_t i = 0; i < fields.size(); ++i) out += (i ? ", " : "") + fields[i];
-  return out + "}";
+  return yaml_map(fields);
 }
 
 void write_neighbors(std::ostream& out,

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "casebook/joined.h"
 #include "model/sections.h"
 
 namespace casebook {
@@ -30,13 +31,7 @@ std::vector<std::string> all_facts() {
   return facts;
 }
 
-std::string fact_list() {
-  std::string list;
-  for (const std::string& fact : all_facts()) {
-    list += (list.empty() ? "" : ", ") + fact;
-  }
-  return list;
-}
+std::string fact_list() { return joined(all_facts()); }
 
 // A device's version fact ("compute capability"), else empty.
 std::string device_version_of(const std::string& fact) {

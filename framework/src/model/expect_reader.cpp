@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "casebook/joined.h"
 #include "casebook/message_pattern.h"
 #include "casebook/op_traits.h"
 #include "casebook/suggestions.h"
@@ -17,7 +18,7 @@ std::string family_names() {
   for (Family family : all_families()) {
     names.emplace_back(family_name(family));
   }
-  return join(names);
+  return joined(names);
 }
 
 std::optional<Family> read_family(Reader& reader, const Entry& entry,
@@ -104,7 +105,7 @@ std::string unreported(const ExpectationContext& context,
       installed_op_traits().names_where(key.reported_by);
   return "`" + context.op + "` " + key.unreported + ", so `" + key.name +
          "` cannot be checked (ops that do: " +
-         (reporting.empty() ? std::string("none") : join(reporting)) + ")";
+         (reporting.empty() ? std::string("none") : joined(reporting)) + ")";
 }
 
 bool always(const ExpectationContext&) { return true; }
@@ -234,7 +235,7 @@ std::optional<std::string> expectation_kind(Reader& reader,
       reader.error(where, path,
                    "expected exactly one of `error`, `xfail`, `skip` (or "
                    "`outputs` alone, to match); got " +
-                       (kinds.empty() ? std::string("none") : join(kinds)));
+                       (kinds.empty() ? std::string("none") : joined(kinds)));
     }
     return std::nullopt;
   }
@@ -320,10 +321,7 @@ void read_expect(Reader& reader, const Entry& entry, Case& out) {
   if (!map) return;
   // What the op reports (`processed`, `positions`): its declared traits.
   const OpTraits* traits = installed_op_traits().find(out.op);
-  std::string listed;
-  for (Backend backend : out.backends) {
-    listed += (listed.empty() ? "" : ", ") + std::string(backend_name(backend));
-  }
+  const std::string listed = joined(out.backends, ", ", backend_name);
   for (const Entry& item : *map) {
     const std::string path = join_path("expect", item.key);
     const std::optional<Backend> parsed = parse_backend(item.key);
@@ -332,7 +330,7 @@ void read_expect(Reader& reader, const Entry& entry, Case& out) {
       reader.error(
           item.key_node, path,
           "unknown key `" + item.key + "`" +
-              (meant.empty() ? "; expected one of " + join(backend_names)
+              (meant.empty() ? "; expected one of " + joined(backend_names)
                              : did_you_mean(meant)));
       continue;
     }

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "casebook/joined.h"
 #include "casebook/op_traits.h"
 #include "model/sections.h"
 
@@ -56,7 +57,7 @@ void read_wrt(Reader& reader, const Entry& entry, Case& out, GradSpec& grad) {
       reader.error(item, item_path,
                    "no input named `" + scalar.text + "`" +
                        (names.empty() ? std::string()
-                                      : "; the inputs are " + join(names)));
+                                      : "; the inputs are " + joined(names)));
       continue;
     }
     if (!is_floating(input->dtype)) {

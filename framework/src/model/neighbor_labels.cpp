@@ -4,6 +4,7 @@
 // documented outcome: NaN for a mean, 0 for a sum or per element).
 #include <algorithm>
 
+#include "casebook/joined.h"
 #include "casebook/limits.h"
 #include "model/neighbor_support.h"
 #include "model/yaml_reader.h"
@@ -81,7 +82,7 @@ std::string find_classes(const Case& base, const NeighborRule& rule,
     return "";
   }
   return "the case has none of the inputs op `" + base.op +
-         "` takes its class count from (" + join(traits->class_inputs) +
+         "` takes its class count from (" + joined(traits->class_inputs) +
          "): give `classes:` (C)";
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "casebook/internal_error.h"
+#include "casebook/joined.h"
 #include "casebook/neighbors.h"
 #include "casebook/suggestions.h"
 #include "model/sections.h"
@@ -44,11 +45,11 @@ std::vector<std::string> read_names(Reader& reader, const Entry& entry,
                                     const std::vector<std::string>& known) {
   std::vector<std::string> out;
   if (!entry.value.IsSequence()) {
-    reader.error(
-        reader.where(entry), path,
-        "expected a list" +
-            (known.empty() ? std::string(" of names") : " of " + join(known)) +
-            "; got " + describe(entry.value));
+    reader.error(reader.where(entry), path,
+                 "expected a list" +
+                     (known.empty() ? std::string(" of names")
+                                    : " of " + joined(known)) +
+                     "; got " + describe(entry.value));
     return out;
   }
   for (size_t i = 0; i < entry.value.size(); ++i) {
@@ -62,7 +63,7 @@ std::vector<std::string> read_names(Reader& reader, const Entry& entry,
       reader.error(item, item_path,
                    "expected " +
                        (known.empty() ? std::string("a name")
-                                      : "one of " + join(known)) +
+                                      : "one of " + joined(known)) +
                        "; got " + describe(item) +
                        (near.empty() ? "" : "; did you mean `" + near + "`?"));
       continue;
@@ -119,8 +120,8 @@ void read_errors(Reader& reader, const Entry& entry, const std::string& path,
     if (!family || *family == Family::kNone) {
       const std::string near = suggest_family(*text);
       reader.error(reader.where(item), item_path,
-                   "expected an error family (" + join(families) + "); got `" +
-                       *text + "`" +
+                   "expected an error family (" + joined(families) +
+                       "); got `" + *text + "`" +
                        (near.empty() ? "" : "; did you mean `" + near + "`?"));
       continue;
     }
@@ -213,7 +214,7 @@ void read_rule(Reader& reader, const Entry& entry, Case& out) {
   } else {
     const auto map = reader.read_map(
         value, reader.where(entry), path, keys_of(rule.name),
-        "a map of the rule's parameters (" + join(keys_of(rule.name)) + ")" +
+        "a map of the rule's parameters (" + joined(keys_of(rule.name)) + ")" +
             (rule.name == "layouts" || rule.name == "dtypes" ? " or a list"
                                                              : ""));
     if (map) {
@@ -232,7 +233,7 @@ bool known_rule(Reader& reader, const YAML::Node& at, const std::string& name,
   const std::string near = nearest_name(name, names);
   reader.error(at, path,
                "unknown rule `" + name + "`; " +
-                   (near.empty() ? "the rules are " + join(names)
+                   (near.empty() ? "the rules are " + joined(names)
                                  : "did you mean `" + near + "`?"));
   return false;
 }
@@ -248,7 +249,7 @@ void read_neighbors(Reader& reader, const Entry& entry, Case& out) {
       const Scalar scalar = resolve_scalar(item);
       if (!item.IsScalar() || scalar.kind != Scalar::Kind::kString) {
         reader.error(item, path,
-                     "expected a rule name (" + join(neighbor_rule_names()) +
+                     "expected a rule name (" + joined(neighbor_rule_names()) +
                          "); got " + describe(item));
         continue;
       }
@@ -265,7 +266,7 @@ void read_neighbors(Reader& reader, const Entry& entry, Case& out) {
   // Unknown keys are reported here with the nearest rule, by read_map.
   const auto map = reader.read_map(
       entry.value, reader.where(entry), "neighbors", neighbor_rule_names(),
-      "a map of rules (" + join(neighbor_rule_names()) +
+      "a map of rules (" + joined(neighbor_rule_names()) +
           ") to their parameters, or a list of rules");
   if (!map) return;
   for (const Entry& rule : *map) read_rule(reader, rule, out);

@@ -7,6 +7,7 @@
 #include <functional>
 #include <set>
 
+#include "casebook/joined.h"
 #include "casebook/limits.h"
 #include "casebook/op_traits.h"
 #include "model/neighbor_support.h"
@@ -98,7 +99,7 @@ std::string resolve_dims(const Case& base, const NeighborRule& rule,
     }
     size = here;
   }
-  out->names = join(names);
+  out->names = joined(names);
   return "";
 }
 

@@ -5,6 +5,7 @@
 // tolerance or `reference: cpu64`.
 #include <algorithm>
 
+#include "casebook/joined.h"
 #include "casebook/limits.h"
 #include "model/neighbor_support.h"
 #include "model/yaml_reader.h"
@@ -83,7 +84,7 @@ RuleResult layouts_rule(const Case& base, const NeighborRule& rule) {
                         (rule.inputs.empty() ? "" : " among `inputs`") +
                         "; the case has none");
     }
-    neighbor.change = layout + " " + join(changed);
+    neighbor.change = layout + " " + joined(changed);
     neighbor.value.summary = base.summary + " (neighbour layouts[" + layout +
                              "]: " + neighbor.change + ")";
     // The values are unchanged: the base's expectations, but for a known

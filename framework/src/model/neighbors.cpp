@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "casebook/joined.h"
 #include "model/neighbor_support.h"
 #include "model/yaml_reader.h"
 
@@ -48,7 +49,7 @@ void apply(const Case& base, const NeighborRule& rule,
   expansion->errors.push_back(CaseError{rule.where, "neighbors." + rule.name,
                                         "unknown rule `" + rule.name +
                                             "`; the rules are " +
-                                            join(neighbor_rule_names())});
+                                            joined(neighbor_rule_names())});
 }
 
 }  // namespace
@@ -95,7 +96,7 @@ std::string input_names(const Case& kase) {
   std::vector<std::string> names;
   names.reserve(kase.inputs.size());
   for (const TensorSpec& input : kase.inputs) names.push_back(input.name);
-  return join(names);
+  return joined(names);
 }
 
 }  // namespace model

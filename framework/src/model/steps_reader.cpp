@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "casebook/joined.h"
 #include "casebook/loader.h"
 #include "model/sections.h"
 
@@ -70,10 +71,10 @@ void check_source(Reader& reader, const SourceLocation& where,
   std::string message = "`" + source +
                         "` is neither an input of the case nor an earlier "
                         "step; inputs: " +
-                        (known.inputs.empty() ? "none" : join(known.inputs));
+                        (known.inputs.empty() ? "none" : joined(known.inputs));
   if (index > 0) {
     message += "; earlier steps: " +
-               join(std::vector<std::string>(
+               joined(std::vector<std::string>(
                    known.steps.begin(),
                    known.steps.begin() + static_cast<long>(index)));
   }
@@ -221,7 +222,6 @@ void read_steps(Reader& reader, const Entry& entry, Case& out) {
   for (const TensorSpec& input : out.inputs) known.inputs.push_back(input.name);
   std::vector<bool> named;
   known.steps = read_names(reader, entry.value, "steps", known.inputs, &named);
-  std::string ops;
   for (size_t i = 0; i < entry.value.size(); ++i) {
     Step step;
     step.name = known.steps[i];
@@ -229,10 +229,11 @@ void read_steps(Reader& reader, const Entry& entry, Case& out) {
     const YAML::Node node = entry.value[i];
     const Entry item{"steps[" + std::to_string(i) + "]", node, node};
     read_step(reader, item, item.key, known, i, step);
-    ops += (i ? ", " : "") + step.op;
     out.steps.push_back(std::move(step));
   }
-  out.op = "steps(" + ops + ")";
+  out.op = "steps(" +
+           joined(out.steps, ", ", [](const Step& step) { return step.op; }) +
+           ")";
   // An input no step reads is a typo or a leftover: either way not the
   // case the file means.
   for (const TensorSpec& input : out.inputs) {

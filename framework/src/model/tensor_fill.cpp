@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "casebook/joined.h"
 #include "model/sections.h"
 
 namespace casebook::model {
@@ -61,7 +62,7 @@ class FillReader {
                            : std::vector<std::string>{"low", "high"};
     const auto params =
         reader_.read_map(generator.value, reader_.where(generator), path, keys,
-                         "a map {" + join(keys) + "}");
+                         "a map {" + joined(keys) + "}");
     if (!params) return std::nullopt;
     const bool need_integers = name == "randint" || integral;
     // randint's high is excluded: it may be one past the dtype's range.
@@ -165,7 +166,7 @@ class FillReader {
     }
     const auto params =
         reader_.read_map(call->value, reader_.where(*call), call_path, keys,
-                         "a map {" + join(keys) + "}");
+                         "a map {" + joined(keys) + "}");
     if (!params) return std::nullopt;
     const auto values = torch_values(*params, keys, *call, call_path);
     if (!values) return std::nullopt;
@@ -178,7 +179,7 @@ class FillReader {
   // parameters) or a map of exactly one call to its parameters.
   std::optional<Entry> torch_call(const Entry& generator,
                                   const std::string& path) {
-    const std::string what = "a PyTorch call: one of " + join(kTorchCalls) +
+    const std::string what = "a PyTorch call: one of " + joined(kTorchCalls) +
                              ", or a map {call: {parameters}}";
     if (generator.value.IsScalar()) {
       const std::string name = generator.value.Scalar();
@@ -197,7 +198,7 @@ class FillReader {
     if (calls->size() != 1) {
       if (!calls->empty() || generator.value.size() == 0) {
         reader_.error(reader_.where(generator), path,
-                      "expected exactly one call of " + join(kTorchCalls));
+                      "expected exactly one call of " + joined(kTorchCalls));
       }
       return std::nullopt;
     }
@@ -349,8 +350,8 @@ std::optional<Fill> read_fill(Reader& reader, const Entry& entry,
         given.push_back("`" + generator.key + "`");
       }
       reader.error(reader.where(entry), path,
-                   "expected exactly one generator of " + join(kGenerators) +
-                       "; got " + (given.empty() ? "none" : join(given)));
+                   "expected exactly one generator of " + joined(kGenerators) +
+                       "; got " + (given.empty() ? "none" : joined(given)));
     }
     return std::nullopt;
   }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "casebook/joined.h"
 #include "model/sections.h"
 
 namespace casebook::model {
@@ -63,7 +64,7 @@ void check_one_kind(Reader& reader, const Entry& entry,
     reader.error(reader.where(entry), path,
                  "expected exactly one of `transpose`, `permute`, `stride`, "
                  "`contiguous`; got " +
-                     (kinds.empty() ? std::string("none") : join(kinds)));
+                     (kinds.empty() ? std::string("none") : joined(kinds)));
   }
 }
 

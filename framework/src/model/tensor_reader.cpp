@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "casebook/joined.h"
 #include "casebook/limits.h"
 #include "casebook/suggestions.h"
 #include "model/sections.h"
@@ -151,7 +152,7 @@ bool check_sources(const TensorMap& tensor, const Sources& sources) {
     tensor.reader.error(
         tensor.where, tensor.path,
         "expected exactly one of `values`, `fill`, `file`; got " +
-            (given.empty() ? std::string("none") : join(given)));
+            (given.empty() ? std::string("none") : joined(given)));
   }
   check_companion(tensor.reader, tensor.find("seed"), sources.fill != nullptr,
                   tensor.path, "fill");

@@ -6,6 +6,7 @@
 #include <limits>
 #include <set>
 
+#include "casebook/joined.h"
 #include "casebook/printable.h"
 
 namespace casebook::model {
@@ -46,19 +47,10 @@ std::string join_path(const std::string& path, const std::string& key) {
   return path.empty() ? key : path + "." + key;
 }
 
-std::string join(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& name : names) {
-    if (!out.empty()) out += ", ";
-    out += name;
-  }
-  return out;
-}
-
 std::string dtype_names() {
   std::vector<std::string> names;
   for (DType dtype : all_dtypes()) names.emplace_back(dtype_name(dtype));
-  return join(names);
+  return joined(names);
 }
 
 std::pair<int64_t, int64_t> integer_range(DType dtype) {
@@ -166,7 +158,7 @@ std::optional<std::vector<Entry>> Reader::read_map(
       const std::string nearest = nearest_name(key, known);
       error(key_node, key_path,
             "unknown key `" + key + "`; " +
-                (nearest.empty() ? "expected one of " + join(known)
+                (nearest.empty() ? "expected one of " + joined(known)
                                  : "did you mean `" + nearest + "`?"));
       continue;
     }

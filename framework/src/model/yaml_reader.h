@@ -57,9 +57,6 @@ SourceLocation location_of_byte(const std::string& text, size_t offset,
 // "a.b" from "a" and "b"; "b" when `path` is empty.
 std::string join_path(const std::string& path, const std::string& key);
 
-// "a, b, c".
-std::string join(const std::vector<std::string>& names);
-
 // The closed interval of values an integer dtype holds (bool: 0..1).
 std::pair<int64_t, int64_t> integer_range(DType dtype);
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "casebook/case.h"
+#include "casebook/joined.h"
 
 namespace casebook::model {
 
@@ -20,11 +21,17 @@ std::string yaml_key(const std::string& text);
 // `[a, b, c]`: each item's text by `each`.
 template <typename T, typename F>
 std::string yaml_list(const std::vector<T>& items, F each) {
-  std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) {
-    out += (i ? ", " : "") + each(items[i]);
-  }
-  return out + "]";
+  return "[" + joined(items, ", ", each) + "]";
+}
+
+// `{a: 1, b: 2}`: each entry's `key: value` text by `each`; fields as
+// written.
+template <typename Items, typename F>
+std::string yaml_map(const Items& items, F each) {
+  return "{" + joined(items, ", ", each) + "}";
+}
+inline std::string yaml_map(const std::vector<std::string>& fields) {
+  return "{" + joined(fields) + "}";
 }
 
 std::string yaml_ints(const std::vector<int64_t>& values);

@@ -8,6 +8,7 @@
 #include <ATen/ATen.h>
 #include <ATen/core/enum_tag.h>
 
+#include "casebook/joined.h"
 #include "casebook/loader.h"
 #include "casebook/ops.h"
 #include "casebook/suggestions.h"
@@ -257,7 +258,7 @@ ResolvedOp resolve_one_op(const Case& kase, const OpRegistry& registry) {
     }
     const std::vector<std::string> nearest =
         nearest_operators(kase.op, registry);
-    if (!nearest.empty()) message += "; nearest known: " + join_names(nearest);
+    if (!nearest.empty()) message += "; nearest known: " + joined(nearest);
     resolved.problems.push_back(message);
     return resolved;
   }

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "casebook/invalid_case_error.h"
+#include "casebook/joined.h"
 #include "casebook/suggestions.h"
 #include "ops/aten_schema.h"
 #include "ops/names.h"
@@ -33,11 +34,7 @@ std::string describe(const ArgValue& value) {
     case ArgValue::Kind::kString:
       return "`" + value.string_value + "`";
     case ArgValue::Kind::kList: {
-      std::string text = "[";
-      for (size_t i = 0; i < value.list.size(); ++i) {
-        text += (i ? ", " : "") + describe(value.list[i]);
-      }
-      return text + "]";
+      return "[" + joined(value.list, ", ", describe) + "]";
     }
     case ArgValue::Kind::kGenerator:
       return "a generator {seed: " + std::to_string(value.int_value) + "}";
@@ -89,7 +86,7 @@ const std::map<std::string, c10::MemoryFormat>& memory_formats() {
 std::string dtype_list() {
   std::vector<std::string> names;
   for (DType dtype : all_dtypes()) names.emplace_back(dtype_name(dtype));
-  return join_names(names);
+  return joined(names);
 }
 
 c10::ScalarType scalar_type_of(DType dtype) {

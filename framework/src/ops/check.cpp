@@ -4,6 +4,7 @@
 #include <sstream>
 #include <type_traits>
 
+#include "casebook/joined.h"
 #include "casebook/loader.h"
 #include "casebook/ops.h"
 #include "ops/input_reading.h"
@@ -14,7 +15,7 @@ namespace {
 
 // "input, target[, weight]"
 std::string signature(const OpDef& def) {
-  std::string text = join_names(def.inputs);
+  std::string text = joined(def.inputs);
   for (const std::string& optional : def.optional_inputs) {
     text += (text.empty() ? "[" : "[, ") + optional + "]";
   }
@@ -25,7 +26,7 @@ std::string given_names(const Case& kase) {
   std::vector<std::string> names;
   names.reserve(kase.inputs.size());
   for (const TensorSpec& spec : kase.inputs) names.push_back(spec.name);
-  return names.empty() ? "none" : join_names(names);
+  return names.empty() ? "none" : joined(names);
 }
 
 // An argument that takes one of a closed set of words (OpDef::arg_words),
@@ -44,7 +45,7 @@ void check_arg_words(const Case& kase, const OpDef& def,
     const std::string nearest = nearest_name(word, words);
     problems->push_back(
         format_location(given->second.where) + ": `" + kase.op +
-        "`'s argument `" + name + "`: expected one of " + join_names(words) +
+        "`'s argument `" + name + "`: expected one of " + joined(words) +
         "; got `" + word + "`" +
         (nearest.empty() ? "" : "; did you mean `" + nearest + "`?"));
   }
@@ -137,7 +138,7 @@ void check_args(const Case& kase, const OpDef& def,
     } else {
       const std::string nearest = nearest_name(name, def.args);
       if (!nearest.empty()) message += "; did you mean `" + nearest + "`?";
-      message += " (it takes " + join_names(def.args) + ")";
+      message += " (it takes " + joined(def.args) + ")";
     }
     problems->push_back(message);
   }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "casebook/joined.h"
 #include "casebook/ops.h"
 #include "ops/op_declarations.h"
 #include "ops/op_helpers.h"
@@ -100,11 +101,9 @@ std::vector<std::string> mapping_problems(
   }
   for (const auto& [label, at] : by_label) {
     if (at.size() < 2) continue;
-    std::string whose;
-    for (int64_t i : at) {
-      whose += (whose.empty() ? "" : ", ") + backticked(names[i]);
-      rejected->insert(i);
-    }
+    const std::string whose =
+        joined(at, ", ", [&names](int64_t i) { return backticked(names[i]); });
+    rejected->insert(at.begin(), at.end());
     problems.push_back("label " + std::to_string(label) + " is given " +
                        std::to_string(at.size()) + " times (" + whose + " at " +
                        positions_text(at) + ")");

@@ -1,5 +1,6 @@
 #include "ops/input_reading.h"
 
+#include "casebook/joined.h"
 #include "casebook/loader.h"
 #include "casebook/suggestions.h"
 #include "ops/aten_schema.h"
@@ -31,11 +32,7 @@ bool is_slot_name(const InputSlots& slots, const std::string& given) {
 }
 
 std::string quoted_list(const std::vector<std::string>& items) {
-  std::string text;
-  for (const std::string& item : items) {
-    text += (text.empty() ? "" : ", ") + item;
-  }
-  return text.empty() ? "none" : text;
+  return items.empty() ? "none" : joined(items);
 }
 
 // The argument `given` names: itself, else `self` for `input`; a list's
@@ -53,28 +50,25 @@ std::string named_argument(const InputSlots& slots, const std::string& given) {
 // "`input` is `self` and `idx` names no argument"
 std::string by_name(const InputSlots& slots,
                     const std::vector<std::string>& inputs) {
-  std::string text;
-  for (const std::string& input : inputs) {
-    text += text.empty() ? "" : ", ";
-    text += "`" + input + "` ";
-    text += is_slot_name(slots, input)
+  return joined(inputs, ", ", [&slots](const std::string& input) {
+    return "`" + input + "` " +
+           (is_slot_name(slots, input)
                 ? "is `" + named_argument(slots, input) + "`"
-                : "names no argument";
-  }
-  return text;
+                : "names no argument");
+  });
 }
 
 // "`idx` is `self`, `input` is `index`"
 std::string by_position(const std::vector<std::string>& positional,
                         const std::vector<std::string>& inputs) {
-  std::string text;
+  std::vector<std::string> said;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    text += text.empty() ? "" : ", ";
-    text += "`" + inputs[i] + "` ";
-    text += i < positional.size() ? "is `" + positional[i] + "`"
-                                  : "has no tensor argument at its position";
+    said.push_back("`" + inputs[i] + "` " +
+                   (i < positional.size()
+                        ? "is `" + positional[i] + "`"
+                        : "has no tensor argument at its position"));
   }
-  return text;
+  return joined(said);
 }
 
 // "; `targt` is no argument of `torch.nll_loss`: did you mean `target`?"

@@ -10,9 +10,6 @@ namespace casebook {
 // Suggestions come from nearest_names() (casebook/loader.h): one rule for
 // keys, ops and arguments.
 
-// "a, b, c"
-std::string join_names(const std::vector<std::string>& names);
-
 struct Case;
 struct OpDef;
 struct ResolvedOp;

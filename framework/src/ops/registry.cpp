@@ -2,6 +2,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "casebook/joined.h"
 #include "casebook/loader.h"
 #include "casebook/op_traits.h"
 #include "casebook/ops.h"
@@ -20,14 +21,6 @@ std::string site(const OpDef& def) {
 }
 
 }  // namespace
-
-std::string join_names(const std::vector<std::string>& names) {
-  std::string joined;
-  for (const std::string& name : names) {
-    joined += (joined.empty() ? "" : ", ") + name;
-  }
-  return joined;
-}
 
 OpRegistry::OpRegistry(OpTraitsTable unregistered)
     : traits_(std::move(unregistered)) {}

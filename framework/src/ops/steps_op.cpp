@@ -6,6 +6,7 @@
 #include <cctype>
 #include <memory>
 
+#include "casebook/joined.h"
 #include "ops/names.h"
 
 namespace casebook {
@@ -79,13 +80,14 @@ const at::Tensor& pick(const StepsPlan& plan, const Source& source,
       if (outputs.names[k] == source.selector) return outputs.tensors[k];
     }
   }
-  std::string given;
+  std::vector<std::string> outputs_given;
   for (size_t k = 0; k < outputs.tensors.size(); ++k) {
-    given += (k ? ", " : "") + std::to_string(k);
+    outputs_given.push_back(std::to_string(k));
     if (k < outputs.names.size() && !outputs.names[k].empty()) {
-      given += " (" + outputs.names[k] + ")";
+      outputs_given.back() += " (" + outputs.names[k] + ")";
     }
   }
+  const std::string given = joined(outputs_given);
   throw InvalidCaseError(format_location(source.where) + ": `" +
                          source.written + "`: step `" + step.name + "` (`" +
                          step.op + "`) has no such output; its outputs: " +

@@ -3,6 +3,7 @@
 // device-side assert that poisons the GPU process.
 #include <sstream>
 
+#include "casebook/joined.h"
 #include "casebook/ops.h"
 #include "casebook/shape_text.h"
 #include "ops/op_declarations.h"
@@ -58,12 +59,9 @@ std::vector<at::Tensor> class_targets(const OpCall& call) {
                   positions);
   }
   if (!rejected.empty()) {
-    std::string list;
-    for (const std::string& item : rejected) {
-      list += (list.empty() ? "" : ", ") + item;
-    }
     throw OpError(Family::kIndexOutOfRange,
-                  "class indices " + list + " are outside " + range, positions);
+                  "class indices " + joined(rejected) + " are outside " + range,
+                  positions);
   }
   if (usable == 0) {
     throw OpError(Family::kContract, "no usable target in this batch");

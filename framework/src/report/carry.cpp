@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "casebook/case_writer.h"
+#include "casebook/joined.h"
 #include "casebook/limits.h"
 #include "casebook/loader.h"
 #include "diagnosis/case_text.h"
@@ -178,13 +179,9 @@ CarriedCase carry_case(const PlannedCase& planned, const fs::path& file) {
     why = "its `neighbors` left out (each is a run of its own)";
   }
   if (!inlined.empty()) {
-    std::string names;
-    for (const std::string& name : inlined) {
-      names += (names.empty() ? "" : ", ") + name;
-    }
     why += std::string(why.empty() ? "" : "; ") + "fixtures of at most " +
            std::to_string(kInlineFixtureElements) +
-           " elements inlined as `values` (" + names + ")";
+           " elements inlined as `values` (" + joined(inlined) + ")";
   }
   carried.note = "written out from the run: " + why;
   return carried;

@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 
+#include "casebook/joined.h"
 #include "casebook/number_text.h"
 #include "report/carry.h"
 #include "tensors/materialise.h"
@@ -99,11 +100,10 @@ std::string python_string(const std::string& text) {
 }
 
 std::string python_ints(const std::vector<int64_t>& values) {
-  std::string out = "(";
-  for (size_t i = 0; i < values.size(); ++i) {
-    out += (i ? ", " : "") + std::to_string(values[i]);
-  }
-  return out + (values.size() == 1 ? ",)" : ")");
+  return "(" +
+         joined(values, ", ",
+                [](int64_t value) { return std::to_string(value); }) +
+         (values.size() == 1 ? ",)" : ")");
 }
 
 std::string torch_dtype(DType dtype) {
@@ -113,33 +113,34 @@ std::string torch_dtype(DType dtype) {
 // `torch.tensor([...], dtype=...)`: the elements of `values`, row-major.
 std::string inline_tensor(const at::Tensor& values, DType dtype) {
   const at::Tensor flat = values.contiguous().reshape({-1});
-  std::string list = "[";
   const int64_t count = flat.numel();
+  std::vector<std::string> elements;
+  elements.reserve(static_cast<size_t>(count));
   if (is_complex(dtype)) {
     const at::Tensor parts =
         at::view_as_real(flat.to(at::kComplexDouble)).contiguous();
     const double* data = parts.data_ptr<double>();
     for (int64_t i = 0; i < count; ++i) {
-      list += (i ? ", " : "") + std::string("complex(") +
-              python_number(data[2 * i], dtype) + ", " +
-              python_number(data[2 * i + 1], dtype) + ")";
+      elements.push_back("complex(" + python_number(data[2 * i], dtype) + ", " +
+                         python_number(data[2 * i + 1], dtype) + ")");
     }
   } else if (is_floating(dtype)) {
     const at::Tensor wide = flat.to(at::kDouble).contiguous();
     const double* data = wide.data_ptr<double>();
     for (int64_t i = 0; i < count; ++i) {
-      list += (i ? ", " : "") + python_number(data[i], dtype);
+      elements.push_back(python_number(data[i], dtype));
     }
   } else {
     const at::Tensor wide = flat.to(at::kLong).contiguous();
     const int64_t* data = wide.data_ptr<int64_t>();
     for (int64_t i = 0; i < count; ++i) {
-      list += (i ? ", " : "") + (dtype == DType::kBool
-                                     ? std::string(data[i] ? "True" : "False")
-                                     : std::to_string(data[i]));
+      elements.push_back(dtype == DType::kBool
+                             ? std::string(data[i] ? "True" : "False")
+                             : std::to_string(data[i]));
     }
   }
-  return "torch.tensor(" + list + "], dtype=" + torch_dtype(dtype) + ")";
+  return "torch.tensor([" + joined(elements) +
+         "], dtype=" + torch_dtype(dtype) + ")";
 }
 
 // The layout is the default one: the values alone make the tensor.
@@ -253,11 +254,12 @@ std::string python_value(const ArgValue& value, const std::string& type) {
       return python_string(value.string_value);
     }
     case ArgValue::Kind::kList: {
-      std::string out = "[";
-      for (size_t i = 0; i < value.list.size(); ++i) {
-        out += (i ? ", " : "") + python_value(value.list[i], type);
-      }
-      return out + "]";
+      return "[" +
+             joined(value.list, ", ",
+                    [&type](const ArgValue& item) {
+                      return python_value(item, type);
+                    }) +
+             "]";
     }
     case ArgValue::Kind::kGenerator:
       return "torch.Generator(device=device).manual_seed(" +
@@ -361,13 +363,7 @@ std::string run_function(const Case& kase, const PythonCall& call,
   for (const std::string& name : order) {
     const std::vector<std::string>& placed = grouped[name];
     std::string value = placed.front();
-    if (placed.size() > 1) {
-      value = "[";
-      for (size_t i = 0; i < placed.size(); ++i) {
-        value += (i ? ", " : "") + placed[i];
-      }
-      value += "]";
-    }
+    if (placed.size() > 1) value = "[" + joined(placed) + "]";
     // torch.ops' OpOverload.__call__ has a `self` of its own: the schema's
     // `self`, always its first argument, goes first by position.
     if (name == "self") {

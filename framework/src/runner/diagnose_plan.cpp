@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <iterator>
 
+#include "casebook/joined.h"
 #include "casebook/neighbors.h"
+#include "casebook/shape_text.h"
 #include "device/backend_hooks.h"
 #include "device/backend_runtime.h"
 #include "tensors/materialise.h"
@@ -64,10 +66,7 @@ void with_output_dtype(Case* changed, const std::vector<std::string>& from,
   if (moved.empty()) return;
   *detail += "; expected output";
   *detail += moved.size() == 1 ? " " : "s ";
-  for (size_t i = 0; i < moved.size(); ++i) {
-    *detail += (i ? ", " : "") + moved[i];
-  }
-  *detail += " as " + std::string(dtype_name(dtype));
+  *detail += joined(moved) + " as " + std::string(dtype_name(dtype));
 }
 
 // The case with every floating input as `dtype`, holding the case's own
@@ -95,10 +94,7 @@ std::optional<Case> with_precision(const Case& kase, DType dtype,
         "every floating input already is " + std::string(dtype_name(dtype));
   }
   if (!why_not->empty()) return std::nullopt;
-  for (const std::string& name : from) {
-    *detail += (detail->empty() ? "" : ", ") + name;
-  }
-  *detail += " -> " + std::string(dtype_name(dtype));
+  *detail += joined(from) + " -> " + std::string(dtype_name(dtype));
   with_output_dtype(&changed, from, dtype, detail);
   return changed;
 }
@@ -145,15 +141,15 @@ RerunStack rerun_stack(const Case& kase, const std::string& asked,
   RerunStack stack;
   const std::string flavour(torch_flavour);
   stack.text = "LibTorch build: " + flavour;
-  std::string ready;
+  std::vector<std::string> ready;
   for (const auto& [backend, seen] : status) {
     if (seen.ready()) {
-      ready += (ready.empty() ? "" : ", ") +
-               std::string(backend_name(backend)) + " (" + seen.description +
-               ")";
+      ready.push_back(std::string(backend_name(backend)) + " (" +
+                      seen.description + ")");
     }
   }
-  stack.text += "; GPU backends ready: " + (ready.empty() ? "none" : ready);
+  stack.text +=
+      "; GPU backends ready: " + (ready.empty() ? "none" : joined(ready));
   std::vector<Backend> wanted;
   if (!asked.empty()) {
     if (const auto backend = parse_backend(asked)) wanted.push_back(*backend);
@@ -407,11 +403,10 @@ std::vector<std::string> non_finite_inputs(const Case& kase) {
     line += " among its " + std::to_string(view.numel()) + " elements";
     const at::Tensor positions = at::nonzero(at::logical_or(nan, inf));
     const at::Tensor first = positions[0].contiguous();
-    line += " (first at [";
-    for (int64_t i = 0; i < first.numel(); ++i) {
-      line += (i ? ", " : "") + std::to_string(first[i].item<int64_t>());
-    }
-    lines.push_back(line + "])");
+    line += " (first at " + shape_text(std::vector<int64_t>(
+                                first.data_ptr<int64_t>(),
+                                first.data_ptr<int64_t>() + first.numel()));
+    lines.push_back(line + ")");
   }
   return lines;
 }
@@ -420,10 +415,11 @@ std::vector<std::string> gpu_reruns_elsewhere(
     const RerunStack& stack, const std::vector<PlannedRerun>& reruns,
     const std::string& case_file) {
   if (stack.missing_gpus.empty()) return {};
-  std::string names;
+  std::vector<std::string> gpu_reruns;
   for (const PlannedRerun& rerun : reruns) {
-    if (rerun.needs_gpu) names += (names.empty() ? "" : ", ") + rerun.name;
+    if (rerun.needs_gpu) gpu_reruns.push_back(rerun.name);
   }
+  const std::string names = joined(gpu_reruns);
   std::vector<std::string> lines;
   lines.push_back(
       "not run here: the GPU reruns" +

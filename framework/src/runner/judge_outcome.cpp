@@ -4,6 +4,7 @@
 #include "casebook/internal_error.h"
 #include "casebook/message_pattern.h"
 #include "casebook/printable.h"
+#include "casebook/shape_text.h"
 #include "compare/compare.h"
 #include "compare/expected.h"
 
@@ -162,21 +163,13 @@ void judge_against_reference(const JudgeInputs& in, CaseVerdict* verdict,
 // "[3, 7]", or "none" where no positions were given.
 std::string positions_text(const std::optional<std::vector<int64_t>>& list) {
   if (!list) return std::string("none");
-  std::string out = "[";
-  for (size_t i = 0; i < list->size(); ++i) {
-    out += (i ? ", " : "") + std::to_string((*list)[i]);
-  }
-  return out + "]";
+  return shape_text(*list);
 }
 
 // "; rejected positions [3, 7]", or nothing where the run named none.
 std::string rejected_text(const std::optional<std::vector<int64_t>>& list) {
   if (!list || list->empty()) return "";
-  std::string rejected;
-  for (int64_t position : *list) {
-    rejected += (rejected.empty() ? "" : ", ") + std::to_string(position);
-  }
-  return "; rejected positions [" + rejected + "]";
+  return "; rejected positions " + shape_text(*list);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "casebook/joined.h"
 #include "casebook/printable.h"
 #include "runner/output.h"
 
@@ -112,24 +113,23 @@ std::string counts_line(const RunSummary& summary) {
     ++ran;
   }
   std::ostringstream out;
-  bool first = true;
-  for (const auto& [verdict, count] : counts) {
-    out << (first ? "" : ", ") << count << " " << verdict_name(verdict);
-    first = false;
-  }
-  if (first)
+  out << joined(counts, ", ", [](const auto& entry) {
+    return std::to_string(entry.second) + " " +
+           std::string(verdict_name(entry.first));
+  });
+  if (counts.empty())
     out << (summary.verdicts.empty() ? "no case selected" : "none ran");
   out << " (" << ran << " runs";
   const std::vector<AbsentBackend> absent = absent_backends(summary);
   if (!absent.empty()) {
     int skipped = 0;
-    std::string names;
-    for (const AbsentBackend& each : absent) {
-      skipped += each.runs;
-      names +=
-          (names.empty() ? "" : ", ") + std::string(backend_name(each.backend));
-    }
-    out << "; " << skipped << " skipped: " << names << " absent";
+    for (const AbsentBackend& each : absent) skipped += each.runs;
+    out << "; " << skipped << " skipped: "
+        << joined(absent, ", ",
+                  [](const AbsentBackend& each) {
+                    return backend_name(each.backend);
+                  })
+        << " absent";
   }
   out << (summary.interrupted ? ", interrupted" : "") << ")";
   return out.str();

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "casebook/joined.h"
 #include "casebook/limits.h"
 #include "tensors/mapped_file.h"
 
@@ -18,11 +19,7 @@ namespace casebook {
 namespace {
 
 std::string names_or_none(const std::vector<std::string>& names) {
-  std::string joined;
-  for (const std::string& name : names) {
-    joined += (joined.empty() ? "" : ", ") + name;
-  }
-  return joined.empty() ? "(none)" : joined;
+  return names.empty() ? "(none)" : joined(names);
 }
 
 }  // namespace

@@ -10,19 +10,10 @@
 #include <utility>
 
 #include "casebook/internal_error.h"
+#include "casebook/shape_text.h"
 
 namespace casebook {
 namespace {
-
-std::string join(const std::vector<int64_t>& values) {
-  std::ostringstream out;
-  out << '[';
-  for (size_t i = 0; i < values.size(); ++i) {
-    out << (i ? ", " : "") << values[i];
-  }
-  out << ']';
-  return out.str();
-}
 
 // A dim as written (negative counts from the end) checked against the rank.
 int64_t wrap_dim(int64_t dim, size_t rank, const char* what) {
@@ -58,7 +49,7 @@ Geometry permute_geometry(const std::vector<int64_t>& dims,
   if (dims.size() != shape.size()) {
     throw std::invalid_argument("layout.permute: expected a permutation of " +
                                 std::to_string(shape.size()) + " dims, got " +
-                                join(dims));
+                                shape_text(dims));
   }
   std::vector<int64_t> perm;
   std::vector<bool> seen(shape.size(), false);
@@ -66,7 +57,7 @@ Geometry permute_geometry(const std::vector<int64_t>& dims,
     const int64_t wrapped = wrap_dim(dim, shape.size(), "permute");
     if (seen[wrapped]) {
       throw std::invalid_argument("layout.permute: dim " + std::to_string(dim) +
-                                  " appears twice in " + join(dims));
+                                  " appears twice in " + shape_text(dims));
     }
     seen[wrapped] = true;
     perm.push_back(wrapped);
@@ -78,7 +69,7 @@ Geometry transpose_geometry(const std::vector<int64_t>& dims,
                             const std::vector<int64_t>& shape) {
   if (dims.size() != 2) {
     throw std::invalid_argument("layout.transpose: expected two dims, got " +
-                                join(dims));
+                                shape_text(dims));
   }
   std::vector<int64_t> perm(shape.size());
   std::iota(perm.begin(), perm.end(), 0);
@@ -99,8 +90,8 @@ void check_no_overlap(const Geometry& geometry) {
     }
     if (used[at]) {
       throw std::invalid_argument(
-          "layout.stride " + join(geometry.strides) + " over shape " +
-          join(geometry.sizes) + " maps element " + join(index) +
+          "layout.stride " + shape_text(geometry.strides) + " over shape " +
+          shape_text(geometry.sizes) + " maps element " + shape_text(index) +
           " onto storage element " + std::to_string(at) +
           " that an earlier element already uses; overlapping strides "
           "cannot hold distinct values");
@@ -116,14 +107,15 @@ void check_no_overlap(const Geometry& geometry) {
 Geometry strided_geometry(const Layout& layout,
                           const std::vector<int64_t>& shape) {
   if (layout.stride.size() != shape.size()) {
-    throw std::invalid_argument(
-        "layout.stride: expected " + std::to_string(shape.size()) +
-        " strides for shape " + join(shape) + ", got " + join(layout.stride));
+    throw std::invalid_argument("layout.stride: expected " +
+                                std::to_string(shape.size()) +
+                                " strides for shape " + shape_text(shape) +
+                                ", got " + shape_text(layout.stride));
   }
   for (int64_t stride : layout.stride) {
     if (stride < 0) {
       throw std::invalid_argument("layout.stride: strides must be >= 0, got " +
-                                  join(layout.stride));
+                                  shape_text(layout.stride));
     }
   }
   if (layout.storage_offset < 0) {
@@ -154,7 +146,7 @@ Geometry non_contiguous_geometry(const std::vector<int64_t>& shape) {
     throw std::invalid_argument(
         "layout.contiguous: false needs a tensor of at least 2 elements; "
         "shape " +
-        join(shape) + " is contiguous under any strides");
+        shape_text(shape) + " is contiguous under any strides");
   }
   std::vector<int64_t> doubled = shape;
   doubled.back() *= 2;
