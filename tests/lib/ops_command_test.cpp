@@ -50,7 +50,8 @@ TEST(NewCommand, DefaultsAsPythonSpellsThemAndUnknownOps) {
   std::string error;
   const std::string bce = case_skeleton("torch.binary_cross_entropy", &error);
   EXPECT_NE(bce.find("  reduction: mean  # int\n"), std::string::npos) << bce;
-  EXPECT_NE(bce.find("  # optional:\n  # weight: {shape: [TODO]"),
+  EXPECT_NE(bce.find("  # weight: {shape: [TODO], dtype: float32, fill: "
+                     "{normal: {mean: 0, std: 1}}}  # Tensor?, optional\n"),
             std::string::npos)
       << bce;
   const std::string conv = case_skeleton("torch.conv2d", &error);

@@ -85,6 +85,9 @@ int explain_command(const std::string& family);
 // operator of the running LibTorch, each overload with its schema. 1 when
 // none matches.
 int ops_command(const std::string& glob);
+// What a registered op is, by its name's family ("a kernel of kernels/"):
+// what `ops` lists beside it and `new` writes above it.
+std::string registered_kind(const std::string& name);
 // `casebook new OP NAME`: writes cases/NAME.yaml (NAME.yaml where NAME ends
 // in .yaml) for any op `ops` lists: from a registered op's inputs and
 // argument names, else from OP's schema (inputs with TODO shapes, args with

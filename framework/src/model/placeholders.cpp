@@ -5,16 +5,19 @@
 namespace casebook::model {
 namespace {
 
-const char* const kPlaceholderMessage =
-    "`TODO` is a placeholder `casebook new` left here: write the value";
+std::string placeholder_message() {
+  return "`" + std::string(kPlaceholder) +
+         "` is a placeholder `casebook new` left here: write the value";
+}
 
 bool is_placeholder(const YAML::Node& node) {
   if (!node.IsScalar()) return false;
   const Scalar scalar = resolve_scalar(node);
   if (scalar.quoted || scalar.kind != Scalar::Kind::kString) return false;
   const std::string& text = scalar.text;
-  return text == "TODO" || text.rfind("TODO ", 0) == 0 ||
-         text.rfind("TODO(", 0) == 0;
+  const std::string word(kPlaceholder);
+  return text == word || text.rfind(word + " ", 0) == 0 ||
+         text.rfind(word + "(", 0) == 0;
 }
 
 void search(Reader& reader, const YAML::Node& node, const std::string& path,
@@ -31,7 +34,7 @@ void search(Reader& reader, const YAML::Node& node, const std::string& path,
       search(reader, node[i], path + "[" + std::to_string(i) + "]", found);
     }
   } else if (is_placeholder(node)) {
-    reader.error(node, path, kPlaceholderMessage);
+    reader.error(node, path, placeholder_message());
     found->push_back(path);
   }
 }
@@ -57,7 +60,7 @@ void drop_errors_about_placeholders(std::vector<CaseError>* errors,
   if (paths.empty()) return;
   errors->erase(std::remove_if(errors->begin(), errors->end(),
                                [&](const CaseError& error) {
-                                 if (error.message == kPlaceholderMessage)
+                                 if (error.message == placeholder_message())
                                    return false;
                                  return std::any_of(
                                      paths.begin(), paths.end(),

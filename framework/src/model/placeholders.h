@@ -5,11 +5,16 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/yaml_reader.h"
 
 namespace casebook::model {
+
+// The word a placeholder is: what `casebook new` writes (casebook/
+// case_form.h) and what the loader refuses.
+constexpr std::string_view kPlaceholder = "TODO";
 
 // Reports every placeholder under `root` (a plain scalar `TODO`, or one
 // starting with `TODO ` or `TODO(`; `origin`, free-form, is not searched)
