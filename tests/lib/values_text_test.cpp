@@ -47,6 +47,9 @@ bool same_bits(const at::Tensor& a, const at::Tensor& b) {
       a.scalar_type() != b.scalar_type()) {
     return false;
   }
+  // No element: nothing to compare (an empty tensor's data may be null,
+  // which memcmp may not be given).
+  if (a.numel() == 0) return true;
   const at::Tensor left = a.contiguous();
   const at::Tensor right = b.contiguous();
   return std::memcmp(left.data_ptr(), right.data_ptr(),
