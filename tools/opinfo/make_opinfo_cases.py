@@ -806,7 +806,6 @@ def build_steps_case(case, plan, results, sources, writer, wrong, input_name,
     for name in used_inputs:
         if name in taken:
             raise NotExpressible(f"input name `{name}` equals a step name")
-    case.pop("op", None)
     case["steps"] = steps
     case["inputs"] = {name: writer.tensor(initial_value(t)) for name, t in used_inputs.items()}
     write_outputs(case, results, sources, writer, wrong, step_names, plan[-1][0])

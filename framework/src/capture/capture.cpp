@@ -16,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 #include <iomanip>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -415,6 +416,8 @@ std::vector<std::pair<std::string, std::string>> detected_origin(
 
 CaptureResult write_capture(const CaptureRequest& request) {
   check_request(request);
+  // Read before anything is created: a bad `--arg` leaves nothing behind.
+  std::map<std::string, ArgValue> args = captured_args(request.args);
   const fs::path case_folder = request.cases / op_folder(request.op);
   std::error_code error;
   fs::create_directories(case_folder, error);
@@ -437,7 +440,7 @@ CaptureResult write_capture(const CaptureRequest& request) {
                      ? "captured " + request.op + " failure " + request.name
                      : request.summary;
   kase.op = request.op;
-  kase.args = captured_args(request.args);
+  kase.args = std::move(args);
   kase.backends = built_in_backends();
   std::string backend = "cpu";
   for (const CapturedTensor& captured : request.tensors) {

@@ -40,8 +40,6 @@ namespace {
 // elements; larger outputs are elided in print and become a .npy fixture.
 constexpr int64_t kShownElements = 64;
 
-std::string ints(at::IntArrayRef values) { return shape_text(values); }
-
 std::string dtype_of(const at::Tensor& tensor) {
   const auto dtype = to_dtype(tensor.scalar_type());
   return dtype ? std::string(dtype_name(*dtype))
@@ -52,8 +50,9 @@ void print_output(std::ostream& out, size_t index, const TensorFile& file,
                   const at::Tensor& tensor, bool full) {
   out << "output " << index;
   if (!file.name.empty()) out << " `" << file.name << "`";
-  out << ": dtype " << dtype_of(tensor) << ", shape " << ints(tensor.sizes())
-      << ", strides " << ints(tensor.strides()) << "\n";
+  out << ": dtype " << dtype_of(tensor) << ", shape "
+      << shape_text(tensor.sizes()) << ", strides "
+      << shape_text(tensor.strides()) << "\n";
   const at::Tensor values = tensor.to(at::kDouble);
   const int64_t count = values.numel();
   if (count > 0) {
@@ -124,14 +123,8 @@ void run_in_child(const Case& kase, const OpDef& op, Backend backend,
 std::optional<TensorSpec> write_expected_fixture(const fs::path& file,
                                                  size_t index,
                                                  const at::Tensor& tensor) {
-  fs::path folder = file.parent_path() / "fixtures";
-  for (fs::path up = file.parent_path(); !up.empty(); up = up.parent_path()) {
-    if (fs::is_directory(up / "fixtures")) {
-      folder = up / "fixtures";
-      break;
-    }
-    if (up == up.parent_path()) break;
-  }
+  const fs::path folder =
+      find_fixtures_folder(file).value_or(file.parent_path() / "fixtures");
   const std::string name = "expected/" + file.stem().string() + "_output" +
                            std::to_string(index) + ".npy";
   fs::create_directories((folder / name).parent_path());
@@ -272,7 +265,7 @@ int show_command(const std::string& argument, const std::string& backend_name_,
   if (report.processed) {
     std::cout << "processed: " << *report.processed << " entries";
     if (report.positions && !report.positions->empty()) {
-      std::cout << ", rejected positions " << ints(*report.positions);
+      std::cout << ", rejected positions " << shape_text(*report.positions);
     }
     std::cout << "\n";
   }

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <utility>
 
 #include "casebook/case_writer.h"
 #include "casebook/joined.h"
@@ -12,6 +13,7 @@
 #include "diagnosis/case_text.h"
 #include "tensors/fixtures.h"
 #include "tensors/materialise.h"
+#include "tensors/values_text.h"
 
 namespace casebook {
 namespace fs = std::filesystem;
@@ -66,37 +68,14 @@ bool inline_values(TensorSpec& spec) {
   } catch (const std::exception&) {
     return false;
   }
-  const auto dtype = to_dtype(values.scalar_type());
-  if (!dtype ||
+  if (!to_dtype(values.scalar_type()) ||
       static_cast<uint64_t>(values.numel()) > kInlineFixtureElements) {
     return false;
   }
-  const at::Tensor flat = values.contiguous().reshape({-1});
-  spec.float_values.clear();
-  spec.int_values.clear();
-  if (is_complex(*dtype)) {
-    // re and im in turn, as TensorSpec keeps a complex tensor's values.
-    const at::Tensor wide =
-        at::view_as_real(flat.to(at::kComplexDouble)).contiguous();
-    spec.float_values.assign(wide.data_ptr<double>(),
-                             wide.data_ptr<double>() + wide.numel());
-  } else if (is_floating(*dtype)) {
-    const at::Tensor wide = flat.to(at::kDouble).contiguous();
-    spec.float_values.assign(wide.data_ptr<double>(),
-                             wide.data_ptr<double>() + wide.numel());
-  } else {
-    const at::Tensor wide = flat.to(at::kLong).contiguous();
-    spec.int_values.assign(wide.data_ptr<int64_t>(),
-                           wide.data_ptr<int64_t>() + wide.numel());
-  }
-  spec.dtype = *dtype;
-  spec.shape = values.sizes().vec();
-  spec.shape_given = true;
-  spec.source = TensorSpec::Source::kValues;
-  spec.file.clear();
-  spec.resolved_file.clear();
-  spec.file_tensor.clear();
-  spec.sha256.clear();
+  TensorSpec inlined = values_spec(spec.name, values);
+  inlined.layout = spec.layout;  // how it sits in memory: kept
+  inlined.where = spec.where;
+  spec = std::move(inlined);
   return true;
 }
 
