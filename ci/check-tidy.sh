@@ -29,7 +29,7 @@ fi
 if [ "$#" -gt 0 ]; then
   sources=("$@")
 else
-  mapfile -t sources < <(git ls-files 'framework/src/model/*.cpp' 'framework/src/diagnosis/*.cpp' \
+  mapfile -t sources < <(git ls-files 'framework/src/model/*.cpp' 'framework/src/diagnosis/*.cpp' 'framework/src/files/*.cpp' \
     'framework/src/process/*.cpp' 'framework/src/*/*_declarations.cpp')
 fi
 # Four files a call, as many calls as cores; every warning is an error, so

@@ -53,6 +53,21 @@ def capture(op, name, tensors, cases="cases", args=None, origin=None,
                               check=False)
 
 
+def _checked_name(name):
+    """`name` when it names one file in its op's folder, as ``casebook
+    capture --name`` requires (no folder part, not hidden, no control or
+    line-separator character); else ValueError, before any training step."""
+    text = str(name)
+    bad = (not text or text.startswith(".") or "/" in text or "\\" in text
+           or any(ord(c) < 0x20 or ord(c) == 0x7F or c in "\u2028\u2029"
+                  for c in text))
+    if bad:
+        raise ValueError(f"Recorder name {text!r}: expected a file name (no "
+                         "`/` or `\\`, not starting with `.`, no control "
+                         "character)")
+    return text
+
+
 def _save_tensors(tensors, folder):
     """Each tensor into <folder>/<name>.pt; returns name -> path."""
     saved = {}
@@ -275,7 +290,7 @@ class Recorder:
         if self.takes is None:
             raise ValueError(_unknown_op(self.executable, op))
         self.op = op
-        self.name = name
+        self.name = _checked_name(name)
         self.cases = cases
         self.args = dict(args or {})
         self.origin = dict(origin or {})
@@ -440,6 +455,11 @@ class Recorder:
         (<name>-<iteration>[-N]): (folder, name -> file), the tensors in
         the step's order; None, said, when it cannot be."""
         try:
+            # casebook follows no link where it writes (a link a merge
+            # request plants must not carry the batch elsewhere).
+            if os.path.islink(self.batches):
+                raise OSError(f"{self.batches}: a link: casebook follows no "
+                              "link where it writes")
             os.makedirs(self.batches, exist_ok=True)
             base = os.path.join(self.batches, f"{self.name}-{iteration}")
             folder, number = base, 1

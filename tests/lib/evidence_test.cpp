@@ -148,12 +148,18 @@ TEST(Evidence, WorstElementsRankOutsideTheToleranceAndNaNFirst) {
   EXPECT_FALSE(std::getline(lines, extra)) << text;
 }
 
-TEST(Evidence, FolderNamesKeepOnlySafeCharacters) {
+TEST(Evidence, FolderNamesEscapeTheIdReversibly) {
   EXPECT_EQ(casebook::evidence_folder("ev", "cross_entropy/label-4",
                                       casebook::Backend::kCuda),
-            fs::path("ev") / "cross_entropy_label-4.cuda");
+            fs::path("ev") / "cross_entropy%2Flabel-4.cuda");
   EXPECT_EQ(casebook::evidence_folder("ev", "../up", casebook::Backend::kCpu),
-            fs::path("ev") / "_.._up.cpu");
+            fs::path("ev") / "%2E.%2Fup.cpu");
+  // Two cases never share a folder (issue 49: `a/b` and `a_b` did, and the
+  // second run deleted the first's evidence).
+  EXPECT_NE(casebook::evidence_folder("ev", "a/b", casebook::Backend::kCpu),
+            casebook::evidence_folder("ev", "a_b", casebook::Backend::kCpu));
+  EXPECT_NE(casebook::evidence_folder("ev", "a%2Fb", casebook::Backend::kCpu),
+            casebook::evidence_folder("ev", "a/b", casebook::Backend::kCpu));
 }
 
 }  // namespace

@@ -43,12 +43,19 @@ struct LoadLimits {
   // inputs, so they are bounded the same way and by default as much.
   uint64_t max_output_elements = uint64_t{1} << 30;
   uint64_t max_output_bytes = uint64_t{4} << 30;  // 4 GiB
+  // The evidence of a failing run (runner/evidence.h: its inputs, reference
+  // and outputs as .npy) and of a whole run together: a 238-byte case can
+  // ask for a tensor of gigabytes, and a merge request must not fill CI's
+  // disk with it. Files past a limit are left out, and the run says so.
+  uint64_t max_evidence_bytes = uint64_t{64} << 20;         // 64 MiB a run
+  uint64_t max_evidence_total_bytes = uint64_t{512} << 20;  // 512 MiB in all
 };
 
 // The limits in force: the defaults above, where set the environment's
 // CASEBOOK_MAX_TENSOR_BYTES (bytes, or with a K, M, G or T suffix: 8G),
 // CASEBOOK_MAX_TENSOR_ELEMENTS, CASEBOOK_MAX_OUTPUT_BYTES and
-// CASEBOOK_MAX_OUTPUT_ELEMENTS, read once; or what set_load_limits() set.
+// CASEBOOK_MAX_OUTPUT_ELEMENTS, CASEBOOK_MAX_EVIDENCE_BYTES and
+// CASEBOOK_MAX_EVIDENCE_TOTAL_BYTES, read once; or what set_load_limits() set.
 const LoadLimits& load_limits();
 void set_load_limits(const LoadLimits& limits);
 

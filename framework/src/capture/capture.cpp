@@ -24,6 +24,7 @@
 #include "casebook/case_writer.h"
 #include "casebook/loader.h"
 #include "casebook/printable.h"
+#include "files/file_writer.h"
 #include "model/arg_text.h"
 #include "tensors/fixtures.h"
 #include "tensors/layout.h"
@@ -81,73 +82,20 @@ std::string sha256_streamed(const fs::path& file) {
 
 // A temporary file beside `final`, created exclusively; removed unless
 // published.
-class TempFile {
- public:
-  explicit TempFile(const fs::path& folder) {
-    static std::atomic<unsigned> counter{0};
-    for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
-      path_ = folder / (".capture-" + std::to_string(::getpid()) + "-" +
-                        std::to_string(counter++) + ".tmp");
-      fd_ =
-          ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-      if (fd_ < 0 && errno != EEXIST) break;
-    }
-    if (fd_ < 0) {
-      throw CaptureError(folder.string() + ": cannot create a file there: " +
-                         std::strerror(errno));
-    }
-  }
-  ~TempFile() {
-    if (fd_ >= 0) ::close(fd_);
-    ::unlink(path_.c_str());
-  }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-
-  void write(const void* data, size_t size) {
-    const char* bytes = static_cast<const char*>(data);
-    while (size > 0) {
-      const ssize_t wrote = ::write(fd_, bytes, size);
-      if (wrote < 0 && errno == EINTR) continue;
-      if (wrote <= 0) {
-        throw CaptureError(path_.string() +
-                           ": write failed: " + std::strerror(errno));
-      }
-      bytes += wrote;
-      size -= static_cast<size_t>(wrote);
-    }
-  }
-  // Flushes and links to `final`; false when `final` exists (untouched).
-  bool publish(const fs::path& final) {
-    if (::fsync(fd_) != 0 || ::close(fd_) != 0) {
-      fd_ = -1;
-      throw CaptureError(path_.string() + ": cannot flush it");
-    }
-    fd_ = -1;
-    if (::link(path_.c_str(), final.c_str()) == 0) return true;
-    if (errno == EEXIST) return false;
-    throw CaptureError(final.string() +
-                       ": cannot create it: " + std::strerror(errno));
-  }
-
- private:
-  fs::path path_;
-  int fd_ = -1;
-};
-
 bool inline_values(const at::Tensor& tensor) {
   return tensor.numel() <= kInlineLimit;
 }
 
 // The tensor's logical values, C order, into `file` and `sha`, a chunk at a
 // time: a non-contiguous tensor is never copied whole.
-void stream_values(const at::Tensor& tensor, TempFile& file, Sha256& sha) {
+void stream_values(const at::Tensor& tensor, FileBeingWritten& file,
+                   Sha256& sha) {
   auto put = [&](const at::Tensor& chunk) {
     const size_t size = chunk.numel() * chunk.element_size();
     const char* data = static_cast<const char*>(chunk.data_ptr());
     for (size_t done = 0; done < size; done += kChunkBytes) {
       const size_t count = std::min(kChunkBytes, size - done);
-      file.write(data + done, count);
+      file.write(std::string_view(data + done, count));
       sha.update(data + done, count);
     }
   };
@@ -169,22 +117,20 @@ void stream_values(const at::Tensor& tensor, TempFile& file, Sha256& sha) {
 // The tensor as <folder>/<sha256>.npy, streamed while hashed; an existing
 // fixture of that name must hold the same bytes (then it is shared).
 fs::path write_fixture(const at::Tensor& tensor, const fs::path& folder) {
-  std::error_code error;
-  fs::create_directories(folder, error);
-  if (error) {
-    throw CaptureError(folder.string() +
-                       ": cannot create the folder: " + error.message());
-  }
-  TempFile temp(folder);
+  const OpenFolder open = OpenFolder::open(folder, true);
+  static std::atomic<unsigned> counter{0};
+  // A name of its own until its digest is known (files/file_writer.h).
+  FileBeingWritten file(open, ".capture-" + std::to_string(::getpid()) + "-" +
+                                  std::to_string(counter++));
   Sha256 sha;
   std::vector<int64_t> shape(tensor.sizes().begin(), tensor.sizes().end());
   const std::string header = npy_header(tensor.scalar_type(), shape);
-  temp.write(header.data(), header.size());
+  file.write(header);
   sha.update(header.data(), header.size());
-  stream_values(tensor, temp, sha);
+  stream_values(tensor, file, sha);
   const std::string digest = sha.hex();
   const fs::path fixture = folder / (digest + ".npy");
-  if (!temp.publish(fixture)) {
+  if (!file.try_commit_as(digest + ".npy", OnExisting::kRefuse)) {
     const std::string existing = sha256_streamed(fixture);
     if (existing != digest) {
       throw CaptureError(fixture.string() +
@@ -305,10 +251,14 @@ Origin captured_origin(
 void check_request(const CaptureRequest& request) {
   if (request.op.empty()) throw CaptureError("capture: no --op given");
   const std::string& name = request.name;
-  if (name.empty() || name[0] == '.' ||
-      name.find_first_of("/\\") != std::string::npos) {
-    throw CaptureError("capture: --name `" + name +
-                       "`: expected a file name (no `/`, not starting "
+  // One file name in its op's folder (files/file_writer.h's rules; a
+  // newline or ESC would forge or paint a line where it is echoed).
+  std::string problem = name_problem(name, false);
+  if (problem.empty() && name[0] == '.') problem = "a hidden file";
+  if (!problem.empty()) {
+    throw CaptureError("capture: --name `" + printable_line(name) +
+                       "`: " + problem +
+                       " (expected a file name: no `/`, not starting "
                        "with `.`)");
   }
   if (request.tensors.empty()) {
@@ -419,15 +369,10 @@ CaptureResult write_capture(const CaptureRequest& request) {
   // Read before anything is created: a bad `--arg` leaves nothing behind.
   std::map<std::string, ArgValue> args = captured_args(request.args);
   const fs::path case_folder = request.cases / op_folder(request.op);
-  std::error_code error;
-  fs::create_directories(case_folder, error);
-  if (error) {
-    throw CaptureError(case_folder.string() +
-                       ": cannot create the folder: " + error.message());
-  }
+  const OpenFolder cases = OpenFolder::open(case_folder, true);
   CaptureResult result;
   result.case_file = case_folder / (request.name + ".yaml");
-  if (fs::exists(result.case_file, error)) {
+  if (exists_in(cases, request.name + ".yaml")) {
     throw CaptureError(result.case_file.string() +
                        ": a case of that name already exists; choose "
                        "another --name");
@@ -458,9 +403,9 @@ CaptureResult write_capture(const CaptureRequest& request) {
     text = *modeline + "\n" + text;
   }
 
-  TempFile temp(case_folder);
-  temp.write(text.data(), text.size());
-  if (!temp.publish(result.case_file)) {
+  FileBeingWritten file(cases, request.name + ".yaml");
+  file.write(text);
+  if (!file.try_commit_as(request.name + ".yaml", OnExisting::kRefuse)) {
     throw CaptureError(result.case_file.string() +
                        ": a case of that name already exists (written "
                        "meanwhile); choose another --name");

@@ -6,7 +6,6 @@
 #include <iostream>
 #include <map>
 #include <sstream>
-#include <system_error>
 
 #include "casebook/case_writer.h"
 #include "casebook/diagnosis.h"
@@ -14,6 +13,7 @@
 #include "casebook/loader.h"
 #include "casebook/verdict.h"
 #include "cli/capture_run.h"
+#include "files/file_writer.h"
 
 namespace casebook {
 namespace fs = std::filesystem;
@@ -170,18 +170,12 @@ std::string acceptance_refusal(const fs::path& case_file) {
   return "";
 }
 
-bool write_acceptance(const fs::path& case_file, const Case& kase,
-                      const Reproduction& reproduction, std::string* why) {
-  if (reproduction.kind != Reproduction::Kind::kReproduced) {
-    *why = "the failure is not reproduced, so there is nothing to accept";
-    return false;
-  }
-  *why = acceptance_refusal(case_file);
-  if (!why->empty()) return false;
-  std::ifstream in(case_file);
-  std::ostringstream read;
-  read << in.rdbuf();
-  const std::string original = read.str();
+namespace {
+
+// The block `accept` appends: each backend's expectation, and the backends
+// kept when one was not seen failing here.
+std::string acceptance_block(const Case& kase,
+                             const Reproduction& reproduction) {
   std::map<Backend, std::vector<Expectation>> accepted;
   std::vector<Backend> kept;
   std::vector<std::string_view> left_out;
@@ -206,28 +200,43 @@ bool write_acceptance(const fs::path& case_file, const Case& kase,
              "; add them with their expect where they run\n" +
              backends_to_yaml(kept);
   }
-  const std::string text =
-      original + (original.empty() || original.back() == '\n' ? "" : "\n") +
-      block;
-  if (!load_case_text(text, case_file).ok()) {
-    *why = "the accepted case would not load; " + case_file.string() +
-           " left as it was";
+  return block;
+}
+
+}  // namespace
+
+bool write_acceptance(const fs::path& case_file, const Case& kase,
+                      const Reproduction& reproduction, std::string* why) {
+  if (reproduction.kind != Reproduction::Kind::kReproduced) {
+    *why = "the failure is not reproduced, so there is nothing to accept";
     return false;
   }
-  const fs::path temporary = case_file.string() + ".accept.tmp";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << text;
-    if (!out.flush()) {
-      *why = "cannot write " + temporary.string();
+  const std::string block = acceptance_block(kase, reproduction);
+  try {
+    // The lock first (files/file_writer.h): a second `accept` or `show
+    // --write-expected` of this case is refused, not interleaved; the file
+    // is read under it.
+    const OpenFolder folder = OpenFolder::open(case_file.parent_path(), false);
+    FileBeingWritten out(folder, case_file.filename().string());
+    *why = acceptance_refusal(case_file);
+    if (!why->empty()) return false;
+    std::ifstream in(case_file);
+    std::ostringstream read;
+    read << in.rdbuf();
+    const std::string original = read.str();
+    const std::string text =
+        original + (original.empty() || original.back() == '\n' ? "" : "\n") +
+        block;
+    if (!load_case_text(text, case_file).ok()) {
+      *why = "the accepted case would not load; " + case_file.string() +
+             " left as it was";
       return false;
     }
-  }
-  std::error_code error;
-  fs::rename(temporary, case_file, error);
-  if (error) {
-    fs::remove(temporary, error);
-    *why = "cannot replace " + case_file.string();
+    out.write(text);
+    out.commit(OnExisting::kReplace);
+  } catch (const WriteError& error) {
+    *why = std::string(error.what()) + "; " + case_file.string() +
+           " left as it was";
     return false;
   }
   std::cout << "accepted into " << case_file.string() << ":\n" << block;

@@ -8,9 +8,11 @@
 #include "capture/capture.h"
 #include "capture/capture_check.h"
 #include "casebook/loader.h"
+#include "casebook/printable.h"
 #include "cli/capture_run.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "files/file_writer.h"
 
 namespace casebook {
 namespace {
@@ -90,8 +92,11 @@ int capture_command(const CaptureArguments& arguments) {
     }
     result = write_capture(request);
   } catch (const CaptureError& error) {
-    std::cerr << "casebook capture: " << error.what() << "\n";
+    std::cerr << "casebook capture: " << printable_line(error.what()) << "\n";
     return kExitUsage;
+  } catch (const WriteError& error) {
+    std::cerr << "casebook capture: " << printable_line(error.what()) << "\n";
+    return kExitNotWritten;
   }
   for (const std::string& note : result.notes) {
     std::cerr << "casebook capture: " << note << "\n";

@@ -12,6 +12,9 @@
 namespace casebook {
 
 constexpr int kExitUsage = 2;
+// A file the command was asked to write (a results file, a case, a report)
+// or its standard output could not be written: said last, exit 2.
+constexpr int kExitNotWritten = 2;
 // `run` and `test`: every selected run was SKIP (an absent backend, a
 // `skip` expectation) or none was left to run (an empty shard, no case on
 // the backends asked for): nothing was tested. ctest's SKIP_RETURN_CODE

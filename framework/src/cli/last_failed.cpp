@@ -1,12 +1,12 @@
 #include "cli/last_failed.h"
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <optional>
 #include <sstream>
+
+#include "files/file_writer.h"
 
 namespace casebook {
 namespace fs = std::filesystem;
@@ -81,24 +81,14 @@ std::string record_verdicts(const fs::path& file, const RunSummary& summary) {
       runs.insert(run);
     }
   }
-  std::error_code error;
-  fs::create_directories(file.parent_path(), error);
-  const fs::path temporary =
-      file.string() + ".tmp." + std::to_string(static_cast<long>(getpid()));
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    for (const auto& [id, backend] : runs) {
-      out << backend_name(backend) << ' ' << id << '\n';
-    }
-    if (!out.flush()) {
-      fs::remove(temporary, error);
-      return "cannot write " + temporary.string();
-    }
+  std::string text;
+  for (const auto& [id, backend] : runs) {
+    text += std::string(backend_name(backend)) + ' ' + id + '\n';
   }
-  fs::rename(temporary, file, error);
-  if (error) {
-    fs::remove(temporary, error);
-    return "cannot replace " + file.string() + ": " + error.message();
+  try {
+    write_file(file, text, OnExisting::kReplace);
+  } catch (const WriteError& error) {
+    return error.what();
   }
   return "";
 }

@@ -3,7 +3,6 @@
 // arguments, and `--from-json` (cli/new_from_json.cpp).
 #include <CLI/CLI.hpp>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -15,8 +14,10 @@
 #include "casebook/loader.h"
 #include "casebook/op_catalog.h"
 #include "casebook/ops.h"
+#include "casebook/printable.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "files/file_writer.h"
 #include "model/yaml_text.h"
 #include "ops/aten_schema.h"
 #include "ops/python_overloads.h"
@@ -277,24 +278,26 @@ int new_command(const std::string& op, const std::string& name) {
     std::cerr << "casebook new: " << error << "\n";
     return kExitUsage;
   }
+  // A name stays inside the folder it names: no `..`, no absolute path, no
+  // control character (a newline would forge a line of the table).
+  if (const std::string problem = name_problem(name, true); !problem.empty()) {
+    std::cerr << "casebook new: " << printable_line(name) << ": " << problem
+              << " (expected a name under cases/, such as "
+                 "`cross_entropy/label_4`, or a relative path ending in "
+                 ".yaml)\n";
+    return kExitUsage;
+  }
   std::filesystem::path file = name;
   if (file.extension() != ".yaml" && file.extension() != ".yml") {
     file = std::filesystem::path("cases") / (name + ".yaml");
   }
-  if (std::filesystem::exists(file)) {
-    std::cerr << "casebook new: " << file.string()
-              << " exists; not overwritten\n";
-    return kExitUsage;
-  }
-  std::error_code ignored;
-  if (file.has_parent_path()) {
-    std::filesystem::create_directories(file.parent_path(), ignored);
-  }
-  std::ofstream out(file);
-  if (auto modeline = schema_modeline(file)) out << *modeline << "\n";
-  out << skeleton;
-  if (!out) {
-    std::cerr << "casebook new: cannot write " << file.string() << "\n";
+  const std::optional<std::string> modeline = schema_modeline(file);
+  try {
+    write_file(file, (modeline ? *modeline + "\n" : std::string()) + skeleton,
+               OnExisting::kRefuse);
+  } catch (const WriteError& error) {
+    std::cerr << "casebook new: " << printable_line(error.what())
+              << "; not written\n";
     return kExitUsage;
   }
   std::cout << "wrote " << file.string()

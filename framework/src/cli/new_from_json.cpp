@@ -1,7 +1,6 @@
 // `casebook new --from-json FILE...`: a case a program describes (the OpInfo
 // tool's, a script's) written as a case file by casebook's one case-text
 // writer (case_to_yaml), so that no program writes case text of its own.
-#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -10,31 +9,13 @@
 #include "casebook/case_writer.h"
 #include "casebook/internal_error.h"
 #include "casebook/loader.h"
+#include "casebook/printable.h"
 #include "cli/commands.h"
+#include "files/file_writer.h"
 
 namespace casebook {
 namespace fs = std::filesystem;
 namespace {
-
-// Creates `file` with `text`, never over an existing one (exclusive
-// create); false with the reason in `*why`.
-bool create_new_file(const fs::path& file, const std::string& text,
-                     std::string* why) {
-  std::FILE* out = std::fopen(file.c_str(), "wx");
-  if (out == nullptr) {
-    *why = fs::exists(file) ? "exists (casebook never overwrites a case)"
-                            : "cannot be created";
-    return false;
-  }
-  const bool wrote =
-      std::fwrite(text.data(), 1, text.size(), out) == text.size();
-  if (std::fclose(out) != 0 || !wrote) {
-    fs::remove(file);
-    *why = "cannot be written";
-    return false;
-  }
-  return true;
-}
 
 // One description into its case file; false with what went wrong on
 // stderr.
@@ -63,9 +44,10 @@ bool write_from_json(const fs::path& source) {
                   "case_to_yaml wrote " + source.string() +
                       " as a case that does not read back as itself");
   if (auto modeline = schema_modeline(target)) text = *modeline + "\n" + text;
-  std::string why;
-  if (!create_new_file(target, text, &why)) {
-    std::cerr << "casebook new: " << target.string() << ": " << why << "\n";
+  try {
+    write_file(target, text, OnExisting::kRefuse, false);
+  } catch (const WriteError& error) {
+    std::cerr << "casebook new: " << printable_line(error.what()) << "\n";
     return false;
   }
   std::cout << "wrote " << target.string() << "\n";

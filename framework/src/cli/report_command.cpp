@@ -6,14 +6,15 @@
 // fixtures and the Python reproduction beside the report. A case file that
 // does not load is refused (exit 2): there is no run to report.
 #include <CLI/CLI.hpp>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "casebook/diagnosis.h"
+#include "casebook/printable.h"
 #include "child/fork_safe_aten.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "files/file_writer.h"
 #include "report/assemble.h"
 #include "runner/session.h"
 
@@ -23,10 +24,16 @@ namespace casebook {
 namespace fs = std::filesystem;
 namespace {
 
-bool write_text(const std::string& file, const std::string& text) {
-  std::ofstream out(file);
-  out << text;
-  return static_cast<bool>(out);
+// The report as `-o FILE` says: replaced where it exists, never through a
+// link (files/file_writer.h); false with why on stderr.
+bool write_report(const std::string& file, const std::string& text) {
+  try {
+    write_file(file, text, OnExisting::kReplace);
+    return true;
+  } catch (const WriteError& error) {
+    std::cerr << "casebook report: " << printable_line(error.what()) << "\n";
+    return false;
+  }
 }
 
 }  // namespace
@@ -147,16 +154,16 @@ int write_report(const ReportInput& input, const CarriedCase& carried,
   const std::string markdown = render_scrubbed_report(clean);
   if (output.empty()) {
     std::cout << markdown;
-  } else if (!write_text(output, markdown)) {
-    std::cerr << "casebook report: cannot write " << output << "\n";
-    return 1;
+  } else if (!write_report(output, markdown)) {
+    return kExitNotWritten;
   }
   say_written(chosen, input, subject, output);
   if (!bundle.empty()) {
     std::string error;
     if (!write_bundle(bundle, carried, clean, python.files, markdown, &error)) {
-      std::cerr << "casebook report: --bundle: " << error << "\n";
-      return 1;
+      std::cerr << "casebook report: --bundle: " << printable_line(error)
+                << "\n";
+      return kExitNotWritten;
     }
     std::cerr << "casebook report: bundle in " << bundle << ": "
               << clean.case_file_name

@@ -10,6 +10,7 @@
 
 #include "casebook/diagnosis.h"
 #include "casebook/ops.h"
+#include "casebook/printable.h"
 #include "casebook/suggestions.h"
 #include "child/fork_safe_aten.h"
 #include "cli/command_line.h"
@@ -197,28 +198,54 @@ size_t count_selected(const Plan& plan, const Selection& selected) {
   return runs;
 }
 
-// A results file that could not be written (a full disk) is said last,
-// under the table it did not hold: returns why, empty when written.
-std::string finish_junit(JunitWriter* junit, const std::string& file,
-                         const RunSummary& summary,
-                         const Environment& environment) {
-  std::string error_text;
+// The run's files after the table (JUnit ended, the Markdown summary, the
+// record for --last-failed) and standard output flushed: each one that
+// could not be written (a full disk, a planted link) is said last, under
+// the table it did not hold, and makes the exit status 2 (README); the
+// record for --last-failed only warns. Returns what was not written.
+std::vector<std::string> finish_outputs(JunitWriter* junit,
+                                        const RunOutput& output,
+                                        const RunSummary& summary,
+                                        const Environment& environment,
+                                        const fs::path& record) {
+  std::vector<std::string> not_written;
   if (junit != nullptr) {
     junit->finish();
-    error_text = junit->write_error();
-  } else if (!file.empty()) {
+    if (!junit->write_error().empty()) {
+      not_written.push_back("--junit: " + junit->write_error());
+    }
+  } else if (!output.junit.empty()) {  // no run started
     try {
-      write_junit(file, summary, environment);
+      write_junit(output.junit, summary, environment);
     } catch (const std::runtime_error& error) {
-      error_text = error.what();
+      not_written.push_back(std::string("--junit: ") + error.what());
     }
   }
-  if (!error_text.empty()) {
-    std::cout.flush();
-    std::cerr << "casebook: --junit: " << error_text
-              << "; the table above holds every result\n";
+  if (!output.summary.empty()) {
+    try {
+      write_markdown_summary(output.summary, summary,
+                             environment_line(environment));
+    } catch (const std::runtime_error& error) {
+      not_written.push_back(std::string("--summary: ") + error.what());
+    }
   }
-  return error_text;
+  if (!std::cout.flush()) {
+    not_written.push_back("standard output: cannot write the table");
+  }
+  for (const std::string& what : not_written) {
+    std::cerr << "casebook: not written: " << printable_line(what)
+              << (what.rfind("standard", 0) == 0
+                      ? ""
+                      : "; the table above holds every result")
+              << "\n";
+  }
+  const std::string record_error = record_verdicts(record, summary);
+  if (!record_error.empty()) {
+    std::cerr << "casebook: warning: the record of failed runs for "
+                 "--last-failed: "
+              << printable_line(record_error) << "\n";
+  }
+  return not_written;
 }
 
 }  // namespace
@@ -278,24 +305,9 @@ int run_command(const CommonArguments& arguments, const RunOutput& output) {
   style.every_run = output.verbose;
   style.quiet = output.quiet;
   print_verdict_table(std::cout, execution.summary, style);
-  const std::string junit_error =
-      finish_junit(junit.get(), output.junit, execution.summary, environment);
-  if (!output.summary.empty()) {
-    try {
-      write_markdown_summary(output.summary, execution.summary,
-                             environment_line(environment));
-    } catch (const std::runtime_error& error) {
-      std::cerr << "casebook: " << error.what() << "\n";
-      return kExitUsage;
-    }
-  }
-  const std::string record_error = record_verdicts(record, execution.summary);
-  if (!record_error.empty()) {
-    std::cerr << "casebook: warning: the record of failed runs for "
-                 "--last-failed: "
-              << record_error << "\n";
-  }
-  if (!junit_error.empty()) return kExitUsage;
+  const std::vector<std::string> not_written = finish_outputs(
+      junit.get(), output, execution.summary, environment, record);
+  if (!not_written.empty()) return kExitNotWritten;
   return exit_status_of(execution.summary, arguments.allow_skipped,
                         "casebook run");
 }

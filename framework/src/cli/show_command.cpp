@@ -19,12 +19,14 @@
 #include "casebook/number_text.h"
 #include "casebook/op_catalog.h"
 #include "casebook/ops.h"
+#include "casebook/printable.h"
 #include "casebook/shape_text.h"
 #include "casebook/verdict.h"
 #include "child/execute.h"
 #include "child/fork_safe_aten.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "files/file_writer.h"
 #include "model/yaml_text.h"
 #include "process/run_to_end.h"
 #include "process/scratch_folder.h"
@@ -116,46 +118,35 @@ void run_in_child(const Case& kase, const OpDef& op, Backend backend,
   *report = decode_report(run.output.substr(0, line_end));
 }
 
-// Output `index` of the case in `file` as a .npy fixture in the fixtures
-// folder nearest the case (`expected/<case>_output<index>.npy`): its
-// tensor's `file` and `sha256`; nullopt, said on stderr, when it cannot be
-// written.
-std::optional<TensorSpec> write_expected_fixture(const fs::path& file,
-                                                 size_t index,
-                                                 const at::Tensor& tensor) {
+// Output `index` of case `kase` in `file` as a .npy fixture in the fixtures
+// folder nearest the case, `expected/<case id>_output<index>.npy` (the id's
+// folders kept: two cases of one file name in different folders never share
+// a fixture); its tensor's `file` and `sha256`. Throws WriteError.
+TensorSpec write_expected_fixture(const fs::path& file, const Case& kase,
+                                  size_t index, const at::Tensor& tensor) {
   const fs::path folder =
       find_fixtures_folder(file).value_or(file.parent_path() / "fixtures");
-  const std::string name = "expected/" + file.stem().string() + "_output" +
-                           std::to_string(index) + ".npy";
-  fs::create_directories((folder / name).parent_path());
+  const std::string name =
+      "expected/" + kase.id + "_output" + std::to_string(index) + ".npy";
+  if (const std::string problem = name_problem(name, true); !problem.empty()) {
+    throw WriteError(printable_line(name) + ": " + problem);
+  }
   TensorSpec spec;
   spec.dtype = *to_dtype(tensor.scalar_type());
   spec.shape.assign(tensor.sizes().begin(), tensor.sizes().end());
   spec.source = TensorSpec::Source::kFile;
   spec.file = name;
-  try {
-    write_npy(folder / name, tensor);
-    spec.sha256 = sha256_file(folder / name);
-  } catch (const std::exception& error) {
-    std::cerr << "casebook show: cannot write " << (folder / name).string()
-              << ": " << error.what() << "\n";
-    return std::nullopt;
-  }
+  write_npy(folder / name, tensor, OnExisting::kReplace);
+  spec.sha256 = sha256_file(folder / name);
   return spec;
 }
 
-// --write-expected: an `outputs:` block appended to the case file, values
-// inline up to kShownElements, else a .npy fixture (with its sha256) in the
-// fixtures folder nearest the case.
-bool write_expected(const fs::path& file, const Case& kase,
-                    const std::vector<TensorFile>& files,
-                    const std::vector<at::Tensor>& outputs) {
-  if (!kase.outputs.empty()) {
-    std::cerr << "casebook show: " << file.string()
-              << " already has `outputs`; edit them by hand or remove them "
-                 "first\n";
-    return false;
-  }
+// The `outputs:` block for `outputs`, values inline up to kShownElements,
+// else a fixture; empty (said on stderr) when an output has a dtype no case
+// can state. Throws WriteError for a fixture not written.
+std::string expected_block(const fs::path& file, const Case& kase,
+                           const std::vector<TensorFile>& files,
+                           const std::vector<at::Tensor>& outputs) {
   std::vector<OutputExpectation> expected;
   std::string names;
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -163,7 +154,7 @@ bool write_expected(const fs::path& file, const Case& kase,
     if (!to_dtype(tensor.scalar_type())) {
       std::cerr << "casebook show: output " << i << " is a " << dtype_of(tensor)
                 << " tensor, a dtype no case can state; nothing written\n";
-      return false;
+      return "";
     }
     OutputExpectation output;
     output.key = std::to_string(i);
@@ -171,26 +162,58 @@ bool write_expected(const fs::path& file, const Case& kase,
       names +=
           (names.empty() ? " (" : ", ") + output.key + ": " + files[i].name;
     }
-    if (tensor.numel() <= kShownElements) {
-      output.values = values_spec(output.key, tensor);
-    } else {
-      auto fixture = write_expected_fixture(file, i, tensor);
-      if (!fixture) return false;
-      output.values = std::move(*fixture);
-    }
+    output.values = tensor.numel() <= kShownElements
+                        ? values_spec(output.key, tensor)
+                        : write_expected_fixture(file, kase, i, tensor);
     expected.push_back(std::move(output));
   }
-  const std::string block = "# written by casebook show --write-expected" +
-                            (names.empty() ? "" : names + ")") + "\n" +
-                            outputs_to_yaml(expected);
-  std::ofstream out(file, std::ios::app);
-  out << block;
-  if (!out) {
-    std::cerr << "casebook show: cannot write " << file.string() << "\n";
+  return "# written by casebook show --write-expected" +
+         (names.empty() ? "" : names + ")") + "\n" + outputs_to_yaml(expected);
+}
+
+// --write-expected: an `outputs:` block added to the case file, under its
+// lock (files/file_writer.h: a second writer of the case is refused), and
+// only when the case, read again under the lock, has no `outputs` yet and
+// loads with the block (a file ending in `...` or written in flow style
+// would not).
+bool write_expected(const fs::path& file, const Case& kase,
+                    const std::vector<TensorFile>& files,
+                    const std::vector<at::Tensor>& outputs) {
+  const std::string refusal = "casebook show: " + file.string() + ": ";
+  try {
+    const OpenFolder folder = OpenFolder::open(file.parent_path(), false);
+    FileBeingWritten out(folder, file.filename().string());
+    std::ifstream in(file);
+    std::ostringstream read;
+    read << in.rdbuf();
+    const std::string original = read.str();
+    const LoadedCase now = load_case_text(original, file);
+    if (!now.ok() || !now.value->outputs.empty()) {
+      std::cerr << refusal
+                << "already has `outputs` (or changed since it was run); "
+                   "edit them by hand or remove them first\n";
+      return false;
+    }
+    const std::string block = expected_block(file, kase, files, outputs);
+    if (block.empty()) return false;
+    const std::string text =
+        original + (original.empty() || original.back() == '\n' ? "" : "\n") +
+        block;
+    if (!load_case_text(text, file).ok()) {
+      std::cerr << refusal
+                << "with `outputs` added it would not load (a "
+                   "document end `...` or a flow-style mapping?); "
+                   "left as it was\n";
+      return false;
+    }
+    out.write(text);
+    out.commit(OnExisting::kReplace);
+    std::cout << "written to " << file.string() << ":\n" << block;
+    return true;
+  } catch (const WriteError& error) {
+    std::cerr << refusal << printable_line(error.what()) << "\n";
     return false;
   }
-  std::cout << "written to " << file.string() << ":\n" << block;
-  return true;
 }
 
 }  // namespace

@@ -23,6 +23,9 @@ LoadLimits from_environment() {
   from_variable("CASEBOOK_MAX_TENSOR_ELEMENTS", &limits.max_tensor_elements);
   from_variable("CASEBOOK_MAX_OUTPUT_BYTES", &limits.max_output_bytes);
   from_variable("CASEBOOK_MAX_OUTPUT_ELEMENTS", &limits.max_output_elements);
+  from_variable("CASEBOOK_MAX_EVIDENCE_BYTES", &limits.max_evidence_bytes);
+  from_variable("CASEBOOK_MAX_EVIDENCE_TOTAL_BYTES",
+                &limits.max_evidence_total_bytes);
   return limits;
 }
 

@@ -11,6 +11,7 @@
 #include "casebook/limits.h"
 #include "casebook/loader.h"
 #include "diagnosis/case_text.h"
+#include "files/file_writer.h"
 #include "tensors/fixtures.h"
 #include "tensors/materialise.h"
 #include "tensors/values_text.h"
@@ -183,43 +184,30 @@ bool write_bundle(const fs::path& folder, const CarriedCase& carried,
     targets.push_back(folder / file);
   }
   for (const fs::path& target : targets) {
-    if (fs::exists(target)) {
+    std::error_code failed;
+    // The name itself: a dangling link planted there exists too.
+    if (fs::exists(fs::symlink_status(target, failed))) {
       *error = target.string() + " exists (a bundle never overwrites a file)";
       return false;
     }
   }
-  std::error_code failed;
-  fs::create_directories(folder, failed);
-  const auto write = [&](const fs::path& target, const std::string& text) {
-    std::ofstream out(target, std::ios::binary);
-    out << text;
-    out.close();
-    if (!out) *error = "cannot write " + target.string();
-    return static_cast<bool>(out);
-  };
-  if (!write(case_file, clean.case_file_text) ||
-      !write(folder / "report.md", markdown) ||
-      (!clean.python_script.empty() &&
-       !write(folder / "reproduce.py", clean.python_script))) {
+  try {
+    write_file(case_file, clean.case_file_text, OnExisting::kRefuse);
+    write_file(folder / "report.md", markdown, OnExisting::kRefuse);
+    if (!clean.python_script.empty()) {
+      write_file(folder / "reproduce.py", clean.python_script,
+                 OnExisting::kRefuse);
+    }
+    for (const auto& [from, to] : copies) {
+      copy_file_to(from, to, OnExisting::kRefuse);
+    }
+    for (size_t i = 0; i < python_inputs.size(); ++i) {
+      write_npy(folder / clean.python_files.at(i), python_inputs[i].values,
+                OnExisting::kRefuse);
+    }
+  } catch (const WriteError& what) {
+    *error = what.what();
     return false;
-  }
-  for (const auto& [from, to] : copies) {
-    fs::create_directories(to.parent_path(), failed);
-    if (!fs::copy_file(from, to, failed)) {
-      *error = "cannot copy " + from.string() + " to " + to.string() + ": " +
-               failed.message();
-      return false;
-    }
-  }
-  for (size_t i = 0; i < python_inputs.size(); ++i) {
-    const fs::path target = folder / clean.python_files.at(i);
-    fs::create_directories(target.parent_path(), failed);
-    try {
-      write_npy(target, python_inputs[i].values);
-    } catch (const std::exception& what) {
-      *error = "cannot write " + target.string() + ": " + what.what();
-      return false;
-    }
   }
   // As the recipient's casebook will read it.
   const LoadedCase loaded = load_case_file(case_file);

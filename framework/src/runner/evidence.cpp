@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <iomanip>
+#include <memory>
 #include <sstream>
 
+#include "casebook/joined.h"
+#include "casebook/limits.h"
 #include "casebook/shape_text.h"
 #include "compare/compare.h"
+#include "files/file_writer.h"
 #include "runner/judge.h"
 #include "tensors/fixtures.h"
 #include "tensors/materialise.h"
@@ -17,18 +20,6 @@
 namespace casebook {
 namespace fs = std::filesystem;
 namespace {
-
-std::string safe_name(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    const bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
-                      c == '-' || c == '.';
-    out += keep ? c : '_';
-  }
-  // Never "." or "..", never a hidden file.
-  if (out.empty() || out.front() == '.') out.insert(out.begin(), '_');
-  return out;
-}
 
 std::string number(double value) {
   std::ostringstream out;
@@ -105,17 +96,81 @@ std::string seeds_text(const PlannedCase& planned, Backend backend,
   return out.str();
 }
 
-void write_text(const fs::path& file, const std::string& text) {
-  std::ofstream out(file);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + file.string());
+// The evidence files of one run, each written only while the run's and the
+// whole run's budgets hold (LoadLimits::max_evidence_bytes and
+// max_evidence_total_bytes); what is left out is listed in seeds.txt and
+// said in the verdict.
+class EvidenceBudget {
+ public:
+  EvidenceBudget(const OpenFolder& folder, uint64_t* total_written)
+      : folder_(folder), total_written_(total_written) {}
+
+  // Writes `tensor` (its bytes `bytes`, known before it is made) as `name`,
+  // or lists it as left out.
+  template <typename MakeTensor>
+  void npy(const std::string& name, uint64_t bytes, MakeTensor make) {
+    const LoadLimits& limits = load_limits();
+    if (run_bytes_ + bytes > limits.max_evidence_bytes ||
+        *total_written_ + bytes > limits.max_evidence_total_bytes) {
+      left_out_.push_back(name + " (" + format_bytes(bytes) + ")");
+      return;
+    }
+    write_npy_in(folder_, name, make());
+    run_bytes_ += bytes;
+    *total_written_ += bytes;
+  }
+
+  // "" when nothing was left out, else the line that says what and why.
+  std::string left_out_text() const {
+    if (left_out_.empty()) return "";
+    const LoadLimits& limits = load_limits();
+    return "left out, over the evidence limits (" +
+           format_bytes(limits.max_evidence_bytes) +
+           " a run, CASEBOOK_MAX_EVIDENCE_BYTES; " +
+           format_bytes(limits.max_evidence_total_bytes) +
+           " in all, CASEBOOK_MAX_EVIDENCE_TOTAL_BYTES): " + joined(left_out_);
+  }
+
+ private:
+  const OpenFolder& folder_;
+  uint64_t* total_written_;
+  uint64_t run_bytes_ = 0;
+  std::vector<std::string> left_out_;
+};
+
+uint64_t tensor_bytes(const at::Tensor& tensor) {
+  return static_cast<uint64_t>(tensor.numel()) * tensor.element_size();
+}
+
+uint64_t spec_bytes(const TensorSpec& spec) {
+  const uint64_t elements = element_count(spec.shape);
+  const uint64_t size = element_size(spec.dtype);
+  return elements > UINT64_MAX / std::max<uint64_t>(size, 1) ? UINT64_MAX
+                                                             : elements * size;
+}
+
+// The worst elements of the first differing output, or why there are none.
+std::string worst_text(const MismatchEvidence& mismatch) {
+  const Comparison& comparison = mismatch.comparison;
+  if (comparison.difference != Comparison::Difference::kValues) {
+    return "# no element-wise comparison: " +
+           comparison.report.substr(0, comparison.report.find('\n')) + "\n";
+  }
+  const size_t at = comparison.output_index;
+  return "# output " + std::to_string(at) + "\n" +
+         worst_elements_text(mismatch.expected.at(at), mismatch.actual.at(at),
+                             comparison.tolerance, kWorstElementCount);
 }
 
 }  // namespace
 
 fs::path evidence_folder(const fs::path& root, const std::string& case_id,
                          Backend backend) {
-  return root / (safe_name(case_id) + "." + std::string(backend_name(backend)));
+  return root / evidence_folder_name(case_id, backend);
+}
+
+std::string evidence_folder_name(const std::string& case_id, Backend backend) {
+  return escaped_file_name(case_id) + "." + std::string(backend_name(backend));
 }
 
 std::string worst_elements_text(const at::Tensor& expected,
@@ -168,53 +223,56 @@ std::string worst_elements_text(const at::Tensor& expected,
 }
 
 JudgementListener evidence_listener(const fs::path& root) {
-  return [root](const PlannedCase& planned, Judgement& judged) {
+  auto total_written = std::make_shared<uint64_t>(0);
+  return [root, total_written](const PlannedCase& planned, Judgement& judged) {
     // The judge hands on only a failing run's mismatch; an XFAIL's is
     // expected and leaves nothing.
     if (judged.mismatch.comparison.equal()) return;
-    judged.verdict.evidence_dir = write_mismatch_evidence(
-        root, planned, judged.verdict.backend, judged.mismatch);
+    judged.verdict.evidence_dir =
+        write_mismatch_evidence(root, planned, judged.verdict.backend,
+                                judged.mismatch, total_written.get());
   };
 }
 
 std::string write_mismatch_evidence(const fs::path& root,
                                     const PlannedCase& planned, Backend backend,
-                                    const MismatchEvidence& mismatch) {
-  const fs::path folder = evidence_folder(root, planned.loaded.id, backend);
+                                    const MismatchEvidence& mismatch,
+                                    uint64_t* total_written) {
+  uint64_t written_here = 0;
+  if (total_written == nullptr) total_written = &written_here;
+  const std::string name = evidence_folder_name(planned.loaded.id, backend);
+  const fs::path shown = root / name;
   try {
-    std::error_code ignored;
-    fs::remove_all(folder, ignored);  // an older run's files would mislead
-    fs::create_directories(folder);
+    const OpenFolder evidence = OpenFolder::open(root, true);
+    remove_tree_in(evidence, name);  // an older run's files would mislead
+    const OpenFolder folder = evidence.folder(name, true);
+    EvidenceBudget budget(folder, total_written);
     for (const TensorSpec& spec : planned.value().inputs) {
-      write_npy(folder / ("input_" + safe_name(spec.name) + ".npy"),
-                materialise(spec).view);
+      budget.npy("input_" + escaped_file_name(spec.name) + ".npy",
+                 spec_bytes(spec), [&] { return materialise(spec).view; });
     }
     for (size_t i = 0; i < mismatch.expected.size(); ++i) {
-      write_npy(folder / ("reference_" + std::to_string(i) + ".npy"),
-                mismatch.expected[i]);
+      const at::Tensor& tensor = mismatch.expected[i];
+      budget.npy("reference_" + std::to_string(i) + ".npy",
+                 tensor_bytes(tensor), [&] { return tensor; });
     }
     for (size_t i = 0; i < mismatch.actual.size(); ++i) {
-      write_npy(folder / ("actual_" + std::to_string(i) + ".npy"),
-                mismatch.actual[i]);
+      const at::Tensor& tensor = mismatch.actual[i];
+      budget.npy("actual_" + std::to_string(i) + ".npy", tensor_bytes(tensor),
+                 [&] { return tensor; });
     }
-    const Comparison& comparison = mismatch.comparison;
-    std::string worst;
-    if (comparison.difference == Comparison::Difference::kValues) {
-      const size_t at = comparison.output_index;
-      worst =
-          "# output " + std::to_string(at) + "\n" +
-          worst_elements_text(mismatch.expected.at(at), mismatch.actual.at(at),
-                              comparison.tolerance, kWorstElementCount);
-    } else {
-      worst = "# no element-wise comparison: " +
-              comparison.report.substr(0, comparison.report.find('\n')) + "\n";
-    }
-    write_text(folder / "worst_elements.txt", worst);
-    write_text(folder / "seeds.txt", seeds_text(planned, backend, comparison));
+    write_file_in(folder, "worst_elements.txt", worst_text(mismatch),
+                  OnExisting::kRefuse);
+    const std::string left_out = budget.left_out_text();
+    write_file_in(folder, "seeds.txt",
+                  seeds_text(planned, backend, mismatch.comparison) +
+                      (left_out.empty() ? "" : left_out + "\n"),
+                  OnExisting::kRefuse);
+    return left_out.empty() ? shown.string()
+                            : shown.string() + " (" + left_out + ")";
   } catch (const std::exception& error) {
-    return "not written (" + folder.string() + "): " + error.what();
+    return "not written (" + shown.string() + "): " + error.what();
   }
-  return folder.string();
 }
 
 }  // namespace casebook

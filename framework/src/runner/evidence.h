@@ -28,19 +28,25 @@ namespace casebook {
 // How many elements worst_elements.txt lists.
 constexpr int64_t kWorstElementCount = 10;
 
-// The folder of one (case, backend) under `root`: "<case id>.<backend>" with
-// every character but [A-Za-z0-9_.-] made '_' ("cross_entropy/label-4" on
-// cuda: "cross_entropy_label-4.cuda").
+// The folder of one (case, backend) under `root`: "<case id>.<backend>", the
+// id escaped reversibly (escaped_file_name: "cross_entropy/label-4" on cuda
+// is "cross_entropy%2Flabel-4.cuda"), so that two cases never share one
+// ("a/b" and "a_b" did).
 std::filesystem::path evidence_folder(const std::filesystem::path& root,
                                       const std::string& case_id,
                                       Backend backend);
+std::string evidence_folder_name(const std::string& case_id, Backend backend);
 
-// Writes the evidence folder (replacing an older one of the same run) and
-// returns its path as text; a folder that cannot be written yields "not
-// written: <why>" instead: evidence never turns a verdict into a crash.
+// Writes the evidence folder (replacing an older one of the same run; no
+// link followed, files/file_writer.h) and returns its path as text, with
+// what was left out over the evidence limits (casebook/limits.h) in
+// parentheses; a folder that cannot be written yields "not written: <why>"
+// instead: evidence never turns a verdict into a crash. `total_written`
+// counts the bytes of the whole run's evidence (null: this one alone).
 std::string write_mismatch_evidence(const std::filesystem::path& root,
                                     const PlannedCase& planned, Backend backend,
-                                    const MismatchEvidence& mismatch);
+                                    const MismatchEvidence& mismatch,
+                                    uint64_t* total_written = nullptr);
 
 // The run's evidence listener (registered by execute_plan when
 // RunOptions::evidence_root is set): a judgement with a failing mismatch gets

@@ -15,6 +15,22 @@
 namespace casebook {
 namespace {
 
+// `text` written whole at the descriptor's position; false (errno set) when
+// it could not be.
+bool write_in_order(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = ENOSPC;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
 // The start tag is padded with spaces to this width, so that its counts can
 // be rewritten in place; 160 characters hold five 9-digit counts and a time.
 constexpr size_t kStartTagWidth = 160;
@@ -239,13 +255,12 @@ void JunitWriter::finish() {
   if (finished_ || fd_ < 0) return;
   finished_ = true;
   if (!regular_) {
-    if (!write_at(0, document()) && errno == ESPIPE) {
-      // A pipe: written in order, from the start.
-      const std::string text = document();
-      if (::write(fd_, text.data(), text.size()) !=
-          static_cast<ssize_t>(text.size())) {
-        failed("cannot write", errno);
-      }
+    // A pipe (ESPIPE) is written in order, from the start; any other
+    // failure (a full device) is said, as for a file.
+    const std::string text = document();
+    if (!write_at(0, text) && (errno != ESPIPE || !write_in_order(fd_, text))) {
+      failed("cannot write", errno);
+      return;
     }
     written_ = tests_;
     return;

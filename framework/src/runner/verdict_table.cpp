@@ -12,6 +12,7 @@
 
 #include "casebook/joined.h"
 #include "casebook/printable.h"
+#include "files/file_writer.h"
 #include "runner/output.h"
 
 namespace casebook {
@@ -223,8 +224,7 @@ void print_verdict_table(std::ostream& out, const RunSummary& summary,
 void write_markdown_summary(const std::filesystem::path& file,
                             const RunSummary& summary,
                             const std::string& environment_line) {
-  std::ofstream out(file, std::ios::trunc);
-  if (!out) throw std::runtime_error("cannot write " + file.string());
+  std::ostringstream out;
   const std::vector<CaseVerdict> verdicts = sorted_by_id(summary);
   const bool green = summary.exit_code() == 0;
   out << "## casebook: " << (green ? "passed" : "failed") << "\n\n"
@@ -271,7 +271,9 @@ void write_markdown_summary(const std::filesystem::path& file,
     }
     out << "```sh\n" << verdict.rerun_command << "\n```\n";
   }
-  if (!out) throw std::runtime_error("cannot write " + file.string());
+  // Whole or not at all (files/file_writer.h): a full disk is an error,
+  // never a summary cut short.
+  write_file(file, out.str(), OnExisting::kReplace);
 }
 
 }  // namespace casebook

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "files/file_writer.h"
+
 namespace casebook {
 
 class FixtureError : public std::runtime_error {
@@ -32,8 +34,15 @@ at::Tensor read_npy(const std::filesystem::path& file,
                     std::optional<at::ScalarType> declared = std::nullopt);
 // bfloat16 is written as '<V2' (what ml_dtypes writes, what plain NumPy
 // loads) with the sidecar `<file>.json` recording the dtype and how to view
-// the bits; a stale sidecar of another dtype is removed.
-void write_npy(const std::filesystem::path& file, const at::Tensor& tensor);
+// the bits; a stale sidecar of another dtype is removed. Written as every
+// file casebook writes (files/file_writer.h): no link followed, renamed into
+// place; `existing` says whether a file already there is replaced. Throws
+// WriteError.
+void write_npy_in(const OpenFolder& folder, const std::string& name,
+                  const at::Tensor& tensor,
+                  OnExisting existing = OnExisting::kReplace);
+void write_npy(const std::filesystem::path& file, const at::Tensor& tensor,
+               OnExisting existing = OnExisting::kReplace);
 // The sidecar of a .npy file: `<file>.json`.
 std::filesystem::path npy_sidecar(const std::filesystem::path& file);
 // The bytes of a .npy file before its data, for a C-order `shape` of `type`

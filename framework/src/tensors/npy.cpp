@@ -298,40 +298,22 @@ at::Tensor read_npy(const std::filesystem::path& file,
   return load_npy(file, declared, /*over_mapping=*/false);
 }
 
-void write_npy(const std::filesystem::path& file, const at::Tensor& tensor) {
+void write_npy_in(const OpenFolder& folder, const std::string& name,
+                  const at::Tensor& tensor, OnExisting existing) {
   const at::Tensor data = tensor.to(at::kCPU).contiguous();
-  std::ostringstream dict;
-  dict << "{'descr': '" << descr_of(data.scalar_type())
-       << "', 'fortran_order': False, 'shape': (";
-  for (int64_t d = 0; d < data.dim(); ++d) {
-    dict << data.size(d) << (data.dim() == 1 || d + 1 < data.dim() ? "," : "")
-         << (d + 1 < data.dim() ? " " : "");
+  {
+    FileBeingWritten file(folder, name);
+    file.write(npy_header(data.scalar_type(), data.sizes().vec()));
+    file.write(std::string_view(
+        static_cast<const char*>(data.data_ptr()),
+        static_cast<size_t>(data.numel() * data.element_size())));
+    file.commit(existing);
   }
-  dict << "), }";
-  std::string header = dict.str();
-  // Data starts on a 64-byte boundary; the header ends with '\n'.
-  const bool v2 = header.size() + 11 > 65535;
-  const size_t prefix = v2 ? 12 : 10;
-  header.append(63 - (prefix + header.size()) % 64, ' ');
-  header.push_back('\n');
-
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out) throw FixtureError(file.string() + ": cannot open for writing");
-  out.write(kMagic, kMagicSize);
-  out.put(static_cast<char>(v2 ? 2 : 1)).put(0);
-  const auto size = static_cast<uint32_t>(header.size());
-  for (size_t i = 0; i < (v2 ? 4u : 2u); ++i) {
-    out.put(static_cast<char>((size >> (8 * i)) & 0xff));
-  }
-  out << header;
-  out.write(static_cast<const char*>(data.data_ptr()),
-            static_cast<std::streamsize>(data.numel() * data.element_size()));
-  if (!out) throw FixtureError(file.string() + ": write failed");
-  out.close();
-  const std::filesystem::path sidecar = npy_sidecar(file);
+  // A bfloat16 file says how to read it (numpy has no bfloat16); any other
+  // dtype leaves no older sidecar behind to mislead.
+  const std::string sidecar = npy_sidecar(name).string();
   if (data.scalar_type() != at::kBFloat16) {
-    std::error_code ignored;
-    std::filesystem::remove(sidecar, ignored);
+    remove_tree_in(folder, sidecar);
     return;
   }
   const nlohmann::json record = {
@@ -340,9 +322,13 @@ void write_npy(const std::filesystem::path& file, const at::Tensor& tensor) {
       {"how_to_load",
        "np.load(f).view(ml_dtypes.bfloat16); without ml_dtypes: "
        "(np.load(f).view('<u2').astype('<u4') << 16).view('<f4')"}};
-  std::ofstream side(sidecar, std::ios::trunc);
-  side << record.dump(2) << "\n";
-  if (!side) throw FixtureError(sidecar.string() + ": write failed");
+  write_file_in(folder, sidecar, record.dump(2) + "\n", existing);
+}
+
+void write_npy(const std::filesystem::path& file, const at::Tensor& tensor,
+               OnExisting existing) {
+  const OpenFolder folder = OpenFolder::open(file.parent_path(), true);
+  write_npy_in(folder, file.filename().string(), tensor, existing);
 }
 
 // Issue 14 (capture): a header alone, and a reader that maps the file
