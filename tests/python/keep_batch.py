@@ -33,6 +33,17 @@ except ValueError as error:
     assert "torch.cross_entropy" in str(error), error  # the nearest
 print("PASS: a missing executable and an unknown op refused when made")
 
+# Issue 49: a name is one file in its op's folder; one that would keep the
+# batch or the case outside its folder, or forge a line, is refused when made.
+for bad in ("../../escaped", "/tmp/escaped", "a/b", ".hidden", "x\nPASS",
+            "x\u2028y", ""):
+    try:
+        Recorder("torch.cross_entropy", bad, cases=cases)
+        raise AssertionError(f"the name {bad!r} was accepted")
+    except ValueError as error:
+        assert "expected a file name" in str(error), error
+print("PASS: names that leave their folder refused when made")
+
 # casebook gone by the time of the failure (an upgrade, a cleaned folder):
 # the batch is kept and the command printed.
 folder = tempfile.mkdtemp()
