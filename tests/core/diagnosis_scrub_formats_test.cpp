@@ -54,7 +54,8 @@ TEST(Scrub, MacAddressesHostsAfterCredentialsAndUsersAtAddresses) {
 }
 
 TEST(Scrub, ANameLearnedInOnePlaceIsReplacedInEveryOther) {
-  // A distinctive name as a free word; a plain one where it names someone.
+  // A distinctive name as a free word, and a login (a home folder's) that
+  // is no common word; a common word only where it names someone.
   EXPECT_EQ(scrubbed("seen by alice.nguyen in /home/alice.nguyen/run.py"),
             "seen by <user> in <home>/run.py");
   EXPECT_EQ(scrubbed("owner: bob-ml\nbob-ml's job, /data/bob-ml/x"),
@@ -62,7 +63,9 @@ TEST(Scrub, ANameLearnedInOnePlaceIsReplacedInEveryOther) {
   EXPECT_EQ(scrubbed("host: train-07\nthe job on train-07 died"),
             "host: <host>\nthe job on <host> died");
   EXPECT_EQ(scrubbed("/home/carol/x, then carol reran it, /mnt/carol/y"),
-            "<home>/x, then carol reran it, /mnt/<user>/y");
+            "<home>/x, then <user> reran it, /mnt/<user>/y");
+  EXPECT_EQ(scrubbed("/home/mark/x, mark the step, /mnt/mark/y"),
+            "<home>/x, mark the step, /mnt/<user>/y");
   // An e-mail gives its local part, not its domain (an organisation's).
   EXPECT_EQ(scrubbed("from zed.k@example.org; zed.k ran github.com/x"),
             "from <email>; <user> ran github.com/x");

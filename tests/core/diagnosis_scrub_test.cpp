@@ -28,11 +28,11 @@ TEST(Scrub, HomeFolders) {
 }
 
 TEST(Scrub, UserAndHostNamesWhereTheyIdentifySomeone) {
-  // A distinctive host name (digits, '-', '.') is a name anywhere; a plain
-  // word like "alice" only where it names someone.
+  // A distinctive host name (digits, '-', '.') is a name anywhere, and so
+  // is the user's login where it is no common word ("mark" below).
   EXPECT_EQ(scrubbed("alice ran it on gpu-node-7.example.org"),
-            "alice ran it on <host>");
-  EXPECT_EQ(scrubbed("[gpu-node-7:1234] Alice"), "[<host>:1234] Alice");
+            "<user> ran it on <host>");
+  EXPECT_EQ(scrubbed("[gpu-node-7:1234] Alice"), "[<host>:1234] <user>");
   EXPECT_EQ(scrubbed("alice@gpu-node-7:~$ python train.py"),
             "<user>@<host>:~$ python train.py");
   EXPECT_EQ(scrubbed("/data/alice/run1 and /mnt/gpu-node-7/x"),

@@ -125,19 +125,27 @@ struct ScrubLog {
 
 struct ScrubContext {
   // Replaced by <user> where they identify someone (a path component,
-  // user@host, a user field; as a free word only when the name cannot be a
-  // common word: it holds a digit, '.', '_' or '-'). Generic accounts (root,
-  // ubuntu, runner, admin...) and names shorter than 2 are not names.
+  // user@host, a user field) and as a free word unless it is a common word
+  // ("mark", "will": is_common_word in scrub_rules.cpp). Generic accounts
+  // (root, ubuntu, runner, admin...) and names shorter than 2 are not names.
   std::string user_name;
   // Replaced by <host>: the full name wherever it stands as a name, its first
   // label where it identifies (user@host, a host field, a path component,
   // or anywhere when it holds a digit or '-').
   std::string host_name;
   std::string home_dir;  // replaced by <home> where a path starts and ends
-  // Names learned from the text (learn_names): each is replaced as
-  // user_name and host_name are, wherever it stands.
+  // Names learned from the text (learn_names): each is replaced as a path
+  // component, user@host or field, and as a free word where it cannot be a
+  // common word (a digit, '.', '_', '-' or a space in it: "alice.nguyen",
+  // "John Smith"). A login (a home folder's or a user field's, in
+  // learned_logins too) is a free word as user_name is.
   std::vector<std::string> learned_users;
+  std::vector<std::string> learned_logins;
   std::vector<std::string> learned_hosts;
+  // The organisation's domains ("acme.com"), learned from e-mail addresses
+  // and dotted host names (not public ones: gmail.com, github.com...): every
+  // host under them is replaced whole by <host>, a URL by <internal-url>.
+  std::vector<std::string> learned_domains;
   // Where set, every replacement is recorded (not owned).
   ScrubLog* log = nullptr;
   // This process's: USER, LOGNAME or the password entry; gethostname();
@@ -146,11 +154,13 @@ struct ScrubContext {
 };
 
 // Adds to `ctx` the names `text` gives away where they identify someone:
-// the owner of a home folder (/home/x, /Users/x, C:\Users\x) or of a scratch
-// folder (/scratch/x), the user and host of user@host (of an e-mail, its
-// local part only, and not a role such as noreply), the value of a user or
-// host field. scrub() learns from its own text; a report learns from all
-// its pieces first, so that a name given away in one place is replaced in
+// the owner of a user folder (/home/x, /Users/x, C:\Users\First Last,
+// \\server\home$\x, ~x) or of a scratch folder (/scratch/x), the user and
+// host of user@host (of an e-mail, its local part, the name before
+// "<address>" and the organisation's domain, not a role such as noreply),
+// the value of a user or host field, the domain of a dotted host name
+// (ctx.host_name's too). scrub() learns from its own text; a report learns from
+// all its pieces first, so that a name given away in one place is replaced in
 // every other.
 void learn_names(std::string_view text, ScrubContext& ctx);
 // The same for a (key, value) pair: the value of a key that names a user
@@ -160,21 +170,27 @@ void learn_names_from_entry(std::string_view key, std::string_view value,
 
 // Replaces secrets by <redacted>, token by token: the values of keys whose
 // whole name says secret (password, token, secret, api_key, auth,
-// credentials, private_key, AccountKey...) in key=value, key: value,
-// "key": "value" and --key value forms (an unquoted value ends at its first
-// blank or separator, a quoted one at its closing quote: never the rest of
-// the line), the credential after an Authorization scheme (Bearer, Basic),
-// URL credentials and the host they open (scheme://<redacted>@<host>),
-// private key blocks, and formats that give themselves away (JWT, AIza...,
-// Slack webhooks and xox tokens, ghp_, glpat-, hf_, sk-, npm_, sk_live_,
-// AKIA..., a 40-character AWS secret); internal URLs (a single-label,
-// .local, .internal, .corp... host or an IP) by <internal-url>; e-mail
-// addresses by <email>; home folders (/home/x, /Users/x, C:\Users\x,
-// /root, ctx.home_dir) by <home>; other users' scratch folders
-// (/scratch/bob) by /scratch/<user>; IP addresses (not loopback) by <ip>
-// (the user of user@<ip> by <user>); MAC addresses by <mac>; internal host
-// names by <host>; and the user's, the host's and the learned names as
-// ScrubContext says.
+// credentials, private_key, AccountKey, client-key-data, private_key_id,
+// sessionid, csrftoken...) in key=value, key: value, "key": "value" and
+// --key value forms (an unquoted value ends at its first blank or
+// separator, a quoted one at its closing quote: never the rest of the
+// line), the credential after an Authorization scheme (Bearer, Basic), every
+// value of a Cookie or Set-Cookie header, URL credentials and the host they
+// open (scheme://<redacted>@<host>), private key blocks, and formats that
+// give themselves away (JWT, AIza..., ya29. and 1// tokens, Slack webhooks
+// and xox tokens, ghp_, glpat-, hf_, sk-, npm_, sk_live_, whsec_, AKIA...,
+// a 40-character AWS secret by its entropy or the word before it, an Azure
+// storage key, a signed URL's sig= or X-Amz-Signature=); internal URLs (a
+// single-label, .local, .internal, .corp..., *.corp.* or learned-domain
+// host, or an IP) by <internal-url>; e-mail addresses by <email> (not a
+// public forge's git@github.com); user folders (/home/x, /Users/x,
+// C:\Users\First Last, \\server\home$\x, ~x/, /root, ctx.home_dir) by
+// <home>; other users' scratch folders (/scratch/bob) by /scratch/<user>;
+// card numbers, IBANs, US social security and phone numbers by <card>,
+// <iban>, <ssn> and <phone>; IP addresses (not loopback) by <ip> (the user
+// of user@<ip> by <user>); MAC addresses by <mac>; internal host names (and
+// a UNC path's server) by <host>, whole; and the user's, the host's and the
+// learned names as ScrubContext says.
 std::string scrub(std::string_view text, const ScrubContext& ctx);
 
 // Whether a key or variable name holds a secret, by its whole name: its last

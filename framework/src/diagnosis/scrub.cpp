@@ -1,8 +1,9 @@
 // Scrubbing: nothing personal leaves the machine in a report, and what is
 // left keeps its meaning. The names the text gives away are learned first
 // (scrub_learn.cpp); then secrets (secrets.cpp, token_formats.cpp),
-// internal URLs and scratch folders (scrub_rules.cpp), e-mail addresses and
-// home folders (here), user and host names where they identify someone
+// internal URLs (scrub_rules.cpp), e-mail addresses and the home folder
+// (here), user and scratch folders (scrub_rules.cpp), personal identifiers
+// (scrub_identifiers.cpp), user and host names where they identify someone
 // (scrub_names.cpp), and addresses (scrub_addresses.cpp) are replaced by
 // markers; "the root cause" and "Ubuntu 22.04" stay as they are. A case
 // file is scrubbed scalar by scalar (scrub_case_file.cpp), a (key, value)
@@ -24,15 +25,7 @@
 namespace casebook {
 namespace {
 
-using diagnosis_text::ascii_lower;
 using diagnosis_text::is_alnum;
-
-// Characters that end a user name inside a path.
-bool ends_path_component(char c) {
-  return c == '/' || c == '\\' || c == ' ' || c == '\t' || c == '\n' ||
-         c == '\r' || c == '"' || c == '\'' || c == ':' || c == ';' ||
-         c == ',' || c == ')' || c == ']' || c == '}' || c == '>' || c == '`';
-}
 
 bool is_path_char(char c) {
   return is_alnum(c) || c == '_' || c == '.' || c == '-' || c == '~';
@@ -54,78 +47,6 @@ void replace_home_dir(std::string& text, std::string_view home,
       at += 6;
     } else {
       at = end;
-    }
-  }
-}
-
-// "C:" at a word start.
-bool is_drive_at(const std::string& text, size_t i) {
-  const char c = text[i];
-  return i + 2 < text.size() && text[i + 1] == ':' &&
-         ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')) &&
-         (i == 0 || !is_alnum(text[i - 1]));
-}
-
-// "/home/alice/x" -> "<home>/x", likewise /Users/alice and C:\Users\alice
-// (also C:/Users and JSON's doubled backslashes).
-void replace_home_folders(std::string& text, const ScrubContext& ctx) {
-  size_t i = 0;
-  while (i < text.size()) {
-    size_t name_begin = std::string::npos;
-    size_t begin = i;
-    if (text.compare(i, 6, "/home/") == 0) {
-      name_begin = i + 6;
-    } else if (text.compare(i, 7, "/Users/") == 0) {
-      name_begin = i + 7;
-    } else if (is_drive_at(text, i)) {
-      size_t at = i + 2;
-      while (at < text.size() && (text[at] == '\\' || text[at] == '/')) ++at;
-      std::string users = text.substr(at, 5);
-      std::transform(users.begin(), users.end(), users.begin(), ascii_lower);
-      if (at > i + 2 && users == "users" && at + 5 < text.size() &&
-          (text[at + 5] == '\\' || text[at + 5] == '/')) {
-        name_begin = at + 5;
-        while (name_begin < text.size() &&
-               (text[name_begin] == '\\' || text[name_begin] == '/')) {
-          ++name_begin;
-        }
-      }
-    }
-    if (name_begin == std::string::npos) {
-      ++i;
-      continue;
-    }
-    size_t name_end = name_begin;
-    while (name_end < text.size() && !ends_path_component(text[name_end])) {
-      ++name_end;
-    }
-    if (name_end == name_begin) {
-      i = name_begin;
-      continue;
-    }
-    log_replacement(ctx, "home folder",
-                    std::string_view(text).substr(begin, name_end - begin));
-    text.replace(begin, name_end - begin, "<home>");
-    i = begin + 6;
-  }
-}
-
-// "/root" and "/root/..." where a path starts (not inside "/srv/root").
-void replace_root_home(std::string& text, const ScrubContext& ctx) {
-  size_t at = 0;
-  while ((at = text.find("/root", at)) != std::string::npos) {
-    const bool starts =
-        at == 0 ||
-        (!is_alnum(text[at - 1]) && text[at - 1] != '/' &&
-         text[at - 1] != '.' && text[at - 1] != '_' && text[at - 1] != '-');
-    const size_t after = at + 5;
-    const bool ends = after == text.size() || ends_path_component(text[after]);
-    if (starts && ends) {
-      log_replacement(ctx, "home folder", "/root");
-      text.replace(at, 5, "<home>");
-      at += 6;
-    } else {
-      at = after;
     }
   }
 }
@@ -156,7 +77,8 @@ void replace_emails(std::string& text, const ScrubContext& ctx) {
       valid = (domain[k] >= 'a' && domain[k] <= 'z') ||
               (domain[k] >= 'A' && domain[k] <= 'Z');
     }
-    if (!valid) {
+    if (!valid ||
+        is_forge_remote(text.substr(begin, at - begin), domain, ctx)) {
       ++at;
       continue;
     }
@@ -201,9 +123,9 @@ std::string scrub(std::string_view input, const ScrubContext& given) {
   std::string home = ctx.home_dir;
   while (home.size() > 1 && home.back() == '/') home.pop_back();
   if (home.size() > 1) replace_home_dir(text, home, ctx);
-  replace_home_folders(text, ctx);
-  replace_root_home(text, ctx);
+  replace_user_folders(text, ctx);
   replace_scratch_folders(text, ctx);
+  replace_identifiers(text, ctx);
   replace_names(text, ctx);
   replace_addresses(text, ctx);
   return text;

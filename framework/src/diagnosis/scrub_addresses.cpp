@@ -88,16 +88,29 @@ void replace_ipv6(std::string& text, const ScrubContext& ctx) {
   });
 }
 
-// gpu07.cluster.local, db.corp: names only an internal network resolves.
+// gpu07.cluster.local, db.corp, wiki.corp.acme.com, ml-data.acme.com where
+// acme.com is learned: the whole name (is_internal_name); and the server of
+// a UNC path (\\nas-02\share: a machine of the local network).
 void replace_internal_hosts(std::string& text, const ScrubContext& ctx) {
-  static const RE2 kInternalHost(
-      std::string(
-          R"((?i)(^|[^A-Za-z0-9_.@/<-])([a-z0-9-]+(?:\.[a-z0-9-]+)*\.)") +
-      kInternalSuffix + R"()($|[^A-Za-z0-9_-]))");
-  replace_groups(text, kInternalHost, 2, 2, [&](const Groups& groups) {
+  static const RE2 kDottedName(
+      R"((?i)(^|[^A-Za-z0-9_.@<-])([a-z0-9-]+(?:\.[a-z0-9-]+)+)($|[^A-Za-z0-9_-]))");
+  replace_groups(text, kDottedName, 2, 2, [&](const Groups& groups) {
+    if (!is_internal_name(str(groups[2]), ctx)) {
+      return std::optional<std::string>();
+    }
     log_replacement(ctx, "host name", str(groups[2]));
     return std::optional<std::string>("<host>");
   });
+  // One backslash after the server, or two after four (JSON): "\\xc0\\xaf"
+  // is neither.
+  static const RE2 kUncServer(
+      R"((^|[\s"'=(,\[])(?:\\\\([A-Za-z0-9][A-Za-z0-9.-]*)\\|\\\\\\\\([A-Za-z0-9][A-Za-z0-9.-]*)\\\\)[A-Za-z0-9_.$-])");
+  for (int server : {2, 3}) {
+    replace_groups(text, kUncServer, server, server, [&](const Groups& groups) {
+      log_replacement(ctx, "host name", str(groups[server]));
+      return std::optional<std::string>("<host>");
+    });
+  }
 }
 
 }  // namespace

@@ -58,4 +58,14 @@ void for_each_match(const std::string& text, const RE2& re, int resume_group,
   }
 }
 
+std::vector<std::unique_ptr<RE2>> compile_all(const char* const* patterns,
+                                              size_t count) {
+  std::vector<std::unique_ptr<RE2>> compiled;
+  compiled.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    compiled.push_back(std::make_unique<RE2>(patterns[i]));
+  }
+  return compiled;
+}
+
 }  // namespace casebook::scrub_match

@@ -11,6 +11,7 @@
 #include <re2/re2.h>
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,10 @@ void replace_groups(std::string& text, const RE2& re, int first, int last,
 // of group `resume_group`.
 void for_each_match(const std::string& text, const RE2& re, int resume_group,
                     const std::function<void(const Groups&)>& visit);
+
+// A rule table's patterns, compiled once (each rule holds them static).
+std::vector<std::unique_ptr<RE2>> compile_all(const char* const* patterns,
+                                              size_t count);
 
 inline std::string str(const re2::StringPiece& piece) {
   return std::string(piece.data(), piece.size());

@@ -1,9 +1,12 @@
 // User and host names where they identify someone: user@host (and
-// user@address), user and host fields, and the names this machine and the
-// text itself give away (ScrubContext) as path components always, and as
-// free words where they cannot be common words.
+// user@address; not git@github.com), user and host fields, and the names
+// this machine and the text itself give away (ScrubContext) as path
+// components always, and as free words where they cannot be common words:
+// a distinctive name, or a login (this user's, a home folder's, a user
+// field's) that is no common word ("ask jdoe" but "mark the step").
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,7 +50,12 @@ std::vector<Name> known_names(const ScrubContext& ctx) {
   users.insert(users.begin(), ctx.user_name);
   for (const std::string& user : users) {
     if (!is_user_name(user)) continue;
-    add_name(names, user, "<user>", "user name", is_distinctive(user));
+    const bool login =
+        user == ctx.user_name ||
+        std::find(ctx.learned_logins.begin(), ctx.learned_logins.end(), user) !=
+            ctx.learned_logins.end();
+    add_name(names, user, "<user>", "user name",
+             is_distinctive(user) || (login && !is_common_word(user)));
   }
   std::vector<std::string> hosts = ctx.learned_hosts;
   hosts.insert(hosts.begin(), ctx.host_name);
@@ -77,7 +85,10 @@ void replace_names(std::string& text, const ScrubContext& ctx) {
   replace_groups(text, kUserAtHost, 2, 3, [&](const Groups& groups) {
     std::string user = str(groups[2]);
     std::string host = str(groups[3]);
-    if (user.size() < 2 || host.size() < 2) return std::optional<std::string>();
+    if (user.size() < 2 || host.size() < 2 ||
+        is_forge_remote(user, host, ctx)) {
+      return std::optional<std::string>();
+    }
     if (is_user_name(user)) {
       log_replacement(ctx, "user name", user);
       user = "<user>";

@@ -1,15 +1,17 @@
 // Secret redaction: the values of secret-looking keys, Authorization headers,
-// URL credentials (and the host they open) and private key blocks; the
-// token formats that give themselves away are in token_formats.cpp.
+// cookies, URL credentials (and the host they open) and private key blocks;
+// the token formats that give themselves away are in token_formats.cpp.
 //
 // A value is redacted token by token: an unquoted value ends at its first
 // blank or separator, a quoted one at its closing quote, never at the end
 // of the line, so that the rest of a sentence and the syntax around it (a
 // YAML flow map, a JSON object, a closing quote) survive.
 //
-// Hand-written scanners rather than std::regex: libstdc++'s regex recurses
-// per character and overflows the stack on the long messages (backtraces,
-// case files) a report carries.
+// Hand-written scanners or RE2 rather than std::regex: libstdc++'s regex
+// recurses per character and overflows the stack on the long messages
+// (backtraces, case files) a report carries.
+#include <re2/re2.h>
+
 #include <algorithm>
 #include <array>
 #include <optional>
@@ -19,6 +21,7 @@
 
 #include "casebook/diagnosis.h"
 #include "diagnosis/scrub_internal.h"
+#include "diagnosis/scrub_match.h"
 #include "diagnosis/text.h"
 
 namespace casebook {
@@ -27,6 +30,9 @@ namespace {
 using diagnosis_text::ascii_lower;
 using diagnosis_text::is_alnum;
 using diagnosis_text::to_lower;
+using scrub_match::Groups;
+using scrub_match::replace_groups;
+using scrub_match::str;
 
 bool is_key_char(char c) {
   return is_alnum(c) || c == '_' || c == '-' || c == '.';
@@ -152,7 +158,10 @@ size_t redact_value_after(std::string& text, size_t key_begin, size_t key_end) {
       std::string_view(text).substr(begin, end - begin);
   // "Bearer XYZ123" is a credential, "the bearer of the token" a word: a
   // bare bearer's value must look like one (a digit, or 16 characters).
-  if (bearer && !separated && !looks_like_credential(word)) return key_end;
+  if ((bearer && !separated && !looks_like_credential(word)) ||
+      word == kRedactedMarker) {
+    return key_end;
+  }
   if (!bearer && is_auth_scheme(word)) move_past_scheme(text, &begin, &end);
   redact_range(text, begin, end);
   return begin + kRedactedMarker.size();
@@ -215,6 +224,30 @@ void redact_url_credentials(std::string& text, ScrubLog* log) {
   }
 }
 
+// "Cookie: a=1; b=2", "Set-Cookie: a=1; Path=/": every cookie's value to
+// the end of the header (its line or closing quote); the names and the
+// attributes stay.
+void redact_cookies(std::string& text) {
+  static const RE2 kHeader(
+      R"((?i)(^|[^A-Za-z0-9_-])((?:set-)?cookie["']?[ \t]*:[ \t]*)([^\r\n"']+))");
+  static const RE2 kPair(R"(([^=;\s]+)=([^;]+))");
+  static const RE2 kAttribute(
+      R"((?i)path|domain|expires|max-age|samesite|secure|httponly|priority)");
+  replace_groups(text, kHeader, 3, 3, [&](const Groups& header) {
+    std::string value = str(header[3]);
+    replace_groups(value, kPair, 2, 2, [&](const Groups& pair) {
+      if (RE2::FullMatch(pair[1], kAttribute)) {
+        return std::optional<std::string>();
+      }
+      if (redaction_log != nullptr) {
+        redaction_log->add("secret", "(value not shown)");
+      }
+      return std::optional<std::string>(std::string(kRedactedMarker));
+    });
+    return std::optional<std::string>(value);
+  });
+}
+
 // -----BEGIN ... PRIVATE KEY----- ... -----END ... PRIVATE KEY-----
 void redact_private_key_blocks(std::string& text) {
   size_t from = 0;
@@ -266,14 +299,25 @@ bool is_secret_key(std::string_view key) {
       last.find("passwd") != std::string::npos) {
     return true;
   }
-  if (words.size() >= 2 && last == "key") {
-    const std::string& before = words[words.size() - 2];
+  // Session cookies: sessionid, JSESSIONID, PHPSESSID, csrftoken.
+  if (last == "sessionid" || last == "jsessionid" || last == "phpsessid" ||
+      last == "csrftoken") {
+    return true;
+  }
+  if (words.size() < 2) return false;
+  const std::string& before = words[words.size() - 2];
+  if (last == "key") {
     // AccountKey: an Azure storage connection string's secret.
     return before == "api" || before == "private" || before == "access" ||
            before == "secret" || before == "signing" ||
            before == "encryption" || before == "auth" || before == "account";
   }
-  return false;
+  // kubeconfig's client-key-data and client-certificate-data; session_id;
+  // a service account's private_key_id.
+  return (last == "data" && (before == "key" || before == "certificate")) ||
+         (last == "id" && before == "session") ||
+         (last == "id" && before == "key" && words.size() >= 3 &&
+          words[words.size() - 3] == "private");
 }
 
 std::string redact_secrets(std::string_view input, ScrubLog* log) {
@@ -281,6 +325,7 @@ std::string redact_secrets(std::string_view input, ScrubLog* log) {
   std::string text(input);
   redact_private_key_blocks(text);
   redact_url_credentials(text, log);
+  redact_cookies(text);
   redact_key_values(text);
   redaction_log = nullptr;
   redact_token_formats(text, log);

@@ -1,13 +1,22 @@
 // Secrets that give themselves away by their format, wherever they stand
-// (no key name before them): JSON Web Tokens, Google API keys, Slack
-// webhooks and tokens, and the tokens of GitHub, GitLab, Hugging Face,
-// OpenAI, npm, Stripe and AWS. Each format is an RE2 pattern with the
-// character before it as a group of its own (RE2 has no look-behind), so a
-// prefix inside a longer word ("ask_live_questions") is not a token.
+// (no key name before them): JSON Web Tokens, Google API keys and OAuth
+// tokens (ya29., 1//), Slack webhooks and tokens, the tokens of GitHub,
+// GitLab, Hugging Face, OpenAI, npm, Stripe (keys and whsec_ webhook
+// secrets) and AWS (access key ids; secret keys by their shape and their
+// entropy or the word before them), an Azure storage key, and the
+// signature of a signed URL (Azure SAS sig=, X-Amz-Signature=...). Each
+// format is an RE2 pattern with the character before it as a group of its
+// own (RE2 has no look-behind), so a prefix inside a longer word
+// ("ask_live_questions") is not a token.
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "diagnosis/scrub_internal.h"
 #include "diagnosis/scrub_match.h"
@@ -19,21 +28,52 @@ using scrub_match::Groups;
 using scrub_match::replace_groups;
 using scrub_match::str;
 
-bool has_digit(const std::string& text) {
-  return std::any_of(text.begin(), text.end(),
-                     [](char c) { return c >= '0' && c <= '9'; });
-}
-
 // What a word of a generic prefix must hold to be a token rather than a
 // name that starts the same way ("sk-learn-compatible-estimator"): random
 // tokens hold digits.
-bool looks_random(const std::string& token) { return has_digit(token); }
+bool looks_random(const std::string& token, std::string_view) {
+  return std::any_of(token.begin(), token.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Bits per character of `word`'s own distribution: about 4.8 for 40
+// random base64 characters (4.47 at the 1st percentile), about 4.3 for a
+// 40-character CamelCase name with digits.
+double entropy(const std::string& word) {
+  std::map<char, int> counts;
+  for (char c : word) ++counts[c];
+  double bits = 0;
+  for (const auto& [c, count] : counts) {
+    const double p =
+        static_cast<double>(count) / static_cast<double>(word.size());
+    bits -= p * std::log2(p);
+  }
+  return bits;
+}
+
+// Steps that words in CamelCase rarely take (an upper-case letter before
+// an upper-case letter or a digit, a digit before a lower-case letter):
+// 0 or 1 in "NumpyV2IsReadAsBfloat16WhenTheCaseSaysSo", 3 or more in 99.9%
+// of random keys.
+int case_jumps(const std::string& word) {
+  int jumps = 0;
+  for (size_t i = 0; i + 1 < word.size(); ++i) {
+    const char a = word[i];
+    const char b = word[i + 1];
+    const bool upper = a >= 'A' && a <= 'Z';
+    jumps += (upper && ((b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9'))) ||
+             (a >= '0' && a <= '9' && b >= 'a' && b <= 'z');
+  }
+  return jumps;
+}
 
 // An AWS secret access key with no key name before it: 40 characters of
-// base64 with upper and lower case and digits, and a '/' or '+' or at
-// least four digits (a 40-letter kernel name with a digit or two is not
-// one; a git revision is lower-case hex; a path has more than two '/').
-bool looks_like_aws_secret(const std::string& word) {
+// base64 with upper and lower case and digits (a git revision is lower-case
+// hex; a path has more than two '/'), and a '/' or '+', the entropy and
+// case jumps of a random key (not a CamelCase name), or "aws" or "secret"
+// before it on the line.
+bool looks_like_aws_secret(const std::string& word, std::string_view before) {
+  static const RE2 kContext(R"((?i)(?:^|[^a-z])(?:aws|secret))");
   int upper = 0;
   int lower = 0;
   int digits = 0;
@@ -46,14 +86,19 @@ bool looks_like_aws_secret(const std::string& word) {
     slashes += c == '/';
     pluses += c == '+';
   }
-  return word.front() != '/' && upper > 0 && lower > 0 && digits > 0 &&
-         slashes <= 2 && (slashes + pluses > 0 || digits >= 4);
+  const bool shaped = word.front() != '/' && upper > 0 && lower > 0 &&
+                      digits > 0 && slashes <= 2;
+  const bool random = entropy(word) >= 4.5 && case_jumps(word) >= 3;
+  return shaped && (slashes + pluses > 0 || random ||
+                    RE2::PartialMatch(before, kContext));
 }
 
 struct TokenFormat {
-  const char* pattern;  // group 1: the character before; group 2: the token
-  bool generic_prefix;  // the token must look random (looks_random)
-  bool aws_secret;      // the token must pass looks_like_aws_secret
+  // Group 1: what stands before (a character, a URL's "sig="); group 2:
+  // the token.
+  const char* pattern;
+  // What the token must also be, given the line before it (nullptr: none).
+  bool (*check)(const std::string& token, std::string_view before);
 };
 
 // Group 2 is replaced; group 3, where there is one, is the character after
@@ -61,25 +106,31 @@ struct TokenFormat {
 const TokenFormat kFormats[] = {
     // header.payload.signature, each base64url; both JSON parts start '{"'.
     {R"((^|[^A-Za-z0-9_-])(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}))",
-     false, false},
-    {R"((^|[^A-Za-z0-9_-])(AIza[0-9A-Za-z_-]{35})($|[^0-9A-Za-z_-]))", false,
-     false},
+     nullptr},
+    // A signed URL's signature: Azure SAS, S3 and GCS presigned URLs.
+    {R"(([?&;](?i:sig|signature|x-amz-signature|x-amz-security-token|x-amz-credential|x-goog-signature|x-goog-credential)=)([^&\s"'#<>]+))",
+     nullptr},
+    {R"((^|[^A-Za-z0-9_-])(AIza[0-9A-Za-z_-]{35})($|[^0-9A-Za-z_-]))", nullptr},
+    // Google OAuth access and refresh tokens.
+    {R"((^|[^A-Za-z0-9_.-])(ya29\.[A-Za-z0-9_-]{20,}|1//0[A-Za-z0-9_-]{20,}))",
+     nullptr},
     {R"((^|[^A-Za-z0-9_-])(xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}))",
-     false, false},
-    {R"((^|[^A-Za-z0-9_])(npm_[A-Za-z0-9]{36})($|[^A-Za-z0-9_]))", false,
-     false},
-    {R"((^|[^A-Za-z0-9_])((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}))", false,
-     false},
+     nullptr},
+    {R"((^|[^A-Za-z0-9_])(npm_[A-Za-z0-9]{36})($|[^A-Za-z0-9_]))", nullptr},
+    {R"((^|[^A-Za-z0-9_])((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{24,}))",
+     nullptr},
     {R"((^|[^A-Za-z0-9_])(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}))",
-     false, false},
-    {R"((^|[^A-Za-z0-9_-])(glpat-[A-Za-z0-9_-]{20,}))", false, false},
-    {R"((^|[^A-Za-z0-9_])(hf_[A-Za-z0-9]{30,}))", false, false},
+     nullptr},
+    {R"((^|[^A-Za-z0-9_-])(glpat-[A-Za-z0-9_-]{20,}))", nullptr},
+    {R"((^|[^A-Za-z0-9_])(hf_[A-Za-z0-9]{30,}))", nullptr},
     {R"((^|[^A-Za-z0-9_-])(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}))",
-     true, false},
+     looks_random},
     {R"((^|[^A-Za-z0-9])((?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16})($|[^0-9A-Za-z]))",
-     false, false},
+     nullptr},
     {R"((^|[^A-Za-z0-9/+=_.-])([A-Za-z0-9/+]{40})($|[^A-Za-z0-9/+_.-]|\.[^A-Za-z0-9]|\.$))",
-     false, true},
+     looks_like_aws_secret},
+    // An Azure storage account key: 64 bytes of base64.
+    {R"((^|[^A-Za-z0-9/+=])([A-Za-z0-9/+]{86}==)($|[^A-Za-z0-9/+=]))", nullptr},
 };
 
 // https://hooks.slack.com/services/T.../B.../...: the path is the secret.
@@ -96,12 +147,23 @@ void redact_webhooks(std::string& text, ScrubLog* log) {
 
 void redact_token_formats(std::string& text, ScrubLog* log) {
   redact_webhooks(text, log);
-  for (const TokenFormat& format : kFormats) {
-    const RE2 re(format.pattern);
-    replace_groups(text, re, 2, 2, [&](const Groups& groups) {
+  static const std::vector<std::unique_ptr<RE2>> kCompiled = [] {
+    std::vector<const char*> patterns;
+    for (const TokenFormat& format : kFormats)
+      patterns.push_back(format.pattern);
+    return scrub_match::compile_all(patterns.data(), patterns.size());
+  }();
+  for (size_t i = 0; i < kCompiled.size(); ++i) {
+    const TokenFormat& format = kFormats[i];
+    replace_groups(text, *kCompiled[i], 2, 2, [&](const Groups& groups) {
       const std::string token = str(groups[2]);
-      if ((format.generic_prefix && !looks_random(token)) ||
-          (format.aws_secret && !looks_like_aws_secret(token))) {
+      const size_t at = groups[2].data() - text.data();
+      const size_t line = text.rfind('\n', at == 0 ? 0 : at - 1);
+      const size_t from =
+          line == std::string::npos || line >= at ? 0 : line + 1;
+      if (format.check != nullptr &&
+          !format.check(token,
+                        std::string_view(text).substr(from, at - from))) {
         return std::optional<std::string>();
       }
       if (log != nullptr) log->add("secret", "(value not shown)");
