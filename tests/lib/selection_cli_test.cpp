@@ -159,15 +159,19 @@ TEST(SelectionCli, FailFastStopsAtTheFirstFailure) {
   EXPECT_TRUE(has_line(all.output, "^1 FAIL|, 1 FAIL|6 PASS, 1 FAIL"))
       << all.output;
 
-  const auto fast =
-      run_casebook("run -j 1 --fail-fast --verbose --evidence '' " + cases);
-  EXPECT_EQ(fast.status, 1) << fast.output;
-  EXPECT_TRUE(has_line(fast.output, "^FAIL +a_fails +cpu")) << fast.output;
-  EXPECT_TRUE(has_line(fast.output,
-                       "NOT RUN.*--fail-fast stopped the run at the first "
-                       "failure"))
-      << fast.output;
-  EXPECT_FALSE(has_line(fast.output, "^6 PASS")) << fast.output;
+  // `-x` is --fail-fast, as in pytest (it was --exclude: `-x a_fails`
+  // left that case out and exited 0).
+  for (const char* flag : {"--fail-fast", "-x"}) {
+    const auto fast = run_casebook(std::string("run -j 1 ") + flag +
+                                   " --verbose --evidence '' " + cases);
+    EXPECT_EQ(fast.status, 1) << fast.output;
+    EXPECT_TRUE(has_line(fast.output, "^FAIL +a_fails +cpu")) << fast.output;
+    EXPECT_TRUE(has_line(fast.output,
+                         "NOT RUN.*--fail-fast stopped the run at the first "
+                         "failure"))
+        << fast.output;
+    EXPECT_FALSE(has_line(fast.output, "^6 PASS")) << fast.output;
+  }
 }
 
 TEST(SelectionCli, LastFailedRunsOnlyWhatFailedAndKeepsItsRecordOutside) {
@@ -206,6 +210,94 @@ TEST(SelectionCli, LastFailedRunsOnlyWhatFailedAndKeepsItsRecordOutside) {
   // Nothing was written beside the cases.
   EXPECT_FALSE(fs::exists(cases / "last-failed"));
   EXPECT_FALSE(fs::exists(cases / "casebook-cache"));
+}
+
+// Without $CASEBOOK_CACHE_DIR the record lives beside the cases, in the
+// repository that holds them (as .pytest_cache), and --last-failed names it:
+// it was kept in the executable's build tree, so one project's failures
+// were rerun in another's folder.
+TEST(SelectionCli, LastFailedKeepsItsRecordInTheCasesRepository) {
+  TempFolder folder;
+  const fs::path repo = folder.path() / "repo";
+  fs::create_directories(repo / ".git");
+  write_file(repo / "cases" / "fails.yaml", kFailing);
+  write_file(repo / "cases" / "passes.yaml", kSelectionCliPassing);
+  const std::string in_repo = "cd '" + repo.string() +
+                              "' && env -u "
+                              "CASEBOOK_CACHE_DIR '" CASEBOOK_EXECUTABLE "' ";
+  const auto first = run_shell(in_repo + "run --evidence '' cases");
+  EXPECT_EQ(first.status, 1) << first.output;
+  EXPECT_EQ(read_text(repo / ".casebook_cache" / "last-failed"), "cpu fails\n");
+  const auto again =
+      run_shell(in_repo + "run --last-failed --verbose --evidence '' cases");
+  EXPECT_TRUE(has_line(again.output,
+                       "--last-failed: 1 runs that failed when last run "
+                       "\\(\\.casebook_cache/last-failed\\)"))
+      << again.output;
+  EXPECT_FALSE(has_line(again.output, "^PASS +passes")) << again.output;
+  // Another project (no record of its own) runs everything.
+  const fs::path other = folder.path() / "other";
+  fs::create_directories(other / ".git");
+  write_file(other / "cases" / "fails.yaml", kFailing);
+  const auto elsewhere = run_shell(
+      "cd '" + other.string() + "' && env -u CASEBOOK_CACHE_DIR '" +
+      CASEBOOK_EXECUTABLE + "' run --last-failed --evidence '' cases");
+  EXPECT_TRUE(has_line(elsewhere.output, "no run among those selected"))
+      << elsewhere.output;
+}
+
+// A rerun line names the executable as a person types it: `casebook` when
+// that is the one on $PATH, else a path relative to where the run started
+// (it carried the CI machine's absolute path).
+TEST(SelectionCli, RerunLinesNameTheExecutableAsItIsTyped) {
+  TempFolder folder;
+  write_file(folder.path() / "cases" / "fails.yaml", kFailing);
+  const fs::path bin = fs::path(CASEBOOK_EXECUTABLE).parent_path();
+  const auto on_path =
+      run_shell("cd '" + folder.path().string() + "' && PATH='" + bin.string() +
+                "':\"$PATH\" casebook run --evidence '' cases");
+  EXPECT_TRUE(has_line(on_path.output, "^ +rerun: casebook run cases/fails"))
+      << on_path.output;
+  const fs::path below = fs::path(CASEBOOK_EXECUTABLE)
+                             .lexically_proximate(folder.path().parent_path());
+  const auto relative = run_shell(
+      "cd '" + folder.path().parent_path().string() +
+      "' && env PATH=/usr/bin:/bin '" + CASEBOOK_EXECUTABLE +
+      "' run --evidence '' " + (folder.path().filename() / "cases").string());
+  if (*below.begin() != "..") {
+    EXPECT_TRUE(has_line(relative.output, "^ +rerun: " + below.string()))
+        << relative.output;
+  } else {
+    EXPECT_TRUE(has_line(relative.output, "^ +rerun: " CASEBOOK_EXECUTABLE))
+        << relative.output;
+  }
+}
+
+// A large run prints its failures and counts, not a row per passing case
+// (10,087 lines at 10,000 cases); --table lists every case; --durations N
+// lists the N slowest runs.
+TEST(SelectionCli, ALargeRunListsItsFailuresNotEveryPassingCase) {
+  TempFolder folder;
+  const fs::path cases = folder.path() / "cases";
+  write_file(cases / "fails.yaml", kFailing);
+  for (int i = 0; i < 105; ++i) {
+    write_file(cases / ("passes_" + std::to_string(i) + ".yaml"),
+               kSelectionCliPassing);
+  }
+  const std::string run = "run --evidence '' " + cases.string();
+  const auto compact = run_casebook(run);
+  EXPECT_EQ(compact.status, 1) << compact.output;
+  EXPECT_TRUE(has_line(compact.output, "^fails +FAIL")) << compact.output;
+  EXPECT_FALSE(has_line(compact.output, "^passes_7 +PASS")) << compact.output;
+  EXPECT_TRUE(has_line(compact.output,
+                       "^\\(105 more cases passed on every backend: --table "
+                       "lists every case\\)$"))
+      << compact.output;
+  const auto table = run_casebook(run + " --table --durations 3");
+  EXPECT_TRUE(has_line(table.output, "^passes_7 +PASS")) << table.output;
+  EXPECT_TRUE(has_line(table.output, "^slowest 3 runs:$")) << table.output;
+  EXPECT_TRUE(has_line(table.output, "^ +[0-9]+\\.[0-9]{3}s  \\S+  cpu$"))
+      << table.output;
 }
 
 }  // namespace

@@ -63,6 +63,8 @@ struct RunOutput {
   // --last-failed: only the runs that failed when last run (cli/last_failed.h)
   bool last_failed = false;
   bool fail_fast = false;  // --fail-fast: RunOptions::fail_fast
+  bool table = false;      // --table: a row per case however many
+  int durations = 0;       // --durations N: the N slowest runs, listed
 };
 
 // The exit status of `command` ("casebook run") for `summary`: its own (0 or

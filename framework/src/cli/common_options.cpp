@@ -21,7 +21,9 @@ void add_common_options(CLI::App* command, CommonArguments* arguments) {
                       "path; a plain word matches as a substring. Repeat it: "
                       "a run matching any is selected; one that selects "
                       "nothing is an error");
-  command->add_option("--exclude,-x", arguments->excludes,
+  // No short form: `-x` is --fail-fast, as in pytest (a `-x NAME` meant to
+  // stop at the first failure must not leave NAME's cases out).
+  command->add_option("--exclude", arguments->excludes,
                       "a pattern as --filter takes: the runs it matches are "
                       "left out, whatever --filter selects (repeatable)");
   command->add_flag("--allow-skipped", arguments->allow_skipped,

@@ -1,10 +1,8 @@
 #include "cli/last_failed.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
-#include <functional>
-#include <optional>
-#include <sstream>
 
 #include "files/file_writer.h"
 
@@ -13,45 +11,33 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// <build> when this executable is <build>/bin/<name> of a CMake build tree.
-std::optional<fs::path> build_folder_of_executable() {
-  std::error_code error;
-  const fs::path executable = fs::read_symlink("/proc/self/exe", error);
-  if (error) return std::nullopt;
-  const fs::path build = executable.parent_path().parent_path();
-  if (executable.parent_path().filename() != "bin" ||
-      !fs::exists(build / "CMakeCache.txt", error)) {
-    return std::nullopt;
-  }
-  return build;
-}
+// How long a run waits for another one (ctest's parallel tests) to finish
+// writing the record: a write takes microseconds.
+constexpr std::chrono::milliseconds kRecordLockWait{2000};
 
-// The working folder as a short name: only this machine's later runs read
-// it, so std::hash (stable within one build) is enough.
-std::string working_folder_key() {
+// The folder the record goes beside: the nearest folder above `named` (as
+// written, made absolute) that holds `.git`; else the one holding `named`.
+fs::path record_root(const fs::path& named) {
   std::error_code error;
-  const std::string folder = fs::current_path(error).string();
-  std::ostringstream text;
-  text << std::hex << std::hash<std::string>{}(folder);
-  return text.str();
+  const fs::path start = fs::absolute(named, error).lexically_normal();
+  for (fs::path folder = start;; folder = folder.parent_path()) {
+    if (fs::exists(folder / ".git", error)) return folder;
+    if (folder == folder.root_path() || folder.empty()) break;
+  }
+  return start.parent_path();
 }
 
 }  // namespace
 
-fs::path last_failed_file() {
+fs::path last_failed_file(const fs::path& first_named) {
   if (const char* cache = std::getenv("CASEBOOK_CACHE_DIR")) {
     if (*cache != '\0') return fs::path(cache) / "last-failed";
   }
-  if (const auto build = build_folder_of_executable()) {
-    return *build / "casebook-cache" / "last-failed";
-  }
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  const fs::path root =
-      xdg != nullptr && *xdg != '\0'
-          ? fs::path(xdg)
-          : fs::path(home != nullptr ? home : "/tmp") / ".cache";
-  return root / "casebook" / working_folder_key() / "last-failed";
+  const fs::path root = record_root(first_named);
+  std::error_code error;
+  const fs::path here = fs::current_path(error);
+  const fs::path shown = error ? root : root.lexically_proximate(here);
+  return (shown.empty() ? fs::path(".") : shown) / kCacheFolder / "last-failed";
 }
 
 std::set<RecordedRun> read_last_failed(const fs::path& file) {
@@ -68,25 +54,30 @@ std::set<RecordedRun> read_last_failed(const fs::path& file) {
 }
 
 std::string record_verdicts(const fs::path& file, const RunSummary& summary) {
-  std::set<RecordedRun> runs = read_last_failed(file);
-  for (const CaseVerdict& verdict : summary.verdicts) {
-    const RecordedRun run{verdict.case_id, verdict.backend};
-    if (verdict.verdict == Verdict::kSkip ||
-        verdict.verdict == Verdict::kNotRun) {
-      continue;  // nothing learned about it
-    }
-    if (verdict_is_success(verdict.verdict)) {
-      runs.erase(run);
-    } else {
-      runs.insert(run);
-    }
-  }
-  std::string text;
-  for (const auto& [id, backend] : runs) {
-    text += std::string(backend_name(backend)) + ' ' + id + '\n';
-  }
   try {
-    write_file(file, text, OnExisting::kReplace);
+    // Read and written under the record's lock: two runs at once (ctest's
+    // parallel tests) lose neither's verdicts.
+    const OpenFolder folder = OpenFolder::open(file.parent_path(), true);
+    FileBeingWritten out(folder, file.filename().string(), kRecordLockWait);
+    std::set<RecordedRun> runs = read_last_failed(file);
+    for (const CaseVerdict& verdict : summary.verdicts) {
+      const RecordedRun run{verdict.case_id, verdict.backend};
+      if (verdict.verdict == Verdict::kSkip ||
+          verdict.verdict == Verdict::kNotRun) {
+        continue;  // nothing learned about it
+      }
+      if (verdict_is_success(verdict.verdict)) {
+        runs.erase(run);
+      } else {
+        runs.insert(run);
+      }
+    }
+    std::string text;
+    for (const auto& [id, backend] : runs) {
+      text += std::string(backend_name(backend)) + ' ' + id + '\n';
+    }
+    out.write(text);
+    out.commit(OnExisting::kReplace);
   } catch (const WriteError& error) {
     return error.what();
   }

@@ -28,7 +28,7 @@ namespace {
 // link (files/file_writer.h); false with why on stderr.
 bool write_report(const std::string& file, const std::string& text) {
   try {
-    write_file(file, text, OnExisting::kReplace);
+    write_file(file, text, OnExisting::kReplace, false);
     return true;
   } catch (const WriteError& error) {
     std::cerr << "casebook report: " << printable_line(error.what()) << "\n";

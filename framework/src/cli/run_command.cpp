@@ -182,7 +182,7 @@ Selection last_failed_selection(const Plan& plan, Selection selected,
     return selected;
   }
   std::cout << "casebook run: --last-failed: " << failed->size()
-            << " runs that failed when last run\n";
+            << " runs that failed when last run (" << record.string() << ")\n";
   return [failed](const PlannedCase& planned, Backend backend) {
     return failed->count({planned.loaded.id, backend}) > 0;
   };
@@ -260,7 +260,7 @@ int run_command(const CommonArguments& arguments, const RunOutput& output) {
   Selection selected = [&options](const PlannedCase& planned, Backend backend) {
     return selected_by(options, planned, backend);
   };
-  const fs::path record = last_failed_file();
+  const fs::path record = last_failed_file(paths.front());
   if (output.last_failed) {
     selected = last_failed_selection(plan, selected, record);
   }
@@ -304,7 +304,11 @@ int run_command(const CommonArguments& arguments, const RunOutput& output) {
   style.details = output.details;
   style.every_run = output.verbose;
   style.quiet = output.quiet;
+  style.every_case = output.table;
   print_verdict_table(std::cout, execution.summary, style);
+  if (output.durations > 0) {
+    print_durations(std::cout, execution.summary, output.durations);
+  }
   const std::vector<std::string> not_written = finish_outputs(
       junit.get(), output, execution.summary, environment, record);
   if (!not_written.empty()) return kExitNotWritten;
@@ -339,10 +343,20 @@ Command add_run(CLI::App& app) {
   run->add_flag("--quiet,-q", output->quiet,
                 "no progress and no table: only failures and the counts");
   run->add_flag("--last-failed,--lf", output->last_failed,
-                "only the runs that failed when last run (kept in the build "
-                "folder's casebook-cache/, or $CASEBOOK_CACHE_DIR); every "
-                "selected run when none failed");
-  run->add_flag("--fail-fast", output->fail_fast,
+                "only the runs that failed when last run (recorded in "
+                ".casebook_cache/ of the cases' repository, as pytest's "
+                ".pytest_cache, or $CASEBOOK_CACHE_DIR); every selected run "
+                "when none failed");
+  run->add_flag("--table", output->table,
+                "a row per case however many (past " +
+                    std::to_string(kFullTableRows) +
+                    " cases only those that did not pass everywhere are "
+                    "listed, the rest counted)");
+  run->add_option("--durations", output->durations,
+                  "N: list the N slowest runs after the table (pytest's "
+                  "--durations)")
+      ->check(CLI::NonNegativeNumber);
+  run->add_flag("-x,--fail-fast", output->fail_fast,
                 "stop at the first run that does not pass: the runs not "
                 "finished are NOT RUN");
   return {run,

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -112,10 +113,9 @@ OpenFolder OpenFolder::open(const fs::path& path, bool create) {
     const std::string name = part.string();
     if (name.empty() || name == ".") continue;
     const fs::path shown = folder.path_ / part;
-    if (name == "..") {
-      throw WriteError(shown.string() +
-                       ": a `..` part: casebook writes below the folder named");
-    }
+    // `..` is the folder above, never a link: a path a person types may
+    // go up (`--summary ../out.md`); a name a case or a user gives for a
+    // file casebook makes is refused it by name_problem.
     folder = OpenFolder(open_component(folder.fd_, name, create, shown), shown);
   }
   if (folder.path_.empty()) folder.path_ = ".";
@@ -130,13 +130,22 @@ OpenFolder OpenFolder::folder(const std::string& name, bool create) const {
 }
 
 FileBeingWritten::FileBeingWritten(const OpenFolder& folder,
-                                   const std::string& name)
+                                   const std::string& name,
+                                   std::chrono::milliseconds wait_for_lock)
     : folder_(folder), name_(name) {
   const std::string problem = name_problem(name, false);
   if (!problem.empty()) throw WriteError(name + ": " + problem);
   const std::string lock = name_ + kLockSuffix;
-  fd_ = ::openat(folder_.fd(), lock.c_str(),
-                 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  const auto deadline = std::chrono::steady_clock::now() + wait_for_lock;
+  for (;;) {
+    fd_ = ::openat(folder_.fd(), lock.c_str(),
+                   O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd_ >= 0 || errno != EEXIST ||
+        std::chrono::steady_clock::now() >= deadline) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   if (fd_ < 0 && errno == EEXIST) {
     throw WriteError((folder_.path() / lock).string() +
                      ": exists: another casebook is writing " + name_ +

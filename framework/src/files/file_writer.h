@@ -6,8 +6,8 @@
 //
 // The rules (git's lockfile.c and tempfile.c, openat(2) with O_NOFOLLOW):
 //  - a folder is opened once, component by component from the current folder
-//    (a relative path) or from `/`, following no link; missing folders are
-//    made where asked;
+//    (a relative path) or from `/`, following no link (`..` goes up); missing
+//    folders are made where asked;
 //  - a file is written as `<name>.lock` in its folder (created exclusively,
 //    so a second writer of the same file is refused, not interleaved), then
 //    renamed into place: a reader sees the old file or the new one, never
@@ -20,6 +20,7 @@
 // written in place: nothing can be planted in it.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -71,8 +72,10 @@ class OpenFolder {
 class FileBeingWritten {
  public:
   // Throws WriteError when `<name>.lock` exists (another writer, or a
-  // planted file or link) or cannot be made.
-  FileBeingWritten(const OpenFolder& folder, const std::string& name);
+  // planted file or link) or cannot be made. `wait_for_lock`: how long to
+  // wait for another writer to finish first (a record every run updates).
+  FileBeingWritten(const OpenFolder& folder, const std::string& name,
+                   std::chrono::milliseconds wait_for_lock = {});
   FileBeingWritten(const FileBeingWritten&) = delete;
   FileBeingWritten& operator=(const FileBeingWritten&) = delete;
   ~FileBeingWritten();

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "casebook/joined.h"
 #include "casebook/printable.h"
 
 namespace casebook {
@@ -145,9 +146,19 @@ JunitWriter::JunitWriter(const std::filesystem::path& file,
   head_ = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n";
   start_tag_offset_ = static_cast<long>(head_.size());
   head_ += start_tag() + "\n<properties>\n";
+  std::vector<std::string> absent;
   for (const auto& [key, value] : environment) {
     head_ += "  <property name=\"" + xml_escape(key) + "\" value=\"" +
              xml_escape(value) + "\"/>\n";
+    if (parse_backend(key) && value.rfind("absent", 0) == 0) {
+      absent.push_back(key);
+    }
+  }
+  // An absent backend's runs are no test cases (a CPU lane had two skipped
+  // ones per case): one line says which backends were absent.
+  if (!absent.empty()) {
+    head_ += "  <property name=\"casebook.absent_backends\" value=\"" +
+             xml_escape(joined(absent)) + "\"/>\n";
   }
   head_ += "</properties>\n";
   body_end_ = static_cast<long>(head_.size());
@@ -219,6 +230,7 @@ bool JunitWriter::write_at(long offset, const std::string& text) {
 }
 
 void JunitWriter::add(const CaseVerdict& verdict) {
+  if (verdict.backend_absent) return;  // said once, in the properties
   ++tests_;
   ++counts_[verdict.verdict];
   seconds_ = after_the_run_ ? seconds_ + verdict.seconds

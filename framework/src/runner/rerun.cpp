@@ -17,12 +17,44 @@ std::string path_word(const std::filesystem::path& file) {
   return shell_word(text);
 }
 
+namespace fs = std::filesystem;
+
+// Whether `casebook` as a command (the first on $PATH) is `exe`.
+bool first_on_path(const fs::path& exe) {
+  const char* path = std::getenv("PATH");
+  std::string rest = path != nullptr ? path : "";
+  while (!rest.empty()) {
+    const size_t colon = rest.find(':');
+    const std::string folder = rest.substr(0, colon);
+    rest = colon == std::string::npos ? "" : rest.substr(colon + 1);
+    std::error_code error;
+    const fs::path candidate =
+        fs::path(folder.empty() ? "." : folder) / "casebook";
+    if (fs::exists(candidate, error))
+      return fs::equivalent(candidate, exe, error);
+  }
+  return false;
+}
+
+// The executable as a person reruns it: `casebook` when that is the one on
+// $PATH, else relative to the folder the run started in when it lies
+// below it, else its absolute path (never a CI machine's path where a
+// shorter one names it).
 std::string executable() {
-  std::error_code error;
-  const std::filesystem::path exe =
-      std::filesystem::read_symlink("/proc/self/exe", error);
-  if (error || exe.filename() != "casebook") return "casebook";
-  return exe.string();
+  static const std::string shown = [] {
+    std::error_code error;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", error);
+    if (error || exe.filename() != "casebook" || first_on_path(exe)) {
+      return std::string("casebook");
+    }
+    const fs::path relative = exe.lexically_proximate(fs::current_path(error));
+    if (!error && !relative.empty() && *relative.begin() != "..") {
+      return relative.has_parent_path() ? relative.string()
+                                        : "./" + relative.string();
+    }
+    return exe.string();
+  }();
+  return shown;
 }
 
 }  // namespace

@@ -167,6 +167,90 @@ void print_failure_block(std::ostream& out, const CaseVerdict& verdict,
   }
 }
 
+namespace {
+
+// Whether every run of a row passed (PASS, XFAIL, SKIP).
+bool row_passed(const std::map<Backend, const CaseVerdict*>& cells) {
+  return std::all_of(cells.begin(), cells.end(), [](const auto& cell) {
+    return verdict_is_success(cell.second->verdict);
+  });
+}
+
+// The table: a row per case, a column per backend that ran. Past
+// kFullTableRows rows (and without --table or --verbose) the rows that
+// passed everywhere are counted, not listed: a large run shows its
+// failures, as pytest's compact output does.
+void print_case_rows(std::ostream& out,
+                     const std::vector<CaseVerdict>& verdicts,
+                     const TableStyle& style) {
+  const std::vector<Backend> columns = columns_of(verdicts, style.every_run);
+  const Rows rows = rows_of(verdicts);
+  const bool compact =
+      !style.every_case && !style.every_run && rows.size() > kFullTableRows;
+  size_t id_width = 4;
+  for (const auto& [id, cells] : rows) {
+    if (!compact || !row_passed(cells))
+      id_width = std::max(id_width, id.size());
+  }
+  constexpr int kCellWidth = 26;
+  std::ostringstream header;
+  header << std::left << std::setw(static_cast<int>(id_width) + 2) << "case";
+  for (Backend backend : columns) {
+    header << std::setw(kCellWidth) << backend_name(backend);
+  }
+  std::string header_text = header.str();
+  header_text.erase(header_text.find_last_not_of(' ') + 1);
+  out << "\n" << header_text << "\n";
+  size_t hidden = 0;
+  for (const auto& [id, cells] : rows) {
+    if (compact && row_passed(cells)) {
+      ++hidden;
+      continue;
+    }
+    std::ostringstream line;
+    line << std::left << std::setw(static_cast<int>(id_width) + 2) << id;
+    for (Backend backend : columns) {
+      const auto found = cells.find(backend);
+      std::string text = found == cells.end() ? "-" : cell_text(*found->second);
+      const size_t pad =
+          text.size() < kCellWidth ? kCellWidth - text.size() : 1;
+      if (found != cells.end()) {
+        text = painted(text, found->second->verdict, style.colour);
+      }
+      line << text << std::string(pad, ' ');
+    }
+    std::string text = line.str();
+    text.erase(text.find_last_not_of(' ') + 1);
+    out << text << "\n";
+  }
+  if (hidden > 0) {
+    out << "(" << hidden
+        << " more cases passed on every backend: --table lists every case)\n";
+  }
+}
+
+}  // namespace
+
+void print_durations(std::ostream& out, const RunSummary& summary, int count) {
+  std::vector<const CaseVerdict*> runs;
+  for (const CaseVerdict& verdict : summary.verdicts) {
+    if (!verdict.backend_absent) runs.push_back(&verdict);
+  }
+  const size_t shown = std::min(runs.size(), static_cast<size_t>(count));
+  std::partial_sort(runs.begin(), runs.begin() + static_cast<long>(shown),
+                    runs.end(), [](const CaseVerdict* a, const CaseVerdict* b) {
+                      return a->seconds != b->seconds ? a->seconds > b->seconds
+                                                      : a->case_id < b->case_id;
+                    });
+  out << "\nslowest " << shown << " runs:\n";
+  for (size_t i = 0; i < shown; ++i) {
+    out << std::right << std::fixed << std::setprecision(3) << std::setw(9)
+        << runs[i]->seconds << "s  " << runs[i]->case_id << "  "
+        << backend_name(runs[i]->backend) << "\n";
+  }
+  out << std::defaultfloat << std::left;
+}
+
 void print_verdict_table(std::ostream& out, const RunSummary& summary,
                          const TableStyle& style) {
   const std::vector<CaseVerdict> verdicts = sorted_by_id(summary);
@@ -176,41 +260,7 @@ void print_verdict_table(std::ostream& out, const RunSummary& summary,
         << " runs skipped"
         << (style.quiet ? " (" + absent.reason + ")" : std::string()) << "\n";
   }
-  if (!style.quiet) {
-    const std::vector<Backend> columns = columns_of(verdicts, style.every_run);
-    const Rows rows = rows_of(verdicts);
-    size_t id_width = 4;
-    for (const auto& [id, cells] : rows) {
-      id_width = std::max(id_width, id.size());
-    }
-    constexpr int kCellWidth = 26;
-    std::ostringstream header;
-    header << std::left << std::setw(static_cast<int>(id_width) + 2) << "case";
-    for (Backend backend : columns) {
-      header << std::setw(kCellWidth) << backend_name(backend);
-    }
-    std::string header_text = header.str();
-    header_text.erase(header_text.find_last_not_of(' ') + 1);
-    out << "\n" << header_text << "\n";
-    for (const auto& [id, cells] : rows) {
-      std::ostringstream line;
-      line << std::left << std::setw(static_cast<int>(id_width) + 2) << id;
-      for (Backend backend : columns) {
-        const auto found = cells.find(backend);
-        std::string text =
-            found == cells.end() ? "-" : cell_text(*found->second);
-        const size_t pad =
-            text.size() < kCellWidth ? kCellWidth - text.size() : 1;
-        if (found != cells.end()) {
-          text = painted(text, found->second->verdict, style.colour);
-        }
-        line << text << std::string(pad, ' ');
-      }
-      std::string text = line.str();
-      text.erase(text.find_last_not_of(' ') + 1);
-      out << text << "\n";
-    }
-  }
+  if (!style.quiet) print_case_rows(out, verdicts, style);
   bool heading = false;
   for (const CaseVerdict& verdict : verdicts) {
     if (verdict_is_success(verdict.verdict)) continue;
@@ -237,9 +287,23 @@ void write_markdown_summary(const std::filesystem::path& file,
         << "** absent: " << markdown_escape(absent.reason) << " ("
         << absent.runs << " runs skipped)\n";
   }
+  // The failures first: on a large run they are what a reader came for.
+  bool heading = false;
+  for (const CaseVerdict& verdict : verdicts) {
+    if (verdict_is_success(verdict.verdict)) continue;
+    if (!heading) out << "\n### Failures\n";
+    heading = true;
+    out << "\n#### " << markdown_escape(verdict.case_id) << " on "
+        << backend_name(verdict.backend) << ": " << cell_text(verdict) << "\n\n"
+        << markdown_escape(first_line(verdict.message)) << "\n\n";
+    if (verdict.verdict == Verdict::kInternal) {
+      out << markdown_escape(std::string(kInternalErrorNote)) << "\n\n";
+    }
+    out << "```sh\n" << verdict.rerun_command << "\n```\n";
+  }
   const std::vector<Backend> columns = columns_of(verdicts, false);
   const Rows rows = rows_of(verdicts);
-  out << "\n| case |";
+  out << "\n### Every case\n\n| case |";
   for (Backend backend : columns) out << " " << backend_name(backend) << " |";
   out << "\n|---|";
   for (size_t i = 0; i < columns.size(); ++i) out << "---|";
@@ -258,22 +322,10 @@ void write_markdown_summary(const std::filesystem::path& file,
     }
     out << "\n";
   }
-  bool heading = false;
-  for (const CaseVerdict& verdict : verdicts) {
-    if (verdict_is_success(verdict.verdict)) continue;
-    if (!heading) out << "\n### Failures\n";
-    heading = true;
-    out << "\n#### " << markdown_escape(verdict.case_id) << " on "
-        << backend_name(verdict.backend) << ": " << cell_text(verdict) << "\n\n"
-        << markdown_escape(first_line(verdict.message)) << "\n\n";
-    if (verdict.verdict == Verdict::kInternal) {
-      out << markdown_escape(std::string(kInternalErrorNote)) << "\n\n";
-    }
-    out << "```sh\n" << verdict.rerun_command << "\n```\n";
-  }
   // Whole or not at all (files/file_writer.h): a full disk is an error,
   // never a summary cut short.
-  write_file(file, out.str(), OnExisting::kReplace);
+  // Its folder is not made: a mistyped folder is an error, not a new tree.
+  write_file(file, out.str(), OnExisting::kReplace, false);
 }
 
 }  // namespace casebook

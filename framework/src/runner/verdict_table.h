@@ -15,12 +15,21 @@
 namespace casebook {
 
 struct TableStyle {
-  bool colour = false;     // ANSI colours on the verdict words
-  bool details = true;     // failure blocks with details and advice
-  bool every_run = false;  // --verbose: a line per case and backend, absent
-                           // backends' skips included
-  bool quiet = false;      // only failures and the counts
+  bool colour = false;      // ANSI colours on the verdict words
+  bool details = true;      // failure blocks with details and advice
+  bool every_run = false;   // --verbose: a line per case and backend, absent
+                            // backends' skips included
+  bool quiet = false;       // only failures and the counts
+  bool every_case = false;  // --table: a row per case however many
 };
+
+// `--durations N`: the `count` slowest runs, slowest first, a line each
+// (wall seconds, case id, backend), as pytest's --durations.
+void print_durations(std::ostream& out, const RunSummary& summary, int count);
+
+// Past this many cases the table lists only the cases that did not pass
+// everywhere, and counts the rest (TableStyle::every_case lists them all).
+inline constexpr size_t kFullTableRows = 100;
 
 // Colour only on a terminal and never with NO_COLOR set (no-color.org).
 bool colour_wanted(int fd);
