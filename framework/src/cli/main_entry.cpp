@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "casebook/limits.h"
 #include "casebook/loader.h"
 #include "casebook/printable.h"
 #include "casebook/suggestions.h"
@@ -93,6 +94,13 @@ int main_entry(int argc, char** argv) {
     // --help is a "parse error" that exits 0; every real one exits 2.
     return app.exit(error) == 0 ? 0 : kExitUsage;
   }
+  // A limit set to what does not read is a configuration error, before any
+  // command: ignored, it would leave the default in force without a word.
+  const std::vector<std::string> unread = limit_variable_errors();
+  for (const std::string& error : unread) {
+    std::cerr << "casebook: " << error << "\n";
+  }
+  if (!unread.empty()) return kExitUsage;
   for (const Command& command : commands) {
     if (*command.parser) return command.run();
   }
