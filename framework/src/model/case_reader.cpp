@@ -111,8 +111,7 @@ void read_timeout(Reader& reader, const Entry& entry, Case& out) {
   // beyond the clock's range (about 292 years of nanoseconds) overflowed
   // into the past, a TIMEOUT at once (issue 49).
   constexpr double kLongestTimeout = 24 * 60 * 60;
-  if (!std::isfinite(*seconds) || *seconds <= 0 ||
-      *seconds > kLongestTimeout) {
+  if (!std::isfinite(*seconds) || *seconds <= 0 || *seconds > kLongestTimeout) {
     reader.error(reader.where(entry), "timeout",
                  "expected a number of seconds > 0 and at most 86400 (a "
                  "day); got " +
