@@ -178,6 +178,8 @@ TEST_F(Walk, AFolderThatCannotBeListedIsRefusedAndItsNeighboursWalked) {
   fs::permissions(cases / "m", fs::perms::owner_read | fs::perms::group_read |
                                    fs::perms::others_read);
   const std::string text = walk_unprivileged(cases);
+  // Named itself, below the folder: before, reported as missing.
+  const std::string named = walk_unprivileged(cases / "locked/x.yaml");
   fs::permissions(cases / "locked", fs::perms::owner_all);
   fs::permissions(cases / "m", fs::perms::owner_all);
   if (text == "skip") GTEST_SKIP() << "could not walk as an unprivileged user";
@@ -189,6 +191,9 @@ TEST_F(Walk, AFolderThatCannotBeListedIsRefusedAndItsNeighboursWalked) {
                       (cases / "m/y.yaml").string() +
                       ": cannot tell what this is (Permission denied): not "
                       "taken\n");
+  EXPECT_EQ(named, "refused " + (cases / "locked/x.yaml").string() +
+                       ": cannot tell what this is (Permission denied): not "
+                       "taken\n");
 }
 
 }  // namespace

@@ -50,6 +50,13 @@ TEST(Printable, UnicodeLineSeparatorsAndBidiControlsAreEscaped) {
   const std::string kept = "\u2013 \u2022 \u2026 \u0627\u061b \u2070";
   EXPECT_EQ(printable_line(kept), kept);
   EXPECT_EQ(derive_case_id("cases/a\u2028b.yaml", {}), "a\\u2028b");
+  // A case file's text holds none, as it holds no control character.
+  const LoadedCase loaded = load_case_text(
+      "casebook: 1\nsummary: one\u2028two\nop: torch.neg\n", "cases/s.yaml");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.errors.front().to_string(),
+            "cases/s.yaml:2:10: a control character in `one\\u2028two`: a "
+            "case file's text is printable (a newline or a tab aside)");
 }
 
 TEST(Printable, BoundedTextCutsAtACharacterAndCountsTheRest) {
