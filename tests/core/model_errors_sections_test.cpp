@@ -155,7 +155,14 @@ std::vector<Malformed> malformed_sections() {
             "got only `rtol`"}},
       {"timeout_zero",
        with_extra("timeout: 0\n"),
-       {f + "6:10: `timeout`: expected a number of seconds > 0; got `0`"}},
+       {f + "6:10: `timeout`: expected a number of seconds > 0 and at most "
+            "86400 (a day); got `0`"}},
+      // Issue 49: a deadline of 1e18 s overflowed the clock (a false
+      // TIMEOUT); a day is the most.
+      {"timeout_past_a_day",
+       with_extra("timeout: 1e18\n"),
+       {f + "6:10: `timeout`: expected a number of seconds > 0 and at most "
+            "86400 (a day); got `1e18`"}},
       {"origin_misspelt",
        with_extra("origin: {revison: 3f2c9e1}\n"),
        {f + "6:10: `origin.revison`: unknown key `revison`; did you mean "

@@ -159,6 +159,40 @@ TEST(Limits, ByteCountsParse) {
   EXPECT_EQ(parse_byte_count("1.5G"), std::nullopt);
   EXPECT_EQ(parse_byte_count("99999999999T"), std::nullopt);
   EXPECT_EQ(parse_byte_count(""), std::nullopt);
+  // Issue 49: a unit with B, in any case, is the same power of 1024.
+  EXPECT_EQ(parse_byte_count("512MB"), uint64_t{512} << 20);
+  EXPECT_EQ(parse_byte_count("512mb"), uint64_t{512} << 20);
+  EXPECT_EQ(parse_byte_count("2gib"), uint64_t{2} << 30);
+  EXPECT_EQ(parse_byte_count("512 M"), std::nullopt);
+  EXPECT_EQ(parse_byte_count("512MBB"), std::nullopt);
+}
+
+// Issue 49: CASEBOOK_CHILD_MEMORY=2GB and other values that did not read
+// were ignored without a word (the default stayed in force).
+TEST(Limits, AVariableThatDoesNotReadIsAnErrorNamingIt) {
+  const char* const names[] = {"CASEBOOK_MAX_TENSOR_BYTES",
+                               "CASEBOOK_MAX_OUTPUT_ELEMENTS",
+                               "CASEBOOK_CHILD_MEMORY"};
+  for (const char* name : names) unsetenv(name);
+  EXPECT_TRUE(limit_variable_errors().empty());
+  setenv("CASEBOOK_MAX_TENSOR_BYTES", "512MB", 1);
+  setenv("CASEBOOK_CHILD_MEMORY", "2GB", 1);
+  EXPECT_TRUE(limit_variable_errors().empty());
+  setenv("CASEBOOK_MAX_TENSOR_BYTES", "half a gig\x1b[2J", 1);
+  setenv("CASEBOOK_MAX_OUTPUT_ELEMENTS", "1e9", 1);
+  setenv("CASEBOOK_CHILD_MEMORY", "0", 1);
+  const std::vector<std::string> errors = limit_variable_errors();
+  for (const char* name : names) unsetenv(name);
+  const std::string expected =
+      ", alone or with K, M, G or T (powers of 1024: 8G, 512M, 512MiB); got ";
+  EXPECT_EQ(errors,
+            (std::vector<std::string>{
+                "CASEBOOK_MAX_TENSOR_BYTES: expected a whole number" +
+                    expected + "`half a gig\\x1b[2J`",
+                "CASEBOOK_MAX_OUTPUT_ELEMENTS: expected a whole number" +
+                    expected + "`1e9`",
+                "CASEBOOK_CHILD_MEMORY: expected a whole number > 0" +
+                    expected + "`0`"}));
 }
 
 class HostileFolder : public testing::Test {

@@ -38,6 +38,27 @@ TEST(Printable, BytesThatAreNotUtf8AreEscapedOneByOne) {
   EXPECT_EQ(printable_line("\xc2\xa0"), "\xc2\xa0");  // no-break space stays
 }
 
+// Issue 49: U+2028 and U+2029 in an id or a message printed raw, and
+// Python's line reading (splitlines) broke the line there; a bidirectional
+// control reorders what a terminal shows.
+TEST(Printable, UnicodeLineSeparatorsAndBidiControlsAreEscaped) {
+  EXPECT_EQ(printable_line("a\u2028PASS\u2029b"), "a\\u2028PASS\\u2029b");
+  EXPECT_EQ(printable_text("one\ntwo\u2028three"), "one\ntwo\\u2028three");
+  EXPECT_EQ(printable_line("x\u202eevil\u202c\u2066\u2069\u200f\u061c"),
+            "x\\u202eevil\\u202c\\u2066\\u2069\\u200f\\u061c");
+  // Their neighbours are text: an en dash, a bullet, an ellipsis, Arabic.
+  const std::string kept = "\u2013 \u2022 \u2026 \u0627\u061b \u2070";
+  EXPECT_EQ(printable_line(kept), kept);
+  EXPECT_EQ(derive_case_id("cases/a\u2028b.yaml", {}), "a\\u2028b");
+  // A case file's text holds none, as it holds no control character.
+  const LoadedCase loaded = load_case_text(
+      "casebook: 1\nsummary: one\u2028two\nop: torch.neg\n", "cases/s.yaml");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.errors.front().to_string(),
+            "cases/s.yaml:2:10: a control character in `one\\u2028two`: a "
+            "case file's text is printable (a newline or a tab aside)");
+}
+
 TEST(Printable, BoundedTextCutsAtACharacterAndCountsTheRest) {
   EXPECT_EQ(bounded_text("short", 10), "short");
   EXPECT_EQ(bounded_text("abcdefghij", 4), "abcd ... (6 more bytes)");

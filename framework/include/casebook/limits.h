@@ -59,8 +59,16 @@ struct LoadLimits {
 const LoadLimits& load_limits();
 void set_load_limits(const LoadLimits& limits);
 
-// Parses "4294967296", "4G", "512M", "64K", "1T" (powers of 1024); nullopt for
-// anything else (a sign, a fraction, an overflow).
+// The variables above and CASEBOOK_CHILD_MEMORY (process/child_limits.h),
+// each set to what parse_byte_count does not read (or the child's memory to
+// 0): one message each, naming the variable, what it takes and what it got.
+// Empty when every one set reads. The command line refuses to start on any
+// (a limit asked for and silently not applied is worse than none).
+std::vector<std::string> limit_variable_errors();
+
+// Parses "4294967296", "4G", "512M", "64K", "1T" (powers of 1024), a unit
+// followed by B or iB in any case ("512MB", "512mib" are 512 MiB); nullopt
+// for anything else (a sign, a fraction, a space, an overflow).
 std::optional<uint64_t> parse_byte_count(const std::string& text);
 
 // "4 GiB", "1.5 MiB", "312 bytes".

@@ -20,6 +20,8 @@ struct CaseError {
   // file is not at fault, and a run of the case is INTERNAL.
   bool internal = false;
   // "cases/x.yaml:7:3: `inputs.target.dtype`: expected one of ..., got `float`"
+  // Printable and at most kMessageBytes (casebook/printable.h); a path over
+  // 1 KiB shows its two ends and how many bytes of its middle are left out.
   std::string to_string() const;
 };
 
@@ -63,7 +65,10 @@ LoadedCase load_case_text(const std::string& text,
 // same rule, its root being its repository (the nearest folder above it, as
 // written, that holds `.git`), else its own folder. A named path, or a
 // `.yaml` found, that is no regular file (a FIFO, a link to /dev/zero) is
-// refused too, naming what it is: it is never read.
+// refused too, naming what it is: it is never read. Nothing is lost
+// silently: a folder that cannot be listed and an entry that cannot be
+// resolved (permissions, a path over PATH_MAX, a link loop, a link to
+// nothing) are refused, each by name, and the walk goes on with the rest.
 std::vector<std::filesystem::path> find_case_files(
     const std::vector<std::filesystem::path>& paths,
     std::vector<std::filesystem::path>* missing,

@@ -23,15 +23,18 @@ constexpr size_t kDetailsBytes = size_t{64} * 1024;
 
 // One line: every control character (C0 with newline and tab, DEL, C1) and
 // every byte that is not part of well-formed UTF-8 becomes a visible escape
-// (`\n`, `\t`, `\x1b`, `\xff`); all else is kept byte for byte, so ordinary
-// text (backslashes included) reads as it was written.
+// (`\n`, `\t`, `\x1b`, `\xff`), and so do Unicode's line and paragraph
+// separators and its bidirectional controls (`\u2028`, `\u202e`: a reader
+// breaks a line there, a terminal reorders the text); all else is kept byte
+// for byte, so ordinary text (backslashes included) reads as it was written.
 std::string printable_line(std::string_view text);
 
 // The text up to its first newline (all of it where it has none): the line
 // a message is known by.
 std::string first_line(std::string_view text);
 
-// Several lines: as printable_line, but newlines and tabs stay.
+// Several lines: as printable_line, but newlines and tabs stay (U+2028 and
+// U+2029 do not: they are escaped).
 std::string printable_text(std::string_view text);
 
 // The length of the longest prefix of `text` that is well-formed UTF-8

@@ -21,7 +21,7 @@ bool split_pair(const std::string& text, const std::string& flag,
                 std::vector<std::pair<std::string, std::string>>* into) {
   const size_t equals = text.find('=');
   if (equals == std::string::npos || equals == 0) {
-    std::cerr << "casebook capture: " << flag << " `" << text
+    std::cerr << "casebook capture: " << flag << " `" << printable_line(text)
               << "`: expected KEY=VALUE\n";
     return false;
   }
@@ -36,7 +36,7 @@ int report_reproduction(const std::filesystem::path& case_file,
                         const CaseRun& run, const CaptureArguments& arguments) {
   const LoadedCase loaded = load_case_file(case_file);
   if (!loaded.ok()) {
-    std::cerr << "casebook capture: " << case_file.string()
+    std::cerr << "casebook capture: " << printable_line(case_file.string())
               << " does not load again\n";
     return 1;
   }
@@ -86,24 +86,24 @@ int capture_command(const CaptureArguments& arguments) {
       std::cerr << "casebook capture: the case would be invalid, so nothing "
                    "was written:\n";
       for (const std::string& problem : problems) {
-        std::cerr << "  " << problem << "\n";
+        std::cerr << "  " << printable_line(problem) << "\n";
       }
       return arguments.expect_failure ? 1 : kExitUsage;
     }
     result = write_capture(request);
   } catch (const CaptureError& error) {
-    std::cerr << "casebook capture: " << printable_line(error.what()) << "\n";
+    std::cerr << "casebook capture: " << printable_text(error.what()) << "\n";
     return kExitUsage;
   } catch (const WriteError& error) {
-    std::cerr << "casebook capture: " << printable_line(error.what()) << "\n";
+    std::cerr << "casebook capture: " << printable_text(error.what()) << "\n";
     return kExitNotWritten;
   }
   for (const std::string& note : result.notes) {
-    std::cerr << "casebook capture: " << note << "\n";
+    std::cerr << "casebook capture: " << printable_line(note) << "\n";
   }
-  std::cout << "wrote " << result.case_file.string() << "\n";
+  std::cout << "wrote " << printable_line(result.case_file.string()) << "\n";
   for (const auto& fixture : result.fixtures) {
-    std::cout << "fixture " << fixture.string() << "\n";
+    std::cout << "fixture " << printable_line(fixture.string()) << "\n";
   }
   if (arguments.no_run) return 0;
   const CaseRun run = run_case(result.case_file, arguments.backends);

@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "casebook/diagnosis.h"
+#include "casebook/printable.h"
 #include "cli/commands.h"
 #include "process/run_to_end.h"
 #include "process/scratch_folder.h"
@@ -154,7 +155,7 @@ CaseRun run_case(const fs::path& case_file, const std::string& backends) {
   try {
     folder = std::make_unique<ScratchFolder>("capture");
   } catch (const std::runtime_error& error) {
-    std::cerr << "casebook: " << error.what() << "\n";
+    std::cerr << "casebook: " << printable_text(error.what()) << "\n";
     return run;
   }
   const fs::path junit = fs::path(folder->path()) / "capture.xml";

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "casebook/printable.h"
 #include "casebook/suggestions.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
@@ -68,8 +69,8 @@ std::optional<Backend> parse_backend_option(const std::string& command,
   const std::optional<Backend> backend = parse_backend(name);
   if (!backend) {
     std::cerr << "casebook " << command << ": --backend: expected "
-              << backend_alternatives() << "; got `" << name << "`"
-              << did_you_mean(suggest_backends(name)) << "\n";
+              << backend_alternatives() << "; got `" << printable_line(name)
+              << "`" << did_you_mean(suggest_backends(name)) << "\n";
   }
   return backend;
 }

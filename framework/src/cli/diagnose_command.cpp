@@ -12,6 +12,7 @@
 
 #include "casebook/diagnosis.h"
 #include "casebook/op_catalog.h"
+#include "casebook/printable.h"
 #include "casebook_build_config.h"
 #include "child/fork_safe_aten.h"
 #include "cli/command_line.h"
@@ -131,7 +132,7 @@ int diagnose_command(const std::string& argument, const std::string& backend) {
     std::cout << "ERROR " << loaded.id
               << ": the case file is wrong; nothing to rerun\n";
     for (const std::string& problem : problems)
-      std::cout << "  " << problem << "\n";
+      std::cout << "  " << printable_line(problem) << "\n";
     return 1;
   }
   const Case& kase = *loaded.value;
@@ -141,7 +142,8 @@ int diagnose_command(const std::string& argument, const std::string& backend) {
   const RerunStack stack =
       rerun_stack(kase, backend, status, CASEBOOK_TORCH_FLAVOUR, op.def);
   const std::string target(backend_name(stack.target));
-  std::cout << "diagnose " << loaded.id << " (" << file.string() << ")\n"
+  std::cout << "diagnose " << loaded.id << " (" << printable_line(file.string())
+            << ")\n"
             << "  " << stack.text << "\n"
             << "  reruns on: " << target
             << ", each in a fresh process, expecting the outputs to match "

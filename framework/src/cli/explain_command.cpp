@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "casebook/diagnosis.h"
+#include "casebook/printable.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 
@@ -12,7 +13,7 @@ namespace casebook {
 int explain_command(const std::string& name) {
   auto family = parse_family(name);
   if (!family) {
-    std::cerr << "casebook explain: unknown family `" << name
+    std::cerr << "casebook explain: unknown family `" << printable_line(name)
               << "`; expected one of:";
     for (Family f : all_families()) std::cerr << " " << family_name(f);
     std::cerr << "\n";

@@ -37,7 +37,7 @@ std::string nearest_ids(const Plan& plan, const std::string& id) {
   if (nearest.empty()) return "";
   std::string text = "; did you mean ";
   for (size_t i = 0; i < nearest.size(); ++i) {
-    text += (i > 0 ? " or `" : "`") + printable_text(nearest[i]) + "`";
+    text += (i > 0 ? " or `" : "`") + printable_line(nearest[i]) + "`";
   }
   return text + "?";
 }
@@ -65,13 +65,13 @@ bool selection_is_empty(const Plan& plan, const RunOptions& options,
   }
   for (const std::string& filter : options.filters) {
     if (matches_any_run(plan, filter)) continue;
-    std::cerr << command << ": --filter '" << printable_text(filter)
+    std::cerr << command << ": --filter '" << printable_line(filter)
               << "' selects none of the " << plan.cases.size()
               << " cases found " << kPatternHelp << "\n";
     return true;
   }
   if (!options.case_id.empty() && !id_is_known(plan, options.case_id)) {
-    std::cerr << command << ": --id '" << printable_text(options.case_id)
+    std::cerr << command << ": --id '" << printable_line(options.case_id)
               << "' is none of the " << plan.cases.size() << " cases found"
               << nearest_ids(plan, options.case_id) << "\n";
     return true;
@@ -79,7 +79,7 @@ bool selection_is_empty(const Plan& plan, const RunOptions& options,
   for (const std::string& exclude : options.excludes) {
     if (!matches_any_run(plan, exclude)) {
       std::cerr << command << ": warning: --exclude '"
-                << printable_text(exclude) << "' excludes none of the "
+                << printable_line(exclude) << "' excludes none of the "
                 << plan.cases.size() << " cases found " << kPatternHelp << "\n";
     }
   }

@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "casebook/limits.h"
 #include "casebook/loader.h"
 #include "casebook/printable.h"
 #include "casebook/suggestions.h"
@@ -23,7 +24,7 @@ bool unknown_command(const CLI::App& app, int argc, char** argv) {
     if (command->check_name(given)) return false;
     names.push_back(command->get_name());
   }
-  std::cerr << "casebook: unknown command `" << printable_text(given) << "`"
+  std::cerr << "casebook: unknown command `" << printable_line(given) << "`"
             << did_you_mean(nearest_name(given, names))
             << " (casebook --help lists them)\n";
   return true;
@@ -78,6 +79,10 @@ int main_entry(int argc, char** argv) {
       "(a selection that selects nothing included); 77 when every selected "
       "run was SKIP (nothing tested; --allow-skipped: 0)."};
   app.require_subcommand(1);
+  // CLI11's own messages quote the arguments they refuse: made printable.
+  app.failure_message([](const CLI::App* failed, const CLI::Error& error) {
+    return printable_text(CLI::FailureMessage::simple(failed, error));
+  });
   // In the order `casebook --help` lists them (a braced list is evaluated
   // left to right).
   const std::vector<Command> commands = {
@@ -93,6 +98,13 @@ int main_entry(int argc, char** argv) {
     // --help is a "parse error" that exits 0; every real one exits 2.
     return app.exit(error) == 0 ? 0 : kExitUsage;
   }
+  // A limit set to what does not read is a configuration error, before any
+  // command: ignored, it would leave the default in force without a word.
+  const std::vector<std::string> unread = limit_variable_errors();
+  for (const std::string& error : unread) {
+    std::cerr << "casebook: " << error << "\n";
+  }
+  if (!unread.empty()) return kExitUsage;
   for (const Command& command : commands) {
     if (*command.parser) return command.run();
   }

@@ -10,6 +10,7 @@
 #include "casebook/joined.h"
 #include "casebook/op_catalog.h"
 #include "casebook/ops.h"
+#include "casebook/printable.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "ops/aten_schema.h"
@@ -68,7 +69,7 @@ int ops_command(const std::string& glob) {
   }
   if (shown == 0) {
     std::cerr << "no operator of LibTorch " << aten::libtorch_version()
-              << " matches `" << glob << "`\n";
+              << " matches `" << printable_line(glob) << "`\n";
     return 1;
   }
   return 0;

@@ -59,7 +59,7 @@ bool resolve_case_argument(const std::string& argument, fs::path* file) {
       }
     }
   }
-  std::cerr << "casebook: `" << argument
+  std::cerr << "casebook: `" << printable_line(argument)
             << "`: expected a case file or the id of a case under cases/; "
                "found neither\n";
   return false;
@@ -80,10 +80,10 @@ bool refuse_invalid(const Plan& plan, const fs::path& file) {
     }
   }
   if (problems.empty()) return false;
-  std::cerr << "casebook report: " << file.string()
+  std::cerr << "casebook report: " << printable_line(file.string())
             << ": the case file is invalid, so there is no run to report; "
                "fix it first (`casebook check "
-            << file.string() << "` says the same):\n";
+            << printable_line(file.string()) << "` says the same):\n";
   for (const std::string& problem : problems) {
     std::cerr << "  " << problem << "\n";
   }
@@ -93,8 +93,9 @@ bool refuse_invalid(const Plan& plan, const fs::path& file) {
 // `--id` names no case of the file: the ids it has.
 void refuse_unknown_id(const Plan& plan, const fs::path& file,
                        const std::string& id) {
-  std::cerr << "casebook report: --id `" << id << "`: no case of "
-            << file.string() << " has this id; its ids:";
+  std::cerr << "casebook report: --id `" << printable_line(id)
+            << "`: no case of " << printable_line(file.string())
+            << " has this id; its ids:";
   for (const PlannedCase& planned : plan.cases) {
     std::cerr << " " << planned.loaded.id;
   }
@@ -119,7 +120,7 @@ bool refuse_internal(const std::vector<CaseVerdict>& runs) {
 }
 
 void nothing_ran(const fs::path& file, const std::vector<CaseVerdict>& runs) {
-  std::cerr << "casebook report: " << file.string()
+  std::cerr << "casebook report: " << printable_line(file.string())
             << ": nothing ran to report";
   for (const CaseVerdict& verdict : runs) {
     if (verdict.backend_absent) {

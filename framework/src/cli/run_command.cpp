@@ -7,6 +7,7 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <system_error>
 
 #include "casebook/diagnosis.h"
 #include "casebook/ops.h"
@@ -38,7 +39,7 @@ bool parse_backend_list(const std::string& text, const std::string& what,
     auto backend = parse_backend(name);
     if (!backend) {
       std::cerr << "casebook: " << what << ": expected a list of "
-                << backend_names() << "; got `" << name << "`"
+                << backend_names() << "; got `" << printable_line(name) << "`"
                 << did_you_mean(suggest_backends(name)) << "\n";
       return false;
     }
@@ -97,7 +98,7 @@ bool to_run_options(const CommonArguments& arguments, RunOptions* options,
     options->isolation = Isolation::kStrict;
   } else if (arguments.isolation != "pooled") {
     std::cerr << "casebook: --isolation: expected pooled or strict; got `"
-              << arguments.isolation << "`\n";
+              << printable_line(arguments.isolation) << "`\n";
     return false;
   }
   if (arguments.jobs < 0) {
@@ -110,7 +111,7 @@ bool to_run_options(const CommonArguments& arguments, RunOptions* options,
                    &options->shard_count)) {
     std::cerr << "casebook: --shard: expected I/N with 0 <= I < N (this "
                  "machine's share, e.g. 0/4); got `"
-              << arguments.shard << "`\n";
+              << printable_line(arguments.shard) << "`\n";
     return false;
   }
   options->filters = arguments.filters;
@@ -121,7 +122,8 @@ bool to_run_options(const CommonArguments& arguments, RunOptions* options,
   paths->clear();
   for (const std::string& path : arguments.paths) paths->emplace_back(path);
   if (paths->empty()) {
-    if (!fs::is_directory("cases")) {
+    std::error_code error;
+    if (!fs::is_directory("cases", error)) {
       std::cerr << "casebook: no cases/ folder here; name the case files or "
                    "folders to run\n";
       return false;
@@ -129,8 +131,11 @@ bool to_run_options(const CommonArguments& arguments, RunOptions* options,
     paths->emplace_back("cases");
   }
   for (const fs::path& path : *paths) {
-    if (!fs::exists(path)) {
-      std::cerr << "casebook: " << path.string()
+    // One that cannot be looked at (a folder above it unreadable) goes on
+    // to the walk, which refuses it by name (find_case_files).
+    std::error_code error;
+    if (!fs::exists(path, error) && !error) {
+      std::cerr << "casebook: " << printable_line(path.string())
                 << ": no such file or folder\n";
       return false;
     }
@@ -178,7 +183,8 @@ Selection last_failed_selection(const Plan& plan, Selection selected,
   if (failed->empty()) {
     std::cout << "casebook run: --last-failed: no run among those selected "
                  "failed when last run ("
-              << record.string() << "): running every selected run\n";
+              << printable_line(record.string())
+              << "): running every selected run\n";
     return selected;
   }
   std::cout << "casebook run: --last-failed: " << failed->size()
@@ -233,7 +239,7 @@ std::vector<std::string> finish_outputs(JunitWriter* junit,
     not_written.push_back("standard output: cannot write the table");
   }
   for (const std::string& what : not_written) {
-    std::cerr << "casebook: not written: " << printable_line(what)
+    std::cerr << "casebook: not written: " << printable_text(what)
               << (what.rfind("standard", 0) == 0
                       ? ""
                       : "; the table above holds every result")
@@ -243,7 +249,7 @@ std::vector<std::string> finish_outputs(JunitWriter* junit,
   if (!record_error.empty()) {
     std::cerr << "casebook: warning: the record of failed runs for "
                  "--last-failed: "
-              << printable_line(record_error) << "\n";
+              << printable_text(record_error) << "\n";
   }
   return not_written;
 }
@@ -293,10 +299,16 @@ int run_command(const CommonArguments& arguments, const RunOutput& output) {
     execution = execute_plan(plan, options, selected, observer);
   } catch (const std::runtime_error& error) {
     // The JUnit or summary file cannot be written: a configuration error.
-    std::cerr << "casebook: " << error.what() << "\n";
+    std::cerr << "casebook: " << printable_text(error.what()) << "\n";
     return kExitUsage;
   }
   progress.finish();
+  // Every case file the paths hold, those refused with them (a folder that
+  // cannot be listed is one): a walk that lost files would show it here.
+  std::cout << std::count_if(
+                   plan.cases.begin(), plan.cases.end(),
+                   [](const PlannedCase& planned) { return !planned.neighbor; })
+            << " case files found\n";
   const Environment environment = run_environment(execution.backends);
   if (!output.quiet) print_environment(std::cout, environment);
   TableStyle style;
@@ -322,7 +334,8 @@ Command add_run(CLI::App& app) {
   CLI::App* run = app.add_subcommand(
       "run",
       "run the cases; print each failure as it lands (a status line instead "
-      "on a terminal), then the environment (an absent backend's reason "
+      "on a terminal), then how many case files were found, the environment "
+      "(an absent backend's reason "
       "there, once, and how many runs it skipped), a table with a row per "
       "case and a column per backend that ran (not a line per case and "
       "backend: --verbose adds those), a block per failure with its rerun "

@@ -158,7 +158,7 @@ void print_failed_runs(std::ostream& out, const Batch& batch) {
         verdict_is_success(verdict.verdict))
       continue;
     out << "casebook test: " << verdict_name(verdict.verdict) << " "
-        << printable_text(verdict.case_id) << " "
+        << printable_line(verdict.case_id) << " "
         << backend_name(verdict.backend);
     if (verdict.family != Family::kNone) {
       out << " (" << family_name(verdict.family) << ")";
@@ -166,7 +166,7 @@ void print_failed_runs(std::ostream& out, const Batch& batch) {
     if (verdict.verdict == Verdict::kInternal) {
       out << " (casebook's own error, not the case's: please report it)";
     }
-    out << " at " << printable_text(verdict.file.string()) << ":"
+    out << " at " << printable_line(verdict.file.string()) << ":"
         << (verdict.line > 0 ? verdict.line : 1) << "\n"
         << "casebook test:   rerun: " << verdict.rerun_command << "\n";
   }
@@ -181,7 +181,7 @@ bool gtest_filter_selected_nothing() {
     return false;
   }
   std::cerr << "casebook test: --gtest_filter='"
-            << printable_text(GTEST_FLAG_GET(filter))
+            << printable_line(GTEST_FLAG_GET(filter))
             << "' selects none of the " << unit.total_test_count()
             << " tests (named <case id>.<backend>, each character not in "
                "[A-Za-z0-9_] as _, e.g. "

@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
 #include <set>
 #include <system_error>
 
@@ -21,8 +23,30 @@ std::string format_location(const SourceLocation& where) {
   return out;
 }
 
+namespace {
+
+// `place` (a file's location) within a quarter of a message: a path near
+// PATH_MAX would fill the bound alone and leave out what is wrong, so its
+// middle gives way to a count of what is left out; both ends, which say
+// where it is, stay.
+std::string shown_place(const std::string& place) {
+  constexpr size_t kEnd = kMessageBytes / 8;
+  if (place.size() <= 2 * kEnd) return place;
+  const auto inside = [&](size_t at) {  // a UTF-8 continuation byte
+    return (static_cast<uint8_t>(place[at]) & 0xC0) == 0x80;
+  };
+  size_t head = kEnd;
+  size_t tail = place.size() - kEnd;
+  while (head > 0 && inside(head)) --head;
+  while (tail < place.size() && inside(tail)) ++tail;
+  return place.substr(0, head) + " ... (" + std::to_string(tail - head) +
+         " bytes left out) ... " + place.substr(tail);
+}
+
+}  // namespace
+
 std::string CaseError::to_string() const {
-  std::string out = format_location(where) + ": ";
+  std::string out = shown_place(format_location(where)) + ": ";
   if (!key_path.empty()) out += "`" + key_path + "`: ";
   // Printed on terminals and in reports: bounded and printable.
   return printable_line(bounded_text(out + message, kMessageBytes));
@@ -94,15 +118,25 @@ struct FolderId {
   }
 };
 
-std::optional<FolderId> folder_id(const fs::path& path) {
+std::optional<FolderId> folder_id(const fs::path& path,
+                                  std::error_code* error) {
   struct stat info{};
-  if (::stat(path.c_str(), &info) != 0) return std::nullopt;
+  if (::stat(path.c_str(), &info) != 0) {
+    *error = std::error_code(errno, std::generic_category());
+    return std::nullopt;
+  }
   return FolderId{info.st_dev, info.st_ino};
 }
 
-}  // namespace
-
-namespace {
+// Why a path could not be listed or resolved: the system's word, and a
+// path's length where it is the reason (PATH_MAX).
+std::string why(const std::error_code& error, const fs::path& path) {
+  std::string text = error.message();
+  if (error == std::errc::filename_too_long) {
+    text += ": its path is " + std::to_string(path.native().size()) + " bytes";
+  }
+  return text;
+}
 
 // "a FIFO", "a character device": what a path that is no file is.
 std::string kind_of(fs::file_type type) {
@@ -115,8 +149,6 @@ std::string kind_of(fs::file_type type) {
       return "a block device";
     case fs::file_type::socket:
       return "a socket";
-    case fs::file_type::not_found:
-      return "a link to nothing";
     default:
       return "not a regular file";
   }
@@ -136,6 +168,9 @@ fs::path named_file_root(const fs::path& file) {
 }
 
 // find_case_files' walk: the files found, the folders walked, the refusals.
+// The walk loses nothing silently: a folder it cannot list and an entry it
+// cannot resolve (permissions, a path over PATH_MAX, a link loop, a link to
+// nothing) are each refused by name, and the walk goes on with the rest.
 class CaseFinder {
  public:
   CaseFinder(std::vector<fs::path>* missing, std::vector<CaseError>* refused,
@@ -154,8 +189,10 @@ class CaseFinder {
     const fs::file_status status = fs::status(path, error);
     if (fs::is_directory(status)) {
       walk(path);
-    } else if (!fs::exists(status)) {
+    } else if (status.type() == fs::file_type::not_found) {
       if (missing_ != nullptr) missing_->push_back(path);
+    } else if (error) {
+      refuse_unresolved(path, error);
     } else {
       take_file(path, status, named_file_root(path), true);
     }
@@ -168,6 +205,12 @@ class CaseFinder {
     error.where.file = file;
     error.message = message;
     refused_->push_back(std::move(error));
+  }
+  void refuse_unresolved(const fs::path& path, const std::error_code& error) {
+    refuse(path, error == std::errc::no_such_file_or_directory
+                     ? "a link to nothing: not taken"
+                     : "cannot tell what this is (" + why(error, path) +
+                           "): not taken");
   }
   void refuse_link(const fs::path& link, const fs::path& target,
                    const fs::path& root) {
@@ -199,25 +242,59 @@ class CaseFinder {
     found_.insert(file.lexically_normal());
   }
 
-  // A folder is walked recursively, skipping folders named `fixtures` (they
-  // hold data, never cases).
-  void walk(const fs::path& path) {
+  // A folder is walked depth first, each folder's entries in name order,
+  // skipping what is named `fixtures` (data, never cases).
+  void walk(const fs::path& named) {
     std::error_code error;
-    const fs::path root = fs::canonical(path, error);
-    if (error) return;
-    if (const auto id = folder_id(root); !id || !walked_.insert(*id).second) {
-      return;  // named twice, or reached before through a link
+    const fs::path root = fs::canonical(named, error);
+    const auto id = error ? std::nullopt : folder_id(named, &error);
+    if (!id) {
+      refuse_unresolved(named, error);
+      return;
     }
-    fs::recursive_directory_iterator it(
-        path, fs::directory_options::follow_directory_symlink, error);
-    for (; !error && it != fs::recursive_directory_iterator();
-         it.increment(error)) {
-      std::error_code entry_error;
-      if (it->is_directory(entry_error)) {
-        if (!enter(*it, root, path)) it.disable_recursion_pending();
-      } else {
-        take_file(it->path(), it->status(entry_error), path, false);
+    if (!walked_.insert(*id).second) return;  // named twice, or reached before
+    std::vector<fs::path> pending{named};
+    while (!pending.empty()) {
+      const fs::path folder = std::move(pending.back());
+      pending.pop_back();
+      std::vector<fs::path> inner;
+      for (const fs::directory_entry& entry : list(folder)) {
+        visit(entry, root, named, &inner);
       }
+      pending.insert(pending.end(), inner.rbegin(), inner.rend());
+    }
+  }
+
+  // The entries of `folder`, sorted; a folder that cannot be listed (or
+  // whose listing breaks off) is refused, naming it.
+  std::vector<fs::directory_entry> list(const fs::path& folder) {
+    std::vector<fs::directory_entry> entries;
+    std::error_code error;
+    for (fs::directory_iterator it(folder, error);
+         !error && it != fs::directory_iterator(); it.increment(error)) {
+      entries.push_back(*it);
+    }
+    if (error) {
+      refuse(folder, "cannot list this folder (" + why(error, folder) +
+                         "): the case files in it are not taken");
+    }
+    std::sort(entries.begin(), entries.end());
+    return entries;
+  }
+
+  // One entry of a folder walked under `named` (`root` once resolved): a
+  // folder to enter goes into `inner`; a file is taken or refused.
+  void visit(const fs::directory_entry& entry, const fs::path& root,
+             const fs::path& named, std::vector<fs::path>* inner) {
+    if (entry.path().filename() == "fixtures") return;
+    std::error_code error;
+    const fs::file_status status = entry.status(error);
+    if (fs::is_directory(status)) {
+      if (enter(entry, root, named)) inner->push_back(entry.path());
+    } else if (error) {
+      refuse_unresolved(entry.path(), error);
+    } else {
+      take_file(entry.path(), status, named, false);
     }
   }
 
@@ -227,9 +304,13 @@ class CaseFinder {
              const fs::path& named) {
     std::error_code error;
     const bool link = entry.is_symlink(error);
-    const fs::path target = fs::canonical(entry.path(), error);
-    const auto id = folder_id(entry.path());
-    if (entry.path().filename() == "fixtures" || error || !id) return false;
+    const fs::path target =
+        error ? fs::path() : fs::canonical(entry.path(), error);
+    const auto id = error ? std::nullopt : folder_id(entry.path(), &error);
+    if (!id) {
+      refuse_unresolved(entry.path(), error);
+      return false;
+    }
     // A linked folder inside is walked under its own path: one id per case
     // whatever order the folder lists its entries in.
     if (link && lies_in(target, root)) return false;

@@ -107,10 +107,15 @@ void read_timeout(Reader& reader, const Entry& entry, Case& out) {
   const auto seconds =
       reader.read_number(entry.value, reader.where(entry), "timeout");
   if (!seconds) return;
-  if (!std::isfinite(*seconds) || *seconds <= 0) {
-    reader.error(
-        reader.where(entry), "timeout",
-        "expected a number of seconds > 0; got " + describe(entry.value));
+  // A day: one op's run takes seconds, a slow GPU's minutes; a deadline
+  // beyond the clock's range (about 292 years of nanoseconds) overflowed
+  // into the past, a TIMEOUT at once (issue 49).
+  constexpr double kLongestTimeout = 24 * 60 * 60;
+  if (!std::isfinite(*seconds) || *seconds <= 0 || *seconds > kLongestTimeout) {
+    reader.error(reader.where(entry), "timeout",
+                 "expected a number of seconds > 0 and at most 86400 (a "
+                 "day); got " +
+                     describe(entry.value));
     return;
   }
   out.timeout_seconds = *seconds;

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "casebook/printable.h"
+
 namespace casebook {
 namespace {
 
@@ -65,6 +67,13 @@ std::optional<std::string> check_size(const SizeRule& rule, uint64_t elements,
   return std::nullopt;
 }
 
+// Every variable that sets a limit, each read by parse_byte_count: the load
+// limits here, the child's memory in process/child_limits.cpp (> 0).
+constexpr const char* kLimitVariables[] = {
+    "CASEBOOK_MAX_TENSOR_BYTES", "CASEBOOK_MAX_TENSOR_ELEMENTS",
+    "CASEBOOK_MAX_OUTPUT_BYTES", "CASEBOOK_MAX_OUTPUT_ELEMENTS",
+    "CASEBOOK_CHILD_MEMORY"};
+
 LoadLimits& current() {
   static LoadLimits limits = from_environment();
   return limits;
@@ -75,6 +84,24 @@ LoadLimits& current() {
 const LoadLimits& load_limits() { return current(); }
 
 void set_load_limits(const LoadLimits& limits) { current() = limits; }
+
+std::vector<std::string> limit_variable_errors() {
+  std::vector<std::string> errors;
+  for (const char* variable : kLimitVariables) {
+    const char* text = std::getenv(variable);
+    if (text == nullptr) continue;
+    const std::string name = variable;
+    const bool budget = name == "CASEBOOK_CHILD_MEMORY";
+    const std::optional<uint64_t> value = parse_byte_count(text);
+    if (value && (!budget || *value > 0)) continue;
+    errors.push_back(
+        name + ": expected a whole number" + (budget ? " > 0" : "") +
+        ", alone or with K, M, G or T (powers of 1024: 8G, 512M, 512MiB); "
+        "got `" +
+        printable_line(bounded_text(text, 64)) + "`");
+  }
+  return errors;
+}
 
 std::optional<uint64_t> parse_byte_count(const std::string& text) {
   if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) {
@@ -90,12 +117,11 @@ std::optional<uint64_t> parse_byte_count(const std::string& text) {
   }
   int shift = 0;
   if (i < text.size()) {
-    const std::string suffix = text.substr(i);
-    const char unit = static_cast<char>(std::toupper(suffix[0]));
+    std::string suffix = text.substr(i);
+    for (char& c : suffix) c = static_cast<char>(std::toupper(c));
+    const char unit = suffix[0];
     const std::string rest = suffix.substr(1);
-    if (rest != "" && rest != "B" && rest != "iB" && rest != "ib") {
-      return std::nullopt;
-    }
+    if (rest != "" && rest != "B" && rest != "IB") return std::nullopt;
     switch (unit) {
       case 'K':
         shift = 10;

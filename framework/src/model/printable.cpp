@@ -38,6 +38,27 @@ size_t utf8_sequence(std::string_view text, size_t at) {
   return length;
 }
 
+// The code point of the well-formed sequence of `length` bytes at text[at].
+uint32_t code_point(std::string_view text, size_t at, size_t length) {
+  static constexpr uint8_t kLeadBits[] = {0, 0x7F, 0x1F, 0x0F, 0x07};
+  uint32_t code = static_cast<uint8_t>(text[at]) & kLeadBits[length];
+  for (size_t i = 1; i < length; ++i) {
+    code = (code << 6) | (static_cast<uint8_t>(text[at + i]) & 0x3F);
+  }
+  return code;
+}
+
+// What a terminal or a reader takes for other than text: the C1 controls
+// (U+009B is a terminal's CSI), the line and paragraph separators U+2028
+// and U+2029 (Python's splitlines, JavaScript and editors break lines
+// there) and the bidirectional controls, which reorder what is shown
+// ("Trojan Source", CVE-2021-42574).
+bool is_control(uint32_t code) {
+  return code < 0xA0 || code == 0x061C || code == 0x200E || code == 0x200F ||
+         (code >= 0x2028 && code <= 0x202E) ||
+         (code >= 0x2066 && code <= 0x2069);
+}
+
 void append_hex(std::string* out, uint8_t value) {
   char escaped[5];
   std::snprintf(escaped, sizeof escaped, "\\x%02x", value);
@@ -52,15 +73,19 @@ std::string printable(std::string_view text, bool keep_lines) {
     const auto c = static_cast<uint8_t>(text[at]);
     if (c >= 0x80) {
       const size_t length = utf8_sequence(text, at);
-      // C1 controls (U+0080..U+009F) are escape sequences to a terminal.
-      const bool c1 =
-          length == 2 && c == 0xC2 && static_cast<uint8_t>(text[at + 1]) < 0xA0;
-      if (length == 0 || c1) {
+      const uint32_t code = length == 0 ? 0 : code_point(text, at, length);
+      if (length == 0 || code < 0xA0) {  // not UTF-8, or a C1 control
         append_hex(&out, c);
         ++at;
         continue;
       }
-      out.append(text.substr(at, length));
+      if (is_control(code)) {
+        char escaped[12];
+        std::snprintf(escaped, sizeof escaped, "\\u%04x", code);
+        out += escaped;
+      } else {
+        out.append(text.substr(at, length));
+      }
       at += length;
       continue;
     }

@@ -11,7 +11,8 @@ namespace casebook {
 
 // The bytes a CPU child may map beyond what it has mapped when it starts:
 // CASEBOOK_CHILD_MEMORY (bytes, or 8G, 512M...) where set and valid, else
-// the machine's physical memory.
+// the machine's physical memory. A value that does not read is refused
+// before any child starts (limit_variable_errors, casebook/limits.h).
 uint64_t child_memory_budget();
 
 // Sets RLIMIT_AS of this process to its current address space plus the
