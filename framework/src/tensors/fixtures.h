@@ -52,7 +52,8 @@ std::string pick_tensor_name(const std::vector<std::string>& names,
 
 // safetensors (tensors/safetensors.cpp): the tensor `name`, or the only
 // tensor when `name` is empty. The whole header is checked first, as the
-// format's own reader does: no duplicate names, every entry a known dtype,
+// format's own reader does: no key twice in one map (two tensors of one name,
+// a tensor's dtype given twice), every entry a known dtype,
 // a shape of non-negative integers and two integer data_offsets holding
 // exactly its bytes, and the entries tiling the data with no overlap and no
 // hole, the last ending at the end of the file.
