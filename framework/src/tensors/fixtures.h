@@ -27,7 +27,9 @@ class FixtureError : public std::runtime_error {
 // file (also '|V2', and the descr 'bfloat16') is read as bfloat16 when
 // `declared` says bfloat16 (the case's dtype) or when its sidecar
 // `<file>.json` ({"dtype": "bfloat16"}) does; otherwise it is refused with
-// what to add.
+// what to add. The sidecar, read only for such a file, follows the fixtures'
+// rule of links (casebook/confined.h) within the .npy's folder, holds at most
+// 4 KiB, and a refusal quotes no more of it than a short printable excerpt.
 at::Tensor read_npy(const std::filesystem::path& file,
                     std::optional<at::ScalarType> declared = std::nullopt);
 // bfloat16 is written as '<V2' (what ml_dtypes writes, what plain NumPy
@@ -97,8 +99,5 @@ void check_fixture_shape(const std::filesystem::path& file,
 
 // The sha256 of a file's bytes, lower-case hex.
 std::string sha256_file(const std::filesystem::path& file);
-
-// A whole file's bytes; throws FixtureError when it cannot be read.
-std::vector<char> read_file_bytes(const std::filesystem::path& file);
 
 }  // namespace casebook
