@@ -134,6 +134,15 @@ std::vector<Input> hostile_inputs(const fs::path& made) {
     write_file(file, bytes);
     inputs.push_back({".npy", name, [file] { return fixture_refused(file); }});
   }
+  // Issue 49: bfloat16 as NumPy saves it ('<V2', no dtype declared), its
+  // sidecar a sparse 256 MiB file: refused by its size, never read whole.
+  const fs::path raw = made / "sidecar_256_mib.npy";
+  write_file(raw, npy_bytes("{'descr': '<V2', 'fortran_order': False, "
+                            "'shape': (8,), }"));
+  write_file(npy_sidecar(raw), "");
+  fs::resize_file(npy_sidecar(raw), 256 << 20);
+  inputs.push_back({".npy", raw.filename().string(),
+                    [raw] { return fixture_refused(raw); }});
   const std::vector<std::pair<std::string, std::string>> sts = {
       {"length_past_file.safetensors", std::string("\xff\xff\xff\xff\xff\xff"
                                                    "\xff\x7f{}",

@@ -132,5 +132,77 @@ TEST_F(NpyBfloat16, AStaleSidecarIsRemovedWhenAnotherDtypeIsWritten) {
   EXPECT_FALSE(fs::exists(npy_sidecar(file)));
 }
 
+// Issue 49: a sidecar is read as its fixture is, never quoted. A '<V2' file
+// with no dtype declared, so that its sidecar is read.
+fs::path raw_bfloat16(const fs::path& folder) {
+  fs::create_directories(folder);
+  const fs::path file = folder / "x.npy";
+  std::ofstream(file, std::ios::binary)
+      << npy_header(at::kBFloat16, {2}) << std::string(4, '\0');
+  return file;
+}
+
+std::string refusal(const fs::path& file) {
+  try {
+    read_npy(file);
+  } catch (const FixtureError& error) {
+    return error.what();
+  }
+  return "read";
+}
+
+TEST_F(NpyBfloat16, ASidecarThatLinksOutOfItsFolderIsNotRead) {
+  const fs::path file = raw_bfloat16(folder_ / "fixtures");
+  const fs::path secret = folder_ / "secret.json";
+  std::ofstream(secret) << R"({"dtype": "secret-token-4321"})";
+  for (const fs::path& target : {secret, fs::path("/proc/self/environ")}) {
+    SCOPED_TRACE(target.string());
+    fs::remove(npy_sidecar(file));
+    fs::create_symlink(target, npy_sidecar(file));
+    const std::string message = refusal(file);
+    EXPECT_NE(message.find("x.npy.json: sidecar not read: resolves (through "
+                           "a symbolic link) to `"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("`, outside the folder of `"), std::string::npos)
+        << message;
+    EXPECT_EQ(message.find("secret-token"), std::string::npos) << message;
+  }
+  // A link that stays in the folder is followed.
+  std::ofstream(folder_ / "fixtures" / "dtype.json")
+      << R"({"dtype": "bfloat16"})";
+  fs::remove(npy_sidecar(file));
+  fs::create_symlink("dtype.json", npy_sidecar(file));
+  EXPECT_EQ(read_npy(file).scalar_type(), at::kBFloat16);
+}
+
+TEST_F(NpyBfloat16, ASidecarOverItsLimitIsRefusedByItsSize) {
+  const fs::path file = raw_bfloat16(folder_);
+  // Valid, and saying bfloat16, but 4097 bytes.
+  const std::string padded = R"({"dtype": "bfloat16", "pad": ")";
+  std::ofstream(npy_sidecar(file))
+      << padded << std::string(4097 - padded.size() - 2, 'x') << "\"}";
+  ASSERT_EQ(fs::file_size(npy_sidecar(file)), 4097u);
+  EXPECT_NE(refusal(file).find("x.npy.json: sidecar not read: 4097 bytes, "
+                               "over the limit of 4096"),
+            std::string::npos)
+      << refusal(file);
+}
+
+TEST_F(NpyBfloat16, ARefusedSidecarIsQuotedInAShortPrintableExcerpt) {
+  const fs::path file = raw_bfloat16(folder_);
+  // Not JSON: nlohmann quotes the whole token it read (here 4,000 bytes
+  // ending in an escape character); and JSON whose dtype is such a text.
+  const std::string token = std::string(4000, 'y') + "\x1b[2J";
+  for (const std::string& sidecar :
+       {"\"" + token, R"({"dtype": ")" + token.substr(0, 4000) + "\"}"}) {
+    std::ofstream(npy_sidecar(file), std::ios::trunc) << sidecar;
+    const std::string message = refusal(file);
+    EXPECT_LT(message.size(), 1000u) << message;
+    EXPECT_EQ(message.find('\x1b'), std::string::npos) << message;
+    EXPECT_NE(message.find("x.npy.json"), std::string::npos) << message;
+  }
+}
+
 }  // namespace
 }  // namespace casebook

@@ -6,6 +6,7 @@
 #include <string>
 #include <system_error>
 
+#include "casebook/confined.h"
 #include "model/sections.h"
 
 namespace casebook::model {
@@ -61,28 +62,16 @@ std::optional<fs::path> check_path(Reader& reader, const Entry& entry,
 
 // The path as the file system resolves it (symbolic links followed, in the
 // folders and the file itself) must stay inside the fixtures folder, itself
-// resolved: a link in fixtures/ to /etc/passwd or ~/.ssh is refused.
+// resolved (casebook/confined.h): a link in fixtures/ to /etc/passwd or
+// ~/.ssh is refused.
 void check_confined(Reader& reader, const Entry& entry, const std::string& path,
                     const fs::path& folder, const fs::path& relative,
                     const fs::path& file) {
-  std::error_code error;
-  const fs::path real_folder = fs::canonical(folder, error);
-  const fs::path real_file = error ? fs::path() : fs::canonical(file, error);
-  if (error) {
+  if (const auto why = leaves_folder(
+          file, folder, "the fixtures folder `" + folder.string() + "`")) {
     reader.error(reader.where(entry), path,
-                 "cannot resolve fixture `" + relative.generic_string() +
-                     "`: " + error.message());
-    return;
-  }
-  const auto [folder_end, file_at] =
-      std::mismatch(real_folder.begin(), real_folder.end(), real_file.begin(),
-                    real_file.end());
-  if (folder_end != real_folder.end() || file_at == real_file.end()) {
-    reader.error(reader.where(entry), path,
-                 "fixture `" + relative.generic_string() +
-                     "` resolves (through a symbolic link) to `" +
-                     real_file.string() + "`, outside the fixtures folder `" +
-                     folder.string() + "`; expected a file inside it");
+                 "fixture `" + relative.generic_string() + "` " + *why +
+                     "; expected a file inside it");
   }
 }
 

@@ -3,7 +3,6 @@
 #include <openssl/evp.h>
 
 #include <cstring>
-#include <fstream>
 #include <iomanip>
 #include <limits>
 #include <map>
@@ -53,13 +52,6 @@ void check_fixture_shape(const std::filesystem::path& file,
           element_count(shape), c10::elementSize(type), c10::toString(type))) {
     throw FixtureError(file.string() + ": " + *problem);
   }
-}
-
-std::vector<char> read_file_bytes(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw FixtureError(file.string() + ": cannot open the file");
-  return std::vector<char>(std::istreambuf_iterator<char>(in),
-                           std::istreambuf_iterator<char>());
 }
 
 std::string sha256_file(const std::filesystem::path& file) {

@@ -29,7 +29,9 @@ class FixtureError : public std::runtime_error {
 // file (also '|V2', and the descr 'bfloat16') is read as bfloat16 when
 // `declared` says bfloat16 (the case's dtype) or when its sidecar
 // `<file>.json` ({"dtype": "bfloat16"}) does; otherwise it is refused with
-// what to add.
+// what to add. The sidecar, read only for such a file, follows the fixtures'
+// rule of links (casebook/confined.h) within the .npy's folder, holds at most
+// 4 KiB, and a refusal quotes no more of it than a short printable excerpt.
 at::Tensor read_npy(const std::filesystem::path& file,
                     std::optional<at::ScalarType> declared = std::nullopt);
 // bfloat16 is written as '<V2' (what ml_dtypes writes, what plain NumPy
@@ -61,7 +63,8 @@ std::string pick_tensor_name(const std::vector<std::string>& names,
 
 // safetensors (tensors/safetensors.cpp): the tensor `name`, or the only
 // tensor when `name` is empty. The whole header is checked first, as the
-// format's own reader does: no duplicate names, every entry a known dtype,
+// format's own reader does: no key twice in one map (two tensors of one name,
+// a tensor's dtype given twice), every entry a known dtype,
 // a shape of non-negative integers and two integer data_offsets holding
 // exactly its bytes, and the entries tiling the data with no overlap and no
 // hole, the last ending at the end of the file.
@@ -105,8 +108,5 @@ void check_fixture_shape(const std::filesystem::path& file,
 
 // The sha256 of a file's bytes, lower-case hex.
 std::string sha256_file(const std::filesystem::path& file);
-
-// A whole file's bytes; throws FixtureError when it cannot be read.
-std::vector<char> read_file_bytes(const std::filesystem::path& file);
 
 }  // namespace casebook

@@ -40,4 +40,38 @@ std::optional<MappedFile> map_file(const std::filesystem::path& file,
   return mapped;
 }
 
+std::optional<std::string> read_bounded(const std::filesystem::path& file,
+                                        size_t limit, std::string* why) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  struct stat info{};
+  if (fd < 0 || ::fstat(fd, &info) != 0) {
+    if (fd >= 0) ::close(fd);
+    *why = "cannot open the file";
+    return std::nullopt;
+  }
+  std::string problem;
+  std::string bytes;
+  if (!S_ISREG(info.st_mode)) {
+    problem = "not a regular file";
+  } else if (static_cast<uint64_t>(info.st_size) > limit) {
+    problem = std::to_string(info.st_size) + " bytes, over the limit of " +
+              std::to_string(limit);
+  } else {
+    bytes.resize(limit + 1);
+    size_t got = 0;
+    ssize_t count = 1;
+    while (got < bytes.size() && count > 0) {
+      count = ::read(fd, &bytes[got], bytes.size() - got);
+      if (count > 0) got += static_cast<size_t>(count);
+    }
+    if (count < 0) problem = "cannot read the file";
+    if (got > limit) problem = "over the limit of " + std::to_string(limit);
+    bytes.resize(got);
+  }
+  ::close(fd);
+  if (problem.empty()) return bytes;
+  *why = problem;
+  return std::nullopt;
+}
+
 }  // namespace casebook

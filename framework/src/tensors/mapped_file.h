@@ -27,4 +27,12 @@ struct MappedFile {
 std::optional<MappedFile> map_file(const std::filesystem::path& file,
                                    std::string* why);
 
+// The bytes of `file`, a small regular file, when it holds at most `limit`
+// bytes; else nullopt with `why` ("cannot open the file", "not a regular
+// file", "N bytes, over the limit of L"). A FIFO is not waited on, a file
+// over the limit is refused by its size and one that hides its size (/proc)
+// at the first byte past the limit: never more than `limit` + 1 bytes read.
+std::optional<std::string> read_bounded(const std::filesystem::path& file,
+                                        size_t limit, std::string* why);
+
 }  // namespace casebook

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "casebook/confined.h"
 #include "casebook/limits.h"
 #include "casebook/printable.h"
 #include "tensors/fixtures.h"
@@ -149,19 +150,44 @@ class HeaderParser {
   size_t pos_ = 0;
 };
 
-// The dtype a sidecar records, or empty when there is none.
+// A sidecar is a tiny JSON ({"dtype": "bfloat16", ...}: write_npy writes
+// about 250 bytes); 4 KiB leaves room and bounds what a hostile one costs.
+constexpr size_t kMostSidecarBytes = 4096;
+// What of a sidecar a message quotes: a short printable excerpt.
+constexpr size_t kQuotedSidecarBytes = 200;
+
+std::string sidecar_excerpt(const std::string& text) {
+  return printable_line(bounded_text(text, kQuotedSidecarBytes));
+}
+
+// The dtype a sidecar records, or empty when there is none. The sidecar
+// follows the rule of links of fixtures (casebook/confined.h), inside the
+// folder its .npy file is named in, and is read up to its limit only.
 std::string sidecar_dtype(const std::filesystem::path& file) {
   const std::filesystem::path sidecar = npy_sidecar(file);
   std::error_code error;
-  if (!std::filesystem::is_regular_file(sidecar, error)) return {};
-  const std::vector<char> bytes = read_file_bytes(sidecar);
+  if (!std::filesystem::exists(
+          std::filesystem::symlink_status(sidecar, error))) {
+    return {};
+  }
+  const std::filesystem::path folder =
+      file.has_parent_path() ? file.parent_path() : ".";
+  std::string why;
+  std::optional<std::string> text;
+  if (const auto leaves = leaves_folder(
+          sidecar, folder, "the folder of `" + file.string() + "`")) {
+    why = *leaves;
+  } else {
+    text = read_bounded(sidecar, kMostSidecarBytes, &why);
+  }
+  if (!text) {
+    throw FixtureError(sidecar.string() + ": sidecar not read: " + why);
+  }
   try {
-    const nlohmann::json json =
-        nlohmann::json::parse(bytes.begin(), bytes.end());
-    return json.value("dtype", std::string());
+    return nlohmann::json::parse(*text).value("dtype", std::string());
   } catch (const nlohmann::json::exception& failure) {
-    throw FixtureError(sidecar.string() +
-                       ": not JSON with a \"dtype\": " + failure.what());
+    throw FixtureError(sidecar.string() + ": not JSON with a \"dtype\": " +
+                       sidecar_excerpt(failure.what()));
   }
 }
 
@@ -180,8 +206,9 @@ at::ScalarType descr_type(const std::string& descr,
         "bfloat16` or a sidecar " +
         npy_sidecar(file).filename().string() +
         " says {\"dtype\": \"bfloat16\"}" +
-        (recorded.empty() ? std::string()
-                          : "; the sidecar says `" + recorded + "`"));
+        (recorded.empty()
+             ? std::string()
+             : "; the sidecar says `" + sidecar_excerpt(recorded) + "`"));
   }
   if (descr.size() == 3 || descr.size() == 4) {
     const char order = descr[0];

@@ -2,7 +2,7 @@
 // 8-byte little-endian header length, a JSON header naming each tensor's
 // dtype, shape and [begin, end) byte offsets into the data that follows.
 // nlohmann::json parses the header; what it would let through silently (a
-// duplicate name keeps the last, 2.5 converts to 2) is checked here.
+// duplicate key keeps the last, 2.5 converts to 2) is checked here.
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "casebook/limits.h"
+#include "casebook/printable.h"
 #include "tensors/fixtures.h"
 #include "tensors/mapped_file.h"
 
@@ -50,7 +51,7 @@ struct TensorEntry {
 
 struct SafetensorsFile {
   MappedFile mapped;
-  std::vector<TensorEntry> entries;  // in header order
+  std::vector<TensorEntry> entries;  // by name (nlohmann sorts a map)
   size_t data_start = 0;
 };
 
@@ -63,62 +64,77 @@ struct SafetensorsFile {
 constexpr uint64_t kMaxHeaderBytes = 100'000'000;
 // A header nests 3 levels ({name: {shape: [...]}}); nlohmann::json builds
 // and destroys its tree recursively, so 100,000 nested lists overflowed the
-// stack. The nesting is counted before anything is parsed.
+// stack. The nesting is counted before the tree is built.
 constexpr int kMaxHeaderDepth = 16;
 
-void check_header_depth(const std::filesystem::path& file,
-                        const unsigned char* bytes, size_t length) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < length; ++i) {
-    const unsigned char byte = bytes[i];
-    if (in_string) {
-      if (byte == '\\') {
-        ++i;
-      } else if (byte == '"') {
-        in_string = false;
-      }
-    } else if (byte == '"') {
-      in_string = true;
-    } else if (byte == '[' || byte == '{') {
-      if (++depth > kMaxHeaderDepth) {
-        refuse(file, "safetensors header nests deeper than " +
-                         std::to_string(kMaxHeaderDepth) + " levels");
-      }
-    } else if (byte == ']' || byte == '}') {
-      --depth;
-    }
-  }
+// A name or a parser's complaint in a message: a short printable excerpt (a
+// key may be 100 MB, and hold escape sequences).
+std::string excerpt(const std::string& text) {
+  constexpr size_t kShown = 200;
+  return printable_line(bounded_text(text, kShown));
 }
 
-// The header's keys, refusing a name given twice: JSON leaves duplicates
-// undefined, and a reader that kept another one than casebook checked could
-// read other bytes.
+// The pass over the header before its tree is built, linear in its bytes:
+// the nesting counted, and a key given twice in one map refused (JSON leaves
+// duplicates undefined and nlohmann keeps the last: a reader that kept
+// another one than casebook checked could read other bytes). A SAX pass,
+// not parse()'s callback: with a callback, nlohmann scans the enclosing map
+// at each closing brace, which made a header of 200,000 tensors quadratic.
+class HeaderCheck : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit HeaderCheck(const std::filesystem::path& file) : file_(file) {}
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override {
+    keys_.emplace_back();
+    return open();
+  }
+  bool key(string_t& name) override {
+    if (keys_.size() == 1) entry_ = name;
+    if (keys_.back().insert(name).second) return true;
+    refuse(file_, keys_.size() == 1
+                      ? "safetensors header names `" + excerpt(name) + "` twice"
+                      : "safetensors header: `" + excerpt(entry_) +
+                            "` names `" + excerpt(name) + "` twice");
+  }
+  bool end_object() override {
+    keys_.pop_back();
+    return close();
+  }
+  bool start_array(std::size_t) override { return open(); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t, const std::string&,
+                   const nlohmann::detail::exception& error) override {
+    refuse(file_, "safetensors header is not JSON: " + excerpt(error.what()));
+  }
+
+ private:
+  bool open() {
+    if (++depth_ <= kMaxHeaderDepth) return true;
+    refuse(file_, "safetensors header nests deeper than " +
+                      std::to_string(kMaxHeaderDepth) + " levels");
+  }
+  bool close() {
+    --depth_;
+    return true;
+  }
+
+  const std::filesystem::path& file_;
+  int depth_ = 0;
+  std::vector<std::set<std::string>> keys_;  // of each map open
+  std::string entry_;                        // the top-level key read last
+};
+
 nlohmann::json parse_header(const std::filesystem::path& file,
                             const unsigned char* bytes, size_t length) {
-  std::set<std::string> names;
-  std::string duplicate;
-  const nlohmann::json::parser_callback_t once =
-      [&](int depth, nlohmann::json::parse_event_t event,
-          nlohmann::json& parsed) {
-        if (depth == 1 && event == nlohmann::json::parse_event_t::key &&
-            !names.insert(parsed.get<std::string>()).second &&
-            duplicate.empty()) {
-          duplicate = parsed.get<std::string>();
-        }
-        return true;
-      };
-  check_header_depth(file, bytes, length);
-  nlohmann::json header;
-  try {
-    header = nlohmann::json::parse(bytes, bytes + length, once);
-  } catch (const nlohmann::json::exception& error) {
-    refuse(file,
-           std::string("safetensors header is not JSON: ") + error.what());
-  }
-  if (!duplicate.empty()) {
-    refuse(file, "safetensors header names `" + duplicate + "` twice");
-  }
+  HeaderCheck check(file);
+  nlohmann::json::sax_parse(bytes, bytes + length, &check);
+  const nlohmann::json header = nlohmann::json::parse(bytes, bytes + length);
   if (!header.is_object()) refuse(file, "safetensors header is not an object");
   return header;
 }
