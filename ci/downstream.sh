@@ -5,6 +5,9 @@
 # checks what the package installs for a project's case files and training
 # loops: the case schema (the example's modelines name it under the default
 # prefix) and the Python capture package, importable from where it lies.
+# Then the package and the source tree from other projects made on the spot
+# (tests/cmake/package_test.sh): LANGUAGES NONE with the executable alone,
+# the lib component's errors, a version mismatch's words, FetchContent.
 # Usage: ci/downstream.sh [BUILD_DIR]   (default: build/cpu)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,4 +38,5 @@ grep -qx -- "-- casebook case schema: $data/case.schema.json" "$example.configur
 grep -qx -- "-- casebook Python capture package: $data/python" "$example.configure.log"
 cmake --build "$example"
 ctest --test-dir "$example" --output-on-failure
+bash tests/cmake/package_test.sh "$prefix" . "$build"
 echo "downstream example: installed, configured, built and tested in $(( $(date +%s) - start )) s"

@@ -8,7 +8,7 @@
 # `import torch` with CUDA (CASEBOOK_PYTHON, default python3). Libraries the
 # machine lacks (yaml-cpp, GoogleTest, CLI11, nlohmann-json, OpenSSL headers,
 # re2, pkg-config) can be unpacked from Debian packages into .gpu-deps/ first
-# (see README.md, "On a GPU machine").
+# (see docs/contributing.md, "On a GPU machine").
 #
 #   ci/gpu-lane.sh [OUTPUT_DIR]     JUnit files, the Markdown summary
 #                                   (cases.md) and logs go to OUTPUT_DIR

@@ -52,7 +52,7 @@ case "$lane" in
     fi
     ;;
   hardening)
-    # Sanitizers and fuzzers, a lane of its own (README, "The two commands").
+    # Sanitizers and fuzzers, a lane of its own (docs/contributing.md, "The two commands").
     export CASEBOOK_TORCH_FROM=${CASEBOOK_TORCH_FROM:-system}
     timed hardening ci/hardening.sh
     ;;

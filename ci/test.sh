@@ -3,7 +3,7 @@
 # more lanes, each a LibTorch with its build and its tests (ci/lane.sh):
 #
 #   ci/test.sh [CTEST_ARGS...]        the `cpu` lane: the LibTorch found first
-#                                     (README, "Which LibTorch"): the build,
+#                                     (docs/contributing.md, "Which LibTorch"): the build,
 #                                     unit tests and every case, the
 #                                     downstream example; no sanitizers
 #   CASEBOOK_LANES=hardening ci/test.sh   the sanitizer and fuzz builds

@@ -29,12 +29,20 @@
 # function `void <function>(casebook::OpRegistry&)` at global scope (default
 # name: casebook_register_ops) that registers them (casebook/ops.h). The
 # tests then run `<prefix>_casebook`, an executable built here: casebook's
-# command line with those ops beside casebook's own.
-set(_CASEBOOK_ADD_CASES_DIR ${CMAKE_CURRENT_LIST_DIR})
+# command line with those ops beside casebook's own. It needs
+# casebook::casebook_lib (find_package(casebook COMPONENTS lib), or casebook's
+# source tree through add_subdirectory); without OPS the executable alone is
+# enough, in a project of any languages, LANGUAGES NONE included.
+#
+# The functions are called from other directories (a project that
+# add_subdirectory()s casebook's tree): they read nothing from this file's
+# directory scope, only CMAKE_CURRENT_FUNCTION_LIST_DIR and constants.
 
 # The exit status of `casebook test` when nothing ran because the backend is
 # absent (ctest's SKIP_RETURN_CODE; kExitNothingRan in cli/commands.h).
-set(CASEBOOK_SKIP_RETURN_CODE 77)
+macro(_casebook_skip_return_code out)
+  set(${out} 77)
+endmacro()
 
 option(CASEBOOK_CTEST_EACH_CASE
   "casebook_add_cases: one ctest test per case file on cpu (ctest -R <case>), not one per folder"
@@ -60,8 +68,9 @@ function(_casebook_add_each_case runner dir prefix)
     add_test(NAME ${prefix}.cpu/${_id}
       COMMAND ${runner} test --backend cpu ${dir} --filter ${_pattern}
               --gtest_output=xml:${CMAKE_BINARY_DIR}/junit/${prefix}-cpu-${_junit}.xml)
+    _casebook_skip_return_code(_skip)
     set_tests_properties(${prefix}.cpu/${_id} PROPERTIES
-      LABELS "cases;cpu" SKIP_RETURN_CODE ${CASEBOOK_SKIP_RETURN_CODE})
+      LABELS "cases;cpu" SKIP_RETURN_CODE ${_skip})
   endforeach()
 endfunction()
 
@@ -94,6 +103,16 @@ function(casebook_add_cases)
     if(NOT TARGET ${arg_OPS})
       message(FATAL_ERROR "casebook_add_cases: OPS ${arg_OPS} is not a target")
     endif()
+    if(NOT TARGET casebook::casebook_lib)
+      if(NOT CASEBOOK_LIB_NOT_FOUND_REASON)
+        set(CASEBOOK_LIB_NOT_FOUND_REASON "it was not asked for")
+      endif()
+      message(FATAL_ERROR "casebook_add_cases: OPS ${arg_OPS} builds a casebook "
+        "with the project's ops, which links casebook::casebook_lib; this "
+        "project has none: ${CASEBOOK_LIB_NOT_FOUND_REASON}. Ask for it with "
+        "find_package(casebook REQUIRED COMPONENTS lib), or leave OPS out to "
+        "run the cases with the casebook executable alone.")
+    endif()
     if(NOT arg_REGISTER)
       set(arg_REGISTER casebook_register_ops)
     endif()
@@ -103,18 +122,23 @@ function(casebook_add_cases)
     string(MAKE_C_IDENTIFIER "${arg_NAME}_casebook" _runner)
     set(CASEBOOK_REGISTER_FUNCTION ${arg_REGISTER})
     set(CASEBOOK_OPS_TARGET ${arg_OPS})
-    configure_file(${_CASEBOOK_ADD_CASES_DIR}/casebook_main.cpp.in
+    configure_file(${CMAKE_CURRENT_FUNCTION_LIST_DIR}/casebook_main.cpp.in
                    ${CMAKE_CURRENT_BINARY_DIR}/${_runner}_main.cpp @ONLY)
     add_executable(${_runner} ${CMAKE_CURRENT_BINARY_DIR}/${_runner}_main.cpp)
     target_link_libraries(${_runner} PRIVATE casebook::casebook_lib ${arg_OPS})
     # Bind every symbol at start-up: the runs are forked children, which would
     # each resolve LibTorch's symbols again otherwise.
     target_link_options(${_runner} PRIVATE LINKER:-z,now)
-    if(CASEBOOK_PLUGIN_DIR)
-      # The installed kernel plugins, unless CASEBOOK_KERNEL_PLUGIN_DIR says
-      # otherwise when it runs.
-      target_compile_definitions(${_runner} PRIVATE
-        CASEBOOK_PLUGIN_DIR="${CASEBOOK_PLUGIN_DIR}")
+    # The kernel plugins: the installed ones, or in casebook's source tree
+    # (add_subdirectory) the ones built beside its executable; unless
+    # CASEBOOK_KERNEL_PLUGIN_DIR says otherwise when it runs.
+    set(_plugin_dir "${CASEBOOK_PLUGIN_DIR}")
+    get_target_property(_imported casebook::casebook IMPORTED)
+    if(NOT _plugin_dir AND NOT _imported)
+      set(_plugin_dir "$<TARGET_FILE_DIR:casebook::casebook>")
+    endif()
+    if(_plugin_dir)
+      target_compile_definitions(${_runner} PRIVATE CASEBOOK_PLUGIN_DIR="${_plugin_dir}")
     endif()
   endif()
 
@@ -129,8 +153,9 @@ function(casebook_add_cases)
     add_test(NAME ${arg_NAME}.${_backend}
       COMMAND ${_runner} test --backend ${_backend} ${_dir}
               --gtest_output=xml:${CMAKE_BINARY_DIR}/junit/${arg_NAME}-${_backend}.xml)
+    _casebook_skip_return_code(_skip)
     set_tests_properties(${arg_NAME}.${_backend} PROPERTIES
-      LABELS "cases;${_backend}" SKIP_RETURN_CODE ${CASEBOOK_SKIP_RETURN_CODE})
+      LABELS "cases;${_backend}" SKIP_RETURN_CODE ${_skip})
     if(NOT _backend STREQUAL "cpu")
       set_tests_properties(${arg_NAME}.${_backend} PROPERTIES RESOURCE_GROUPS "gpus:1")
     endif()

@@ -1,5 +1,5 @@
-# Finds LibTorch the way its users have it, in one order (README, "Which
-# LibTorch"):
+# Finds LibTorch the way its users have it, in one order (docs/contributing.md,
+# "Which LibTorch"):
 #   1. explicit: Torch_DIR, or a Torch package on CMAKE_PREFIX_PATH;
 #   2. the `torch` package of a Python: CASEBOOK_PYTHON (-D, else the
 #      environment at the first configure, else python3), its share/cmake;

@@ -12,14 +12,16 @@ target_compile_options(casebook_warnings INTERFACE
   $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers>
   $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${CASEBOOK_WERROR}>>:-Werror>)
 
-if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+# (casebook's own build only: a project that add_subdirectory()s it keeps its
+# own default.)
+if(PROJECT_IS_TOP_LEVEL AND NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
   set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "Build type" FORCE)
 endif()
 
 # The git revision, shown in every run's environment header.
 execute_process(
   COMMAND git rev-parse --short=12 HEAD
-  WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}"
+  WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}"
   OUTPUT_VARIABLE CASEBOOK_GIT_REVISION
   OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
 if(NOT CASEBOOK_GIT_REVISION)

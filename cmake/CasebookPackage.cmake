@@ -1,10 +1,11 @@
 # `cmake --install`: casebook as a CMake package. Another project then does
 #
-#   find_package(casebook REQUIRED)
+#   find_package(casebook REQUIRED [COMPONENTS lib])
 #   casebook_add_cases(DIRECTORY cases [OPS my_ops])
 #
-# to run its own case folders through ctest, with its own ops and kernels
-# (examples/downstream). Installed: the `casebook` executable and the kernel
+# to run its own case folders through ctest: with the executable alone (a
+# project of LANGUAGES NONE), or with its own ops and kernels (the `lib`
+# component, examples/downstream). Installed: the `casebook` executable and the kernel
 # plugins (bin/), the public headers, the static libraries a program with its
 # own ops links (casebook_lib and what it needs), the CMake files, and for
 # the project's case files and training loops share/casebook/: the case
@@ -16,11 +17,15 @@ include(CMakePackageConfigHelpers)
 
 set(CASEBOOK_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/casebook)
 
+# Two export sets: the executable alone (casebookTargets, all that
+# find_package(casebook) loads, in a project of any languages), and the
+# libraries a program with its own ops links (casebookLibTargets, loaded with
+# their dependencies for the `lib` component; cmake/casebookConfig.cmake.in).
 install(TARGETS casebook EXPORT casebookTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS casebook_lib casebook_core casebook_kernels_cpu casebook_torch
                 casebook_warnings
-  EXPORT casebookTargets
+  EXPORT casebookLibTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/framework/include/casebook
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
@@ -45,6 +50,8 @@ install(FILES ${PROJECT_SOURCE_DIR}/python/pyproject.toml
   DESTINATION ${CASEBOOK_INSTALL_DATADIR}/python)
 
 install(EXPORT casebookTargets NAMESPACE casebook::
+  DESTINATION ${CASEBOOK_INSTALL_CMAKEDIR})
+install(EXPORT casebookLibTargets NAMESPACE casebook::
   DESTINATION ${CASEBOOK_INSTALL_CMAKEDIR})
 configure_package_config_file(
   ${CMAKE_CURRENT_LIST_DIR}/casebookConfig.cmake.in
