@@ -100,7 +100,7 @@ TEST(NewFromJson, ABadDescriptionIsRefusedAtItsLineAndTheOthersAreWritten) {
   EXPECT_TRUE(fs::exists(folder.path() / "good.yaml"));
   EXPECT_TRUE(has_line(made.output,
                        "taken\\.yaml: exists \\(casebook never "
-                       "overwrites a case\\)"))
+                       "writes over it\\)"))
       << made.output;
   EXPECT_EQ(read_text(folder.path() / "taken.yaml"), "# a person's file\n");
   EXPECT_TRUE(has_line(made.output, "^casebook new: 2 of 3 not written$"))

@@ -332,7 +332,8 @@ TEST_F(ReportBundle, ABundleNeverOverwritesAndAnAbsentBackendIsNoSubject) {
         "inputs:\n  input: {dtype: float32, values: [1, 2, 3]}\n");
   ASSERT_EQ(report("sum.yaml --backend cpu", root_ / "work").status, 0);
   const CommandResult twice = report("sum.yaml --backend cpu", root_ / "work");
-  EXPECT_EQ(twice.status, 1) << twice.output;
+  // A file not written is exit 2, as every command's (README).
+  EXPECT_EQ(twice.status, 2) << twice.output;
   EXPECT_NE(twice.output.find("exists (a bundle never overwrites a file)"),
             std::string::npos)
       << twice.output;

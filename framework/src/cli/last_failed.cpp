@@ -37,7 +37,8 @@ fs::path last_failed_file(const fs::path& first_named) {
   std::error_code error;
   const fs::path here = fs::current_path(error);
   const fs::path shown = error ? root : root.lexically_proximate(here);
-  return (shown.empty() ? fs::path(".") : shown) / kCacheFolder / "last-failed";
+  const bool here_itself = shown.empty() || shown == ".";
+  return (here_itself ? fs::path() : shown) / kCacheFolder / "last-failed";
 }
 
 std::set<RecordedRun> read_last_failed(const fs::path& file) {

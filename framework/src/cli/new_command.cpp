@@ -278,19 +278,22 @@ int new_command(const std::string& op, const std::string& name) {
     std::cerr << "casebook new: " << error << "\n";
     return kExitUsage;
   }
-  // A name stays inside the folder it names: no `..`, no absolute path, no
-  // control character (a newline would forge a line of the table).
-  if (const std::string problem = name_problem(name, true); !problem.empty()) {
+  // A name (no .yaml) is a case under cases/ and stays inside it: no `..`,
+  // no absolute path; a path ending in .yaml is where the person asked for
+  // the file. Neither may hold a control character (a newline would forge
+  // a line of the table).
+  std::filesystem::path file = name;
+  const bool path_given =
+      file.extension() == ".yaml" || file.extension() == ".yml";
+  std::string problem = name_problem(name, true);
+  if (path_given && printable_line(name) == name) problem.clear();
+  if (!problem.empty()) {
     std::cerr << "casebook new: " << printable_line(name) << ": " << problem
               << " (expected a name under cases/, such as "
-                 "`cross_entropy/label_4`, or a relative path ending in "
-                 ".yaml)\n";
+                 "`cross_entropy/label_4`, or a path ending in .yaml)\n";
     return kExitUsage;
   }
-  std::filesystem::path file = name;
-  if (file.extension() != ".yaml" && file.extension() != ".yml") {
-    file = std::filesystem::path("cases") / (name + ".yaml");
-  }
+  if (!path_given) file = std::filesystem::path("cases") / (name + ".yaml");
   const std::optional<std::string> modeline = schema_modeline(file);
   try {
     write_file(file, (modeline ? *modeline + "\n" : std::string()) + skeleton,

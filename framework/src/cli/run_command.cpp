@@ -305,10 +305,11 @@ int run_command(const CommonArguments& arguments, const RunOutput& output) {
   progress.finish();
   // Every case file the paths hold, those refused with them (a folder that
   // cannot be listed is one): a walk that lost files would show it here.
-  std::cout << std::count_if(
-                   plan.cases.begin(), plan.cases.end(),
-                   [](const PlannedCase& planned) { return !planned.neighbor; })
-            << " case files found\n";
+  const auto files = std::count_if(
+      plan.cases.begin(), plan.cases.end(),
+      [](const PlannedCase& planned) { return !planned.neighbor; });
+  std::cout << files
+            << (files == 1 ? " case file found\n" : " case files found\n");
   const Environment environment = run_environment(execution.backends);
   if (!output.quiet) print_environment(std::cout, environment);
   TableStyle style;
