@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -403,7 +404,10 @@ CaptureResult write_capture(const CaptureRequest& request) {
     text = *modeline + "\n" + text;
   }
 
-  FileBeingWritten file(cases, request.name + ".yaml");
+  // Another capture of the same name at once: it finishes first, and this
+  // one is refused as written meanwhile, below.
+  FileBeingWritten file(cases, request.name + ".yaml",
+                        std::chrono::milliseconds(2000));
   file.write(text);
   if (!file.try_commit_as(request.name + ".yaml", OnExisting::kRefuse)) {
     throw CaptureError(result.case_file.string() +
