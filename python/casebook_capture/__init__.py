@@ -277,12 +277,14 @@ class Recorder:
     (<cases>/<op>/<name>.yaml, else the first free one of <name>-2,
     <name>-3...); args: the op's non-tensor arguments; origin: more of the
     dossier (``cause``, ``data.id``...); backends: where ``casebook capture``
-    runs the new case (default: its own default).
+    runs the new case (default: its own default); reduce: the recorded case
+    is then reduced by ``casebook reduce`` (on the first of `backends`, else
+    its origin's backend), and both files are printed.
     """
 
     def __init__(self, op, name, cases="cases", args=None, origin=None,
                  casebook=None, backends=None, accept=False,
-                 batches="casebook-batches"):
+                 batches="casebook-batches", reduce=False):
         # Checked now, not at the failure hours later: a missing executable
         # (FileNotFoundError) or an op casebook does not know (ValueError).
         self.executable = _executable(casebook)
@@ -299,6 +301,12 @@ class Recorder:
         # accept: a reproduced failure is written into the case as its
         # expect (``casebook capture --accept``).
         self.accept = accept
+        # reduce: the recorded case is reduced at once (``casebook reduce``:
+        # the smallest case that fails the same way, a file of its own
+        # beside it); `reduced_file` names it.
+        self.reduce = reduce
+        self.reduced_file = None
+        self.reduce_output = ""
         # Where a batch goes when it cannot be captured at once: kept, with
         # the command that captures it later.
         self.batches = batches
@@ -449,6 +457,8 @@ class Recorder:
             return
         shutil.rmtree(batch, ignore_errors=True)
         self._report(result, iteration)
+        if self.reduce:
+            self._reduce()
 
     def _keep(self, tensors, iteration):
         """The batch saved into a folder of its own under `batches`
@@ -507,6 +517,36 @@ class Recorder:
                 if line.startswith(("the capture ", "  ", "accepted ",
                                     "expect:", "backends:")):
                     print(f"casebook: {line}", file=sys.stderr)
+
+    def _reduce(self):
+        """``casebook reduce`` of the recorded case: prints the reduced file
+        beside the recorded one, with its sizes before and after; what
+        casebook said where it wrote none. Never raises."""
+        command = [self.executable, "reduce", self.case_file]
+        if self.backends:
+            command += ["--backend", self.backends.split(",")[0]]
+        try:
+            result = subprocess.run(command, capture_output=True, text=True,
+                                    check=False)
+        except OSError as failure:
+            print(f"casebook: could not reduce {self.case_file}: {failure}",
+                  file=sys.stderr)
+            return
+        self.reduce_output = result.stdout + result.stderr
+        lines = result.stdout.splitlines()
+        for line in lines:
+            if line.startswith("wrote "):
+                self.reduced_file = line[len("wrote "):]
+        if self.reduced_file is None:
+            print(f"casebook: could not reduce {self.case_file}:\n"
+                  f"{self.reduce_output.rstrip()}", file=sys.stderr)
+            return
+        print(f"casebook: reduced {self.case_file} to {self.reduced_file}",
+              file=sys.stderr)
+        for line in lines:
+            if line.startswith(("  from:", "  to:", "  stopped:")) or \
+                    re.match(r"  [0-9]+ runs in ", line):
+                print(f"casebook: {line}", file=sys.stderr)
 
     def _capture(self, batch, args, origin):
         """``casebook capture`` under the first free name: a rerun of the

@@ -283,6 +283,7 @@ origin:
   data: {id: "train/shard-07#18231", shape: {target: [3], input: [3, 4]}}
   distinguishing: [last incomplete batch, augmentation]
   cause:
+  reduced_from: {id: "ce/batch", sizes: "input [512, 1000], target [512]"}
 )");
   const std::vector<std::pair<std::string, std::string>> expected{
       {"first_error", "CUDA error: device-side assert triggered"},
@@ -294,6 +295,8 @@ origin:
       {"data.shape.input", "[3, 4]"},
       {"distinguishing", "[last incomplete batch, augmentation]"},
       {"cause", ""},
+      {"reduced_from.id", "ce/batch"},
+      {"reduced_from.sizes", "input [512, 1000], target [512]"},
   };
   EXPECT_EQ(value.origin.entries, expected);
 }

@@ -55,5 +55,55 @@ TEST(OriginFamily, TheSameFailureIsTheFamilyAndTheOffendingValue) {
                            Family::kOutOfMemory, "out of memory: 3 GiB", &why));
 }
 
+// Issue 50: the same rule judges `casebook reduce`'s candidates, where the
+// failure may be the outputs' (the same output, the same kind of
+// difference, whatever the counts) and may be placed at a step.
+TEST(OriginFamily, TheSameMismatchIsTheSameOutputDifferingTheSameWay) {
+  std::string why;
+  const SeenFailure mismatch{
+      Family::kMismatch,
+      "output 1: mismatched elements: 3 / 512 (0.59 %) against the "
+      "reference (cpu)",
+      ""};
+  SeenFailure smaller = mismatch;
+  smaller.message =
+      "output 1: mismatched elements: 1 / 8 (12.5 %) against the reference "
+      "(cpu)\ntolerance: rtol=1.3e-06, atol=1e-05";
+  EXPECT_TRUE(same_failure(mismatch, smaller, &why)) << why;
+  SeenFailure other_output = smaller;
+  other_output.message =
+      "output 0: mismatched elements: 1 / 8 (12.5 %) against the reference "
+      "(cpu)";
+  EXPECT_FALSE(same_failure(mismatch, other_output, &why));
+  EXPECT_NE(why.find("output 1: mismatched elements"), std::string::npos)
+      << why;
+  SeenFailure shape = smaller;
+  shape.message = "output 1: shape differs: expected [8], got [4]";
+  EXPECT_FALSE(same_failure(mismatch, shape, &why));
+  SeenFailure raised = smaller;
+  raised.family = Family::kContract;
+  raised.message = "inputs are too small";
+  EXPECT_FALSE(same_failure(mismatch, raised, &why));
+  EXPECT_EQ(why, "the origin's error is mismatch, the case's contract");
+}
+
+TEST(OriginFamily, TheSameFailureOfAStepIsRaisedAtTheSameStep) {
+  std::string why;
+  const SeenFailure at_loss{Family::kIndexOutOfRange,
+                            "Target 1000 is out of bounds.", "loss"};
+  SeenFailure elsewhere = at_loss;
+  elsewhere.step = "gather";
+  EXPECT_FALSE(same_failure(at_loss, elsewhere, &why));
+  EXPECT_EQ(why,
+            "the origin's error is raised at step `loss`, the case's at step "
+            "`gather`");
+  SeenFailure no_step = at_loss;
+  no_step.step.clear();
+  EXPECT_TRUE(same_failure(at_loss, no_step, &why)) << why;
+  SeenFailure other_target = at_loss;
+  other_target.message = "Target 999 is out of bounds.";
+  EXPECT_FALSE(same_failure(at_loss, other_target, &why));
+}
+
 }  // namespace
 }  // namespace casebook

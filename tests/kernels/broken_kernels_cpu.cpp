@@ -1,6 +1,8 @@
 // Deliberately broken CPU twins (see broken_kernels_cpu.h).
 #include "broken_kernels_cpu.h"
 
+#include <algorithm>
+
 #include "common/kernel_status.h"
 #include "common/scalar_convert.h"
 
@@ -96,6 +98,12 @@ CasebookKernelStatus embedding_unchecked(const CasebookEmbeddingArgs& args) {
 CasebookKernelStatus sum_tail_dropped_cpu(const CasebookSumArgs& args) {
   CasebookSumArgs truncated = args;
   truncated.length -= args.length % CASEBOOK_SUM_BLOCK_THREADS;
+  return sum_cpu(truncated);
+}
+
+CasebookKernelStatus sum_first_block_only_cpu(const CasebookSumArgs& args) {
+  CasebookSumArgs truncated = args;
+  truncated.length = std::min<int64_t>(args.length, CASEBOOK_SUM_BLOCK_THREADS);
   return sum_cpu(truncated);
 }
 

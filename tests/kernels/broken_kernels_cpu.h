@@ -12,6 +12,10 @@ namespace casebook::broken {
 
 // The last incomplete block (length % CASEBOOK_SUM_BLOCK_THREADS) is skipped.
 CasebookKernelStatus sum_tail_dropped_cpu(const CasebookSumArgs& args);
+// Only the first block (CASEBOOK_SUM_BLOCK_THREADS elements) is summed: a
+// length of one block or less is right, 257 and beyond lose their tail
+// (the failure `casebook reduce` keeps at its threshold).
+CasebookKernelStatus sum_first_block_only_cpu(const CasebookSumArgs& args);
 // Every addition is rounded to float16.
 CasebookKernelStatus sum_half_accumulation_cpu(const CasebookSumArgs& args);
 // The input is read as if it were contiguous.

@@ -67,6 +67,20 @@ TEST(BrokenKernels, SumWithItsTailDroppedFailsAsMismatch) {
   EXPECT_EQ(summary.exit_code(), 1);
 }
 
+TEST(BrokenKernels, SumOfTheFirstBlockOnlyFailsFromOneBlockPlusOne) {
+  KernelCpuImplementations cpu;
+  cpu.sum = &broken::sum_first_block_only_cpu;
+  const RunSummary summary = run_on_cpu({kernel_cases("sum")}, cpu);
+  expect_caught(summary,
+                "kernels/sum/vs_torch/boundaries~block_boundaries[257]",
+                Family::kMismatch, "");
+  EXPECT_EQ(verdict_of(summary,
+                       "kernels/sum/vs_torch/boundaries~block_boundaries[256]",
+                       Backend::kCpu)
+                .verdict,
+            Verdict::kPass);
+}
+
 TEST(BrokenKernels, SumAccumulatingInHalfPrecisionFailsAsMismatch) {
   KernelCpuImplementations cpu;
   cpu.sum = &broken::sum_half_accumulation_cpu;

@@ -81,6 +81,18 @@ grep -q 'values: \[4, 10, 5\]}$' "$forward_case"
 grep -Eq '^casebook: +embedding/token_10 +FAIL index_out_of_range$' \
   "$work/forward.log"
 echo "PASS: the forward's failure inside the step wrote $forward_case"
+# Issue 50: Recorder(..., reduce=True) reduces the recorded case at once and
+# prints both files; the reduced case keeps the one label of 4.
+train train_reduce.py "$work/reduce.log"
+reduced_case=cases/cross_entropy/batch_64.reduced.yaml
+grep -q "^casebook: recorded the first failure (iteration 0) as cases/cross_entropy/batch_64.yaml\$" \
+  "$work/reduce.log"
+grep -q "^casebook: reduced cases/cross_entropy/batch_64.yaml to $reduced_case\$" \
+  "$work/reduce.log"
+grep -q '^casebook:   from: input \[64, 4\], target \[64\]$' "$work/reduce.log"
+grep -q '^  target: {dtype: int64, shape: \[1\], values: \[4\]}$' "$reduced_case"
+grep -q '^    id: "cross_entropy/batch_64"$' "$reduced_case"
+echo "PASS: the recorder reduced its case to $reduced_case"
 # Issue 34, part 3: the Recorder checks casebook and the op when made, and
 # keeps a batch it cannot capture, with the command that captures it later.
 CASEBOOK=$casebook "$work/venv/bin/python" "$source_dir/tests/python/keep_batch.py" cases

@@ -15,6 +15,7 @@
 #include "device/backend_runtime.h"
 #include "device/kernel_plugin.h"
 #include "kernel_ops/kernel_glue.h"
+#include "kernel_ops/kernel_ops.h"
 
 namespace casebook::simulated_device {
 namespace {
@@ -27,6 +28,9 @@ struct DeviceState {
 };
 DeviceState g_state;
 int g_live_allocations = 0;
+// What the device's launchers run: the CPU references unless a test
+// replaced some (use_kernels).
+kernel_glue::KernelCpuImplementations g_kernels;
 
 void set_error(CasebookGpuError* error, const char* call, bool sticky) {
   error->code = sticky ? 710 : 2;
@@ -119,10 +123,10 @@ void launch(const Args* args, CasebookKernelStatus* status,
 }
 
 // The launchers, one per row of the kernel list (common/kernel_list.h): each
-// runs its kernel's CPU reference.
+// runs its kernel's CPU reference, or the kernel a test put in its place.
 #define CASEBOOK_SIMULATED_LAUNCHER(name, Args)               \
   void name(const Args* args, CasebookKernelStatus* status) { \
-    launch(args, status, &kernels::name##_cpu);               \
+    launch(args, status, g_kernels.name);                     \
   }
 CASEBOOK_FOR_EACH_KERNEL(CASEBOOK_SIMULATED_LAUNCHER)
 #undef CASEBOOK_SIMULATED_LAUNCHER
@@ -246,6 +250,17 @@ Installed::~Installed() {
 }
 
 const KernelPlugin& plugin() { return simulated_plugin(); }
+
+void use_kernels(const kernel_glue::KernelCpuImplementations& kernels) {
+  g_kernels = kernels;
+}
+
+KernelsReplaced::KernelsReplaced(
+    const kernel_glue::KernelCpuImplementations& kernels) {
+  use_kernels(kernels);
+}
+
+KernelsReplaced::~KernelsReplaced() { use_kernels({}); }
 
 int live_allocations() { return g_live_allocations; }
 

@@ -29,6 +29,7 @@
 
 #include "casebook/ops.h"
 #include "common/plugin_abi.h"
+#include "kernel_ops/kernel_ops.h"
 
 namespace casebook {
 struct KernelPlugin;
@@ -66,6 +67,21 @@ const OpRegistry& registry();
 // on cuda, the others pass. Every one should PASS.
 void write_poisoning_set(const std::filesystem::path& folder, int count,
                          const std::set<int>& poisoning);
+
+// The device's kernels: `kernels` (a broken twin, tests/kernels) in place
+// of the CPU references, in this process and the children it forks from
+// now on; use_kernels({}) puts the references back.
+void use_kernels(const kernel_glue::KernelCpuImplementations& kernels);
+
+// use_kernels(kernels) for a scope, the references back at its end.
+class KernelsReplaced {
+ public:
+  explicit KernelsReplaced(
+      const kernel_glue::KernelCpuImplementations& kernels);
+  ~KernelsReplaced();
+  KernelsReplaced(const KernelsReplaced&) = delete;
+  KernelsReplaced& operator=(const KernelsReplaced&) = delete;
+};
 
 // The device's plugin, as a worker's runtime holds it.
 const KernelPlugin& plugin();

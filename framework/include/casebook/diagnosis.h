@@ -48,11 +48,34 @@ Family classify_error(std::string_view message,
 // for an empty text.
 Family classify_python_error(std::string_view first_error);
 
-// Whether a run's first error `message`, of `family`, is the failure that
-// `first_error` (as classify_python_error reads it) reported: the same
-// family and, where the family's message carries what the data did wrong
-// (index_out_of_range, contract: the offending index, the sizes), the same
-// integers in the same order. `why`: the difference, when not.
+// A failure as a run showed it: what "the same failure" compares.
+struct SeenFailure {
+  Family family = Family::kNone;
+  std::string message;  // the first error's text (its first line suffices)
+  // A case of `steps`: the name of the step that raised it; empty where the
+  // case has no steps or the run placed the error at none.
+  std::string step;
+};
+
+// The one rule of "the same failure" (`capture` and `accept` judge a
+// reproduction by it, `reduce` every candidate): `run` is the failure
+// `origin` is when the family is the same and
+// - where the family's message carries what the data did wrong
+//   (index_out_of_range, contract: the offending index, the sizes), it has
+//   the origin's integers in the same order (`Target 1000`);
+// - where the failure is the outputs' (mismatch, nan_or_inf,
+//   skipped_entries, and a failure of no family: "expected ..., got
+//   outputs"), its first line is the origin's with the numbers left out
+//   (the same output, the same kind of difference, against the same truth;
+//   how many elements differ changes with the inputs);
+// - where both name a step, the step is the same.
+// `why`: the difference, when not.
+bool same_failure(const SeenFailure& origin, const SeenFailure& run,
+                  std::string* why);
+
+// The same rule for a failure as Python printed it (`origin.first_error`,
+// read by classify_python_error) and a run's first error `message`, of
+// `family`.
 bool same_failure(std::string_view first_error, Family family,
                   std::string_view message, std::string* why);
 

@@ -127,6 +127,11 @@ struct OpDef : OpDeclaration {
   std::vector<std::string> inputs;           // required, in argument order
   std::vector<std::string> optional_inputs;  // may follow the required ones
   std::vector<std::string> args;             // every argument name it accepts
+  // The value an argument has where a case does not give it, where the op
+  // says (a dispatcher op: its schema's defaults, aten::default_arg;
+  // casebook's own: those they declare): `casebook reduce` drops an
+  // argument equal to it. An argument missing here has no known default.
+  std::map<std::string, ArgValue> arg_defaults;
   // The arguments that take one of a closed set of words, with the words
   // (`reduction`: mean, sum, none): another word is the case's error before
   // anything runs (check_case_against_op), never a run's.

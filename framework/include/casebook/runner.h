@@ -93,6 +93,9 @@ struct CaseVerdict {
   // launching step from a rerun that synchronised after every step; GPU
   // backends only). Empty otherwise. The message ends with it too.
   std::string step_location;
+  // The name of that step (where it raised; not the launching one): what
+  // "the same failure" compares (SeenFailure::step). Empty otherwise.
+  std::string failing_step;
   // A failing mismatch's evidence folder (runner/evidence.h), or
   // "not written (<folder>): <why>"; empty: none written.
   std::string evidence_dir;

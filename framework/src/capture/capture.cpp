@@ -115,34 +115,6 @@ void stream_values(const at::Tensor& tensor, FileBeingWritten& file,
   }
 }
 
-// The tensor as <folder>/<sha256>.npy, streamed while hashed; an existing
-// fixture of that name must hold the same bytes (then it is shared).
-fs::path write_fixture(const at::Tensor& tensor, const fs::path& folder) {
-  const OpenFolder open = OpenFolder::open(folder, true);
-  static std::atomic<unsigned> counter{0};
-  // A name of its own until its digest is known (files/file_writer.h).
-  FileBeingWritten file(open, ".capture-" + std::to_string(::getpid()) + "-" +
-                                  std::to_string(counter++));
-  Sha256 sha;
-  std::vector<int64_t> shape(tensor.sizes().begin(), tensor.sizes().end());
-  const std::string header = npy_header(tensor.scalar_type(), shape);
-  file.write(header);
-  sha.update(header.data(), header.size());
-  stream_values(tensor, file, sha);
-  const std::string digest = sha.hex();
-  const fs::path fixture = folder / (digest + ".npy");
-  if (!file.try_commit_as(digest + ".npy", OnExisting::kRefuse)) {
-    const std::string existing = sha256_streamed(fixture);
-    if (existing != digest) {
-      throw CaptureError(fixture.string() +
-                         ": a fixture of that name already exists with "
-                         "other bytes (sha256 " +
-                         existing + ", this tensor's " + digest + ")");
-    }
-  }
-  return fixture;
-}
-
 // The strides of a non-contiguous tensor as its `layout`; the default for
 // a contiguous one, and for one whose strides a case cannot state
 // (overlapping, negative: a note says so; its values are kept).
@@ -322,6 +294,32 @@ std::string first_line_of_file(const char* file) {
 }
 
 }  // namespace
+
+fs::path write_fixture(const at::Tensor& tensor, const fs::path& folder) {
+  const OpenFolder open = OpenFolder::open(folder, true);
+  static std::atomic<unsigned> counter{0};
+  // A name of its own until its digest is known (files/file_writer.h).
+  FileBeingWritten file(open, ".capture-" + std::to_string(::getpid()) + "-" +
+                                  std::to_string(counter++));
+  Sha256 sha;
+  std::vector<int64_t> shape(tensor.sizes().begin(), tensor.sizes().end());
+  const std::string header = npy_header(tensor.scalar_type(), shape);
+  file.write(header);
+  sha.update(header.data(), header.size());
+  stream_values(tensor, file, sha);
+  const std::string digest = sha.hex();
+  const fs::path fixture = folder / (digest + ".npy");
+  if (!file.try_commit_as(digest + ".npy", OnExisting::kRefuse)) {
+    const std::string existing = sha256_streamed(fixture);
+    if (existing != digest) {
+      throw CaptureError(fixture.string() +
+                         ": a fixture of that name already exists with "
+                         "other bytes (sha256 " +
+                         existing + ", this tensor's " + digest + ")");
+    }
+  }
+  return fixture;
+}
 
 std::string op_folder(const std::string& op) {
   for (const char* prefix : {"torch.", "aten::"}) {

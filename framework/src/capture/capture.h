@@ -71,6 +71,13 @@ constexpr int64_t kInlineLimit = 64;
 // never replaces one. On an error nothing it created is left behind.
 CaptureResult write_capture(const CaptureRequest& request);
 
+// The tensor's logical values as the fixture <folder>/<sha256>.npy (the
+// folder made), streamed while hashed; an existing fixture of that name
+// must hold the same bytes (then it is shared): its path. Throws
+// CaptureError, WriteError.
+std::filesystem::path write_fixture(const at::Tensor& tensor,
+                                    const std::filesystem::path& folder);
+
 // The folder of a case for `op`: `torch.cross_entropy` -> `cross_entropy`,
 // `aten::add.Tensor` -> `add.Tensor`, `kernels.sum` -> `kernels/sum`.
 std::string op_folder(const std::string& op);

@@ -54,6 +54,7 @@ Command add_new(CLI::App& app);        // cli/ops_command.cpp
 Command add_show(CLI::App& app);       // cli/show_command.cpp
 Command add_capture(CLI::App& app);    // cli/capture_command.cpp
 Command add_accept(CLI::App& app);     // cli/accept_command.cpp
+Command add_reduce(CLI::App& app);     // cli/reduce_command.cpp
 Command add_neighbors(CLI::App& app);  // cli/neighbors_command.cpp
 
 }  // namespace casebook

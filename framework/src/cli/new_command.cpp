@@ -39,63 +39,6 @@ bool optional_type(const std::string& type) {
   return !type.empty() && type.back() == '?';
 }
 
-ArgValue arg_of(ArgValue::Kind kind) {
-  ArgValue value;
-  value.kind = kind;
-  return value;
-}
-
-// A schema default as a case's `args` value; `reduction` as Python spells
-// it. nullopt where a case cannot state it (a ScalarType's enum number is no
-// dtype name; a kind of default no case argument has).
-std::optional<ArgValue> default_arg(const c10::Argument& argument,
-                                    const c10::IValue& value) {
-  if (value.isNone()) return arg_of(ArgValue::Kind::kNull);
-  if (value.isBool()) {
-    ArgValue flag = arg_of(ArgValue::Kind::kBool);
-    flag.bool_value = value.toBool();
-    return flag;
-  }
-  const std::string type = aten::argument_type(argument);
-  if (value.isInt()) {
-    if (type.rfind("ScalarType", 0) == 0) return std::nullopt;
-    const int64_t number = value.toInt();
-    if (argument.name() == "reduction" && type == "int" && number >= 0 &&
-        number <= 2) {
-      ArgValue word = arg_of(ArgValue::Kind::kString);
-      word.string_value = number == 0 ? "none" : number == 1 ? "mean" : "sum";
-      return word;
-    }
-    ArgValue integer = arg_of(ArgValue::Kind::kInt);
-    integer.int_value = number;
-    // An int[N] default of one value (`stride=1`) is the list it means.
-    if (!argument.N()) return integer;
-    ArgValue list = arg_of(ArgValue::Kind::kList);
-    list.list.assign(static_cast<size_t>(*argument.N()), integer);
-    return list;
-  }
-  if (value.isDouble()) {
-    ArgValue real = arg_of(ArgValue::Kind::kFloat);
-    real.float_value = value.toDouble();
-    return real;
-  }
-  if (value.isString()) {
-    ArgValue text = arg_of(ArgValue::Kind::kString);
-    text.string_value = value.toStringRef();
-    return text;
-  }
-  if (value.isIntList()) {
-    ArgValue list = arg_of(ArgValue::Kind::kList);
-    for (const int64_t item : value.toIntVector()) {
-      ArgValue integer = arg_of(ArgValue::Kind::kInt);
-      integer.int_value = item;
-      list.list.push_back(integer);
-    }
-    return list;
-  }
-  return std::nullopt;
-}
-
 // The form's entry of an argument with a schema default: the default as a
 // case states it, else a placeholder that says what the schema's is.
 CaseForm::Entry default_entry(const c10::Argument& argument) {
@@ -103,7 +46,7 @@ CaseForm::Entry default_entry(const c10::Argument& argument) {
   entry.name = argument.name();
   entry.note = shown_type(argument);
   const c10::IValue& value = *argument.default_value();
-  entry.value = default_arg(argument, value);
+  entry.value = aten::default_arg(argument);
   if (entry.value) return entry;
   if (aten::argument_type(argument).rfind("ScalarType", 0) == 0) {
     entry.note += ": a dtype";

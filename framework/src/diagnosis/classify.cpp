@@ -312,26 +312,98 @@ Family classify_python_error(std::string_view first_error) {
   return classify_error(message, type);
 }
 
-bool same_failure(std::string_view first_error, Family family,
-                  std::string_view message, std::string* why) {
-  const Family expected = classify_python_error(first_error);
-  if (expected != family) {
-    *why = "the origin's error is " + std::string(family_name(expected)) +
-           ", the case's " + std::string(family_name(family));
+namespace {
+
+// The families whose failure is the outputs': judged by the first line of
+// what differs, its numbers left out.
+bool judged_on_outputs(Family family) {
+  return family == Family::kMismatch || family == Family::kNanOrInf ||
+         family == Family::kSkippedEntries || family == Family::kNone;
+}
+
+// The first line of an outputs' failure, each number written `#`, except
+// the output a comparison names first ("output 1: "): "mismatched
+// elements: # / # (# %) against the reference (cpu)".
+std::string without_numbers(std::string_view message) {
+  std::string_view line = strip_backtrace(message);
+  line = line.substr(0, line.find('\n'));
+  std::string out;
+  constexpr std::string_view kOutput = "output ";
+  if (line.rfind(kOutput, 0) == 0) {
+    const size_t colon = line.find(": ");
+    if (colon != std::string_view::npos) {
+      out = std::string(line.substr(0, colon + 2));
+      line.remove_prefix(colon + 2);
+    }
+  }
+  for (size_t i = 0; i < line.size();) {
+    if (!std::isdigit(static_cast<unsigned char>(line[i]))) {
+      out += line[i++];
+      continue;
+    }
+    while (
+        i < line.size() &&
+        (std::isdigit(static_cast<unsigned char>(line[i])) || line[i] == '.')) {
+      ++i;
+    }
+    out += '#';
+  }
+  return out;
+}
+
+// The rule's part beyond the family: the key of the family's message.
+bool same_key(const SeenFailure& origin, const SeenFailure& run,
+              std::string* why) {
+  const std::string family(family_name(origin.family));
+  if (origin.family == Family::kIndexOutOfRange ||
+      origin.family == Family::kContract) {
+    const std::vector<std::string> key = integers_of(origin.message);
+    if (in_order(key, integers_of(strip_backtrace(run.message)))) return true;
+    *why = "both are " + family +
+           ", but the case's message does not name what the origin's does (" +
+           joined(key) + ")";
     return false;
   }
-  if (family != Family::kIndexOutOfRange && family != Family::kContract) {
-    return true;
+  if (judged_on_outputs(origin.family)) {
+    const std::string key = without_numbers(origin.message);
+    if (key == without_numbers(run.message)) return true;
+    *why = "both are " + family + ", but the origin's is `" + key +
+           "`, the case's `" + without_numbers(run.message) + "`";
+    return false;
   }
+  return true;
+}
+
+}  // namespace
+
+bool same_failure(const SeenFailure& origin, const SeenFailure& run,
+                  std::string* why) {
+  if (origin.family != run.family) {
+    *why = "the origin's error is " + std::string(family_name(origin.family)) +
+           ", the case's " + std::string(family_name(run.family));
+    return false;
+  }
+  if (!same_key(origin, run, why)) return false;
+  if (!origin.step.empty() && !run.step.empty() && origin.step != run.step) {
+    *why = "the origin's error is raised at step `" + origin.step +
+           "`, the case's at step `" + run.step + "`";
+    return false;
+  }
+  return true;
+}
+
+bool same_failure(std::string_view first_error, Family family,
+                  std::string_view message, std::string* why) {
   const std::string_view text = strip_backtrace(first_error);
   const std::string_view type = python_type(text);
-  const std::vector<std::string> key =
-      integers_of(type.empty() ? text : text.substr(type.size() + 2));
-  if (in_order(key, integers_of(strip_backtrace(message)))) return true;
-  *why = "both are " + std::string(family_name(family)) +
-         ", but the case's message does not name what the origin's does (" +
-         joined(key) + ")";
-  return false;
+  SeenFailure origin;
+  origin.family = classify_python_error(first_error);
+  origin.message =
+      std::string(type.empty() ? text : text.substr(type.size() + 2));
+  SeenFailure run;
+  run.family = family;
+  run.message = std::string(message);
+  return same_failure(origin, run, why);
 }
 
 Family classify_signal(int signal) {

@@ -226,7 +226,7 @@ Origin read_origin(Reader& reader, const Entry& entry) {
   static const std::vector<std::string> kOriginKeys{
       "first_error", "iteration", "last_completed_step", "revision", "versions",
       "backend",     "data",      "distinguishing",      "cause",    "change",
-      "control",     "source"};
+      "control",     "source",    "reduced_from"};
   Origin origin;
   if (entry.value.IsNull()) return origin;
   const auto map = reader.read_map(entry.value, reader.where(entry), "origin",

@@ -153,6 +153,11 @@ std::shared_ptr<OpDef> make_dispatcher_op(const Case& kase,
   for (const TensorSpec& spec : kase.inputs) def->inputs.push_back(spec.name);
   for (const auto& [name, value] : kase.args) def->args.push_back(name);
   def->input_arguments = binding.input_arguments;
+  for (const c10::Argument& argument : binding.op.schema().arguments()) {
+    if (auto value = aten::default_arg(argument)) {
+      def->arg_defaults[argument.name()] = std::move(*value);
+    }
+  }
   def->schema = aten::schema_text(binding.op.schema());
   def->random = binding.op.hasTag(at::Tag::nondeterministic_seeded);
   def->placement = OpDef::Placement::kBackendDevice;

@@ -146,6 +146,69 @@ const std::vector<std::string>& all_operator_names() {
   return names;
 }
 
+namespace {
+
+ArgValue arg_of(ArgValue::Kind kind) {
+  ArgValue value;
+  value.kind = kind;
+  return value;
+}
+
+// An integer default: `reduction` as Python spells it, an int[N] of one
+// value as the list it means (`stride=1`); nullopt for a ScalarType's enum
+// number (no dtype name).
+std::optional<ArgValue> integer_default(const c10::Argument& argument,
+                                        int64_t number) {
+  const std::string type = argument_type(argument);
+  if (type.rfind("ScalarType", 0) == 0) return std::nullopt;
+  if (argument.name() == "reduction" && type == "int" && number >= 0 &&
+      number <= 2) {
+    ArgValue word = arg_of(ArgValue::Kind::kString);
+    word.string_value = number == 0 ? "none" : number == 1 ? "mean" : "sum";
+    return word;
+  }
+  ArgValue integer = arg_of(ArgValue::Kind::kInt);
+  integer.int_value = number;
+  if (!argument.N()) return integer;
+  ArgValue list = arg_of(ArgValue::Kind::kList);
+  list.list.assign(static_cast<size_t>(*argument.N()), integer);
+  return list;
+}
+
+}  // namespace
+
+std::optional<ArgValue> default_arg(const c10::Argument& argument) {
+  if (!argument.default_value()) return std::nullopt;
+  const c10::IValue& value = *argument.default_value();
+  if (value.isNone()) return arg_of(ArgValue::Kind::kNull);
+  if (value.isBool()) {
+    ArgValue flag = arg_of(ArgValue::Kind::kBool);
+    flag.bool_value = value.toBool();
+    return flag;
+  }
+  if (value.isInt()) return integer_default(argument, value.toInt());
+  if (value.isDouble()) {
+    ArgValue real = arg_of(ArgValue::Kind::kFloat);
+    real.float_value = value.toDouble();
+    return real;
+  }
+  if (value.isString()) {
+    ArgValue text = arg_of(ArgValue::Kind::kString);
+    text.string_value = value.toStringRef();
+    return text;
+  }
+  if (value.isIntList()) {
+    ArgValue list = arg_of(ArgValue::Kind::kList);
+    for (const int64_t item : value.toIntVector()) {
+      ArgValue integer = arg_of(ArgValue::Kind::kInt);
+      integer.int_value = item;
+      list.list.push_back(integer);
+    }
+    return list;
+  }
+  return std::nullopt;
+}
+
 std::string schema_text(const c10::FunctionSchema& schema) {
   std::ostringstream out;
   out << schema;

@@ -53,6 +53,12 @@ inline bool is_tensor_type(const std::string& base) {
   return base == "Tensor" || base == "Tensor[]" || base == "Tensor?[]";
 }
 
+// An argument's schema default as a case's `args` value states it
+// (`reduction` as Python spells it, an int[N] default of one value as the
+// list it means); nullopt where it has none, or one a case cannot state (a
+// ScalarType's enum number is no dtype name).
+std::optional<ArgValue> default_arg(const c10::Argument& argument);
+
 // "aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"
 std::string schema_text(const c10::FunctionSchema& schema);
 

@@ -23,6 +23,10 @@ OpDef make_op(const char* file, int line, OpDeclaration declaration,
   if (std::find(def.args.begin(), def.args.end(), "reduction") !=
       def.args.end()) {
     def.arg_words["reduction"] = reduction_words();
+    ArgValue mean;
+    mean.kind = ArgValue::Kind::kString;
+    mean.string_value = "mean";  // arg_reduction's default
+    def.arg_defaults["reduction"] = mean;
   }
   def.run = std::move(run);
   def.file = file;

@@ -20,22 +20,48 @@
 namespace casebook {
 namespace {
 
+// The defaults of Python's APIs, which the ops apply and declare
+// (OpDef::arg_defaults).
+constexpr int64_t kIgnoreIndex = -100;
+constexpr double kLabelSmoothing = 0.0;
+constexpr double kNormType = 2.0;
+
+ArgValue arg_value(ArgValue::Kind kind) {
+  ArgValue value;
+  value.kind = kind;
+  return value;
+}
+
+ArgValue int_value(int64_t number) {
+  ArgValue value = arg_value(ArgValue::Kind::kInt);
+  value.int_value = number;
+  return value;
+}
+
+ArgValue float_value(double number) {
+  ArgValue value = arg_value(ArgValue::Kind::kFloat);
+  value.float_value = number;
+  return value;
+}
+
+ArgValue false_value() { return arg_value(ArgValue::Kind::kBool); }
+
 c10::optional<at::Tensor> optional_input(const OpCall& call, size_t index) {
   if (!call.has_input(index)) return c10::nullopt;
   return call.input(index);
 }
 
 std::vector<at::Tensor> torch_cross_entropy(const OpCall& call) {
-  return {at::cross_entropy_loss(call.input(0), call.input(1),
-                                 optional_input(call, 2), arg_reduction(call),
-                                 call.arg_int("ignore_index", -100),
-                                 call.arg_double("label_smoothing", 0.0))};
+  return {at::cross_entropy_loss(
+      call.input(0), call.input(1), optional_input(call, 2),
+      arg_reduction(call), call.arg_int("ignore_index", kIgnoreIndex),
+      call.arg_double("label_smoothing", kLabelSmoothing))};
 }
 
 std::vector<at::Tensor> torch_nll_loss(const OpCall& call) {
   return {at::nll_loss_nd(call.input(0), call.input(1), optional_input(call, 2),
                           arg_reduction(call),
-                          call.arg_int("ignore_index", -100))};
+                          call.arg_int("ignore_index", kIgnoreIndex))};
 }
 
 // torch.nn.functional.embedding(input, weight, padding_idx=None,
@@ -71,7 +97,7 @@ std::vector<at::Tensor> torch_embedding(const OpCall& call) {
   if (call.has_arg("max_norm") &&
       call.args.at("max_norm").kind != ArgValue::Kind::kNull) {
     const double max_norm = call.arg_double("max_norm", 0.0);
-    const double norm_type = call.arg_double("norm_type", 2.0);
+    const double norm_type = call.arg_double("norm_type", kNormType);
     table = weight.clone();
     at::NoGradGuard no_grad;
     at::embedding_renorm_(table, indices.contiguous(), max_norm, norm_type);
@@ -99,20 +125,34 @@ std::vector<at::Tensor> torch_sum(const OpCall& call) {
 }  // namespace
 
 void register_torch_ops(OpRegistry& registry) {
-  registry.add(make_op(CASEBOOK_OP_SITE, torch_cross_entropy_declaration(),
-                       {"input", "target"}, {"weight"},
-                       {"ignore_index", "reduction", "label_smoothing"},
-                       torch_cross_entropy));
-  registry.add(make_op(CASEBOOK_OP_SITE, torch_nll_loss_declaration(),
-                       {"input", "target"}, {"weight"},
-                       {"ignore_index", "reduction"}, torch_nll_loss));
-  registry.add(make_op(
+  OpDef cross_entropy = make_op(
+      CASEBOOK_OP_SITE, torch_cross_entropy_declaration(), {"input", "target"},
+      {"weight"}, {"ignore_index", "reduction", "label_smoothing"},
+      torch_cross_entropy);
+  cross_entropy.arg_defaults["ignore_index"] = int_value(kIgnoreIndex);
+  cross_entropy.arg_defaults["label_smoothing"] = float_value(kLabelSmoothing);
+  registry.add(std::move(cross_entropy));
+  OpDef nll_loss = make_op(CASEBOOK_OP_SITE, torch_nll_loss_declaration(),
+                           {"input", "target"}, {"weight"},
+                           {"ignore_index", "reduction"}, torch_nll_loss);
+  nll_loss.arg_defaults["ignore_index"] = int_value(kIgnoreIndex);
+  registry.add(std::move(nll_loss));
+  OpDef embedding = make_op(
       CASEBOOK_OP_SITE, torch_embedding_declaration(), {"weight", "indices"},
       {},
       {"padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse"},
-      torch_embedding));
-  registry.add(make_op(CASEBOOK_OP_SITE, torch_sum_declaration(), {"input"}, {},
-                       {"dim", "keepdim", "dtype"}, torch_sum));
+      torch_embedding);
+  embedding.arg_defaults = {{"padding_idx", arg_value(ArgValue::Kind::kNull)},
+                            {"max_norm", arg_value(ArgValue::Kind::kNull)},
+                            {"norm_type", float_value(kNormType)},
+                            {"scale_grad_by_freq", false_value()},
+                            {"sparse", false_value()}};
+  registry.add(std::move(embedding));
+  OpDef sum = make_op(CASEBOOK_OP_SITE, torch_sum_declaration(), {"input"}, {},
+                      {"dim", "keepdim", "dtype"}, torch_sum);
+  sum.arg_defaults = {{"keepdim", false_value()},
+                      {"dtype", arg_value(ArgValue::Kind::kNull)}};
+  registry.add(std::move(sum));
 }
 
 }  // namespace casebook

@@ -74,7 +74,7 @@ CaseVerdict fit_to_show(CaseVerdict verdict) {
       printable_line(bounded_text(verdict_message(verdict), kMessageBytes));
   for (std::string* line :
        {&verdict.explanation, &verdict.expectation_reason, &verdict.first_error,
-        &verdict.step_location, &verdict.evidence_dir}) {
+        &verdict.step_location, &verdict.failing_step, &verdict.evidence_dir}) {
     *line = printable_line(bounded_text(*line, kMessageBytes));
   }
   verdict.details =
@@ -263,7 +263,13 @@ void judge_expected(const JudgeInputs& in, const Expectation& expect,
 // GPU worker (rerun alone in a fresh process, and whether that confirmed it).
 void add_run_details(const JudgeInputs& in, CaseVerdict* verdict) {
   const JobResult& result = in.run->result;
-  verdict->step_location = step_location(in.planned.value(), result);
+  const Case& kase = in.planned.value();
+  verdict->step_location = step_location(kase, result);
+  const std::optional<int>& step = result.report.step;
+  if (!verdict->step_location.empty() && step && *step >= 0 &&
+      static_cast<size_t>(*step) < kase.steps.size()) {
+    verdict->failing_step = kase.steps[static_cast<size_t>(*step)].name;
+  }
   if (!result.first_attempt || result.timed_out || !is_gpu(in.backend)) return;
   verdict->poisoned_worker = true;
   verdict->poison_confirmed = result.report.poisoned;

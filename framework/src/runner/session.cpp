@@ -62,58 +62,62 @@ bool runs_on_host_only(const OpDef& op) {
   return op.placement == OpDef::Placement::kHost && !op.needs_kernel_plugin;
 }
 
+// Plans one case: its conditions resolved with the plan's facts, its id
+// checked against the ids planned before (`ids`), its op resolved and the
+// backends it reports on chosen (load_plan, plan_cases).
+void add_planned_case(Plan& plan, PlannedCase planned,
+                      const RunOptions& options,
+                      std::map<std::string, fs::path>& ids) {
+  const OpRegistry& registry = registry_of(options);
+  const fs::path& file = planned.loaded.file;
+  if (planned.loaded.value) {
+    resolve_conditions(*planned.loaded.value, plan.host_facts);
+  }
+  auto [first, fresh] = ids.emplace(planned.loaded.id, file);
+  if (!fresh) {
+    planned.plan_errors.push_back(file.string() + ": case id `" +
+                                  planned.loaded.id + "` is also the id of " +
+                                  first->second.string() +
+                                  "; give one of them another `id`");
+  }
+  if (planned.loaded.ok()) {
+    ResolvedOp resolved = resolve_op(planned.value(), registry);
+    for (std::string& error : resolved.problems) {
+      planned.plan_errors.push_back(std::move(error));
+    }
+    planned.op = resolved.def;
+    planned.generated_op = std::move(resolved.generated);
+    for (Backend backend : options.backends) {
+      if (planned.value().runs_on(backend)) planned.reported.push_back(backend);
+    }
+    // A host op (validate.*) runs on the CPU whatever the backend: one
+    // verdict, in the cpu lane; never a cuda or hip verdict for a run no
+    // GPU took part in.
+    if (planned.op != nullptr && runs_on_host_only(*planned.op)) {
+      const bool cpu =
+          std::find(planned.reported.begin(), planned.reported.end(),
+                    Backend::kCpu) != planned.reported.end();
+      planned.reported.clear();
+      if (cpu) planned.reported.push_back(Backend::kCpu);
+    }
+  } else {
+    planned.reported = options.backends;
+  }
+  // A case that cannot run is wrong wherever it would run: one ERROR (one
+  // row, one JUnit entry, one gtest test), on the first backend asked.
+  if (!planned.runnable() && planned.reported.size() > 1) {
+    planned.reported.resize(1);
+  }
+  plan.cases.push_back(std::move(planned));
+}
+
 }  // namespace
 
 Plan load_plan(const std::vector<fs::path>& paths, const RunOptions& options) {
   Plan plan;
-  const OpRegistry& registry = registry_of(options);
   std::map<std::string, fs::path> ids;
   // `when` conditions read this run's environment (LibTorch, OS, CPU).
   plan.host_facts = condition_facts(TORCH_VERSION);
-  const EnvironmentFacts& facts = plan.host_facts;
-  // A case, then each neighbour it declares: a run of its own, from the
-  // same file (casebook/neighbors.h).
-  auto add_case = [&](PlannedCase planned) {
-    const fs::path& file = planned.loaded.file;
-    if (planned.loaded.value) resolve_conditions(*planned.loaded.value, facts);
-    auto [first, fresh] = ids.emplace(planned.loaded.id, file);
-    if (!fresh) {
-      planned.plan_errors.push_back(file.string() + ": case id `" +
-                                    planned.loaded.id + "` is also the id of " +
-                                    first->second.string() +
-                                    "; give one of them another `id`");
-    }
-    if (planned.loaded.ok()) {
-      ResolvedOp resolved = resolve_op(planned.value(), registry);
-      for (std::string& error : resolved.problems) {
-        planned.plan_errors.push_back(std::move(error));
-      }
-      planned.op = resolved.def;
-      planned.generated_op = std::move(resolved.generated);
-      for (Backend backend : options.backends) {
-        if (planned.value().runs_on(backend))
-          planned.reported.push_back(backend);
-      }
-      // A host op (validate.*) runs on the CPU whatever the backend: one
-      // verdict, in the cpu lane; never a cuda or hip verdict for a run no
-      // GPU took part in.
-      if (planned.op != nullptr && runs_on_host_only(*planned.op)) {
-        const bool cpu =
-            std::find(planned.reported.begin(), planned.reported.end(),
-                      Backend::kCpu) != planned.reported.end();
-        planned.reported.clear();
-        if (cpu) planned.reported.push_back(Backend::kCpu);
-      }
-    } else {
-      planned.reported = options.backends;
-    }
-    // A case that cannot run is wrong wherever it would run: one ERROR (one
-    // row, one JUnit entry, one gtest test), on the first backend asked.
-    if (!planned.runnable() && planned.reported.size() > 1) {
-      planned.reported.resize(1);
-    }
-    plan.cases.push_back(std::move(planned));
-  };
   std::vector<CaseError> refused;
   const std::vector<fs::path> files = find_case_files(
       paths, &plan.missing_paths, &refused, options.allow_links_outside);
@@ -123,7 +127,7 @@ Plan load_plan(const std::vector<fs::path>& paths, const RunOptions& options) {
     planned.loaded.id = derive_case_id(
         error.where.file, named_folder_of(error.where.file, paths));
     planned.loaded.errors.push_back(std::move(error));
-    add_case(std::move(planned));
+    add_planned_case(plan, std::move(planned), options, ids);
   }
   for (const fs::path& file : files) {
     PlannedCase planned;
@@ -132,15 +136,29 @@ Plan load_plan(const std::vector<fs::path>& paths, const RunOptions& options) {
     if (planned.loaded.ok()) {
       neighbors = declared_neighbors(planned.value()).neighbors;
     }
-    add_case(std::move(planned));
+    add_planned_case(plan, std::move(planned), options, ids);
+    // Each neighbour it declares: a run of its own, from the same file
+    // (casebook/neighbors.h).
     for (Neighbor& neighbor : neighbors) {
       PlannedCase generated;
       generated.neighbor = true;
       generated.loaded.file = file;
       generated.loaded.id = neighbor.id;
       generated.loaded.value = std::move(neighbor.value);
-      add_case(std::move(generated));
+      add_planned_case(plan, std::move(generated), options, ids);
     }
+  }
+  return plan;
+}
+
+Plan plan_cases(std::vector<LoadedCase> cases, const RunOptions& options) {
+  Plan plan;
+  std::map<std::string, fs::path> ids;
+  plan.host_facts = condition_facts(TORCH_VERSION);
+  for (LoadedCase& loaded : cases) {
+    PlannedCase planned;
+    planned.loaded = std::move(loaded);
+    add_planned_case(plan, std::move(planned), options, ids);
   }
   return plan;
 }
@@ -303,7 +321,9 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
   // Before anything runs: a runner that may not fork runs nothing.
   require_safe_to_fork("the runs of this plan");
   execution.backends =
-      probe_backends(backends_to_probe(plan, selected, options.required));
+      plan.probed
+          ? *plan.probed
+          : probe_backends(backends_to_probe(plan, selected, options.required));
   if (observer.on_start) observer.on_start(execution.backends);
   record_device_facts(plan, execution.backends);
   apply_required(options.required, &execution.backends);

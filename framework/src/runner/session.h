@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,10 @@ struct Plan {
   // answered (execute_plan); the cases are not changed by it: what a case
   // must do in this run is expectation_in_run (runner/planner.h).
   std::map<Backend, EnvironmentFacts> device_facts;
+  // The GPU backends as a probe of this process already answered (a
+  // reducer's candidates, run one after another); nullopt: execute_plan
+  // probes them.
+  std::optional<std::map<Backend, BackendStatus>> probed;
 };
 
 // Loads every case file under `paths` and checks it against its op. Every
@@ -33,6 +38,13 @@ struct Plan {
 // for, else none.
 Plan load_plan(const std::vector<std::filesystem::path>& paths,
                const RunOptions& options);
+
+// A plan of cases made in memory, each `loaded.value` set (`casebook
+// reduce`'s candidates): each planned as load_plan plans a file's case (its
+// conditions resolved, its op resolved and checked, the backends it reports
+// on), `loaded.file` naming the file its fixtures resolve from. Their
+// `neighbors` are not expanded.
+Plan plan_cases(std::vector<LoadedCase> cases, const RunOptions& options);
 
 // Whether `pattern` (a glob; empty matches all) selects this case and backend:
 // it is matched against "<id>", "<id>/<backend>" and the file path.

@@ -153,6 +153,14 @@ CasebookKernelStatus sum_tail_dropped(const CasebookSumArgs& args) {
   return sum_launch(truncated);
 }
 
+CasebookKernelStatus sum_first_block_only(const CasebookSumArgs& args) {
+  CasebookSumArgs truncated = args;
+  if (truncated.length > CASEBOOK_SUM_BLOCK_THREADS) {
+    truncated.length = CASEBOOK_SUM_BLOCK_THREADS;
+  }
+  return sum_launch(truncated);
+}
+
 CasebookKernelStatus sum_half_accumulation(const CasebookSumArgs& args) {
   cudaStream_t stream = static_cast<cudaStream_t>(args.stream);
   switch (args.input_type) {

@@ -10,6 +10,7 @@
 // names it (broken_entry.cu).
 #define CASEBOOK_FOR_EACH_BROKEN_VARIANT(X) \
   X(sum_tail_dropped, sum)                  \
+  X(sum_first_block_only, sum)              \
   X(sum_half_accumulation, sum)             \
   X(softmax_stride_ignored, softmax)        \
   X(nll_loss_bound_check_removed, nll_loss) \
@@ -20,6 +21,8 @@ namespace CASEBOOK_GPU_NS::broken {
 
 // The last incomplete block is never launched.
 CasebookKernelStatus sum_tail_dropped(const CasebookSumArgs& args);
+// Only the first block is summed: 257 elements and beyond lose their tail.
+CasebookKernelStatus sum_first_block_only(const CasebookSumArgs& args);
 // Every addition is rounded to float16.
 CasebookKernelStatus sum_half_accumulation(const CasebookSumArgs& args);
 // The input is read as if it were contiguous.
