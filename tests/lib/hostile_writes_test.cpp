@@ -10,6 +10,7 @@
 #include <string>
 
 #include "run_command.h"
+#include "tensors/fixtures.h"
 
 namespace casebook {
 namespace {
@@ -242,6 +243,29 @@ TEST_F(PlantedLinks, TwoCasesNeverShareAnEvidenceFolder) {
   EXPECT_TRUE(fs::exists(repo_ / "ev" / "a%2Fb.cpu" / "seeds.txt"))
       << run.output;
   EXPECT_TRUE(fs::exists(repo_ / "ev" / "a_b.cpu" / "seeds.txt")) << run.output;
+}
+
+// capture writes neither through a linked op folder nor through a planted
+// lock of the case it writes.
+TEST_F(PlantedLinks, CaptureWritesThroughNeitherALinkedFolderNorALock) {
+  write_npy(repo_ / "x.npy", at::ones({3}));
+  const std::string capture =
+      "capture --op torch.neg --tensor input=x.npy --no-run --cases cases "
+      "--name ";
+  fs::rename(repo_ / "cases" / "neg", repo_ / "neg_kept");
+  fs::create_directory_symlink(outside_, repo_ / "cases" / "neg");
+  const CommandResult linked = casebook(capture + "one");
+  EXPECT_NE(linked.status, 0) << linked.output;
+  EXPECT_NE(linked.output.find("a link"), std::string::npos) << linked.output;
+  expect_outside_untouched(linked);
+  fs::remove(repo_ / "cases" / "neg");
+  fs::create_directories(repo_ / "cases" / "neg");
+  fs::create_symlink(victim_, repo_ / "cases" / "neg" / "two.yaml.lock");
+  const CommandResult locked = casebook(capture + "two");
+  EXPECT_EQ(locked.status, 2) << locked.output;
+  EXPECT_NE(locked.output.find("two.yaml.lock: exists"), std::string::npos)
+      << locked.output;
+  expect_outside_untouched(locked);
 }
 
 }  // namespace
