@@ -24,6 +24,7 @@
 
 #include "casebook/loader.h"
 #include "casebook/printable.h"
+#include "remove_tree.h"
 
 namespace casebook {
 namespace {
@@ -34,24 +35,7 @@ int from_environment(const char* name, int fallback) {
   return text != nullptr && *text != '\0' ? std::atoi(text) : fallback;
 }
 
-// Removes a tree by descriptors, giving its folders back their permissions.
-void remove_tree(int parent, const char* name) {
-  if (unlinkat(parent, name, 0) == 0) return;
-  fchmodat(parent, name, 0700, 0);
-  const int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-  if (fd < 0) return;
-  DIR* folder = fdopendir(fd);
-  if (folder == nullptr) {
-    close(fd);
-    return;
-  }
-  while (const dirent* entry = readdir(folder)) {
-    const std::string child = entry->d_name;
-    if (child != "." && child != "..") remove_tree(fd, child.c_str());
-  }
-  closedir(folder);
-  unlinkat(parent, name, AT_REMOVEDIR);
-}
+using testing_support::remove_tree_at;
 
 // One random tree under `root`/cases: the case files made, for the check.
 class TreeMaker {
@@ -206,7 +190,7 @@ TEST(CaseTreeFuzz, NoCaseIsLostAndNothingOutsideIsTaken) {
     TreeMaker maker(root, &random);
     const std::vector<fs::path> made = maker.make();
     const std::string problems = walk_as_nobody(root, made);
-    remove_tree(AT_FDCWD, root.c_str());
+    remove_tree_at(AT_FDCWD, root.c_str());
     if (problems == "skip") GTEST_SKIP() << "cannot walk as nobody";
     ASSERT_EQ(problems, "") << "seed " << seed << ", round " << round;
   }

@@ -18,29 +18,13 @@
 #include <string>
 
 #include "casebook/loader.h"
+#include "remove_tree.h"
 
 namespace casebook {
 namespace {
 namespace fs = std::filesystem;
 
-// Removes `name` under the folder `parent` (a descriptor) and all below it,
-// by descriptors: fs::remove_all goes by paths and stops at PATH_MAX.
-void remove_at(int parent, const char* name) {
-  if (unlinkat(parent, name, 0) == 0) return;
-  const int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-  if (fd < 0) return;
-  DIR* folder = fdopendir(fd);
-  if (folder == nullptr) {
-    close(fd);
-    return;
-  }
-  while (const dirent* entry = readdir(folder)) {
-    const std::string child = entry->d_name;
-    if (child != "." && child != "..") remove_at(fd, child.c_str());
-  }
-  closedir(folder);
-  unlinkat(parent, name, AT_REMOVEDIR);
-}
+using testing_support::remove_tree_at;
 
 // What the walk of `named` finds and refuses: a line per file found
 // ("found PATH"), then one per refusal ("refused MESSAGE").
@@ -69,7 +53,7 @@ class Walk : public testing::Test {
                                fs::perms::group_exec | fs::perms::others_read |
                                fs::perms::others_exec);
   }
-  void TearDown() override { remove_at(AT_FDCWD, root_.c_str()); }
+  void TearDown() override { remove_tree_at(AT_FDCWD, root_.c_str()); }
   fs::path write(const std::string& relative) {
     const fs::path path = root_ / relative;
     fs::create_directories(path.parent_path());

@@ -254,6 +254,30 @@ std::vector<std::string> finish_outputs(JunitWriter* junit,
   return not_written;
 }
 
+// What a run prints once it has ended: the number of case files the paths
+// hold (those refused with them: a walk that lost files would show it
+// here), the environment, the table and, where asked, the slowest runs.
+void print_after_the_run(const Plan& plan, const RunSummary& summary,
+                         const Environment& environment,
+                         const RunOutput& output, bool colour) {
+  const auto files = std::count_if(
+      plan.cases.begin(), plan.cases.end(),
+      [](const PlannedCase& planned) { return !planned.neighbor; });
+  std::cout << files
+            << (files == 1 ? " case file found\n" : " case files found\n");
+  if (!output.quiet) print_environment(std::cout, environment);
+  TableStyle style;
+  style.colour = colour;
+  style.details = output.details;
+  style.every_run = output.verbose;
+  style.quiet = output.quiet;
+  style.every_case = output.table;
+  print_verdict_table(std::cout, summary, style);
+  if (output.durations > 0) {
+    print_durations(std::cout, summary, output.durations);
+  }
+}
+
 }  // namespace
 
 int run_command(const CommonArguments& arguments, const RunOutput& output) {
@@ -303,25 +327,8 @@ int run_command(const CommonArguments& arguments, const RunOutput& output) {
     return kExitUsage;
   }
   progress.finish();
-  // Every case file the paths hold, those refused with them (a folder that
-  // cannot be listed is one): a walk that lost files would show it here.
-  const auto files = std::count_if(
-      plan.cases.begin(), plan.cases.end(),
-      [](const PlannedCase& planned) { return !planned.neighbor; });
-  std::cout << files
-            << (files == 1 ? " case file found\n" : " case files found\n");
   const Environment environment = run_environment(execution.backends);
-  if (!output.quiet) print_environment(std::cout, environment);
-  TableStyle style;
-  style.colour = colour;
-  style.details = output.details;
-  style.every_run = output.verbose;
-  style.quiet = output.quiet;
-  style.every_case = output.table;
-  print_verdict_table(std::cout, execution.summary, style);
-  if (output.durations > 0) {
-    print_durations(std::cout, execution.summary, output.durations);
-  }
+  print_after_the_run(plan, execution.summary, environment, output, colour);
   const std::vector<std::string> not_written = finish_outputs(
       junit.get(), output, execution.summary, environment, record);
   if (!not_written.empty()) return kExitNotWritten;
