@@ -36,10 +36,9 @@ case "$lane" in
     from=${CASEBOOK_TORCH_FROM:-auto}
     [ "$lane" = debian ] && from=system
     export CASEBOOK_TORCH_FROM=$from
-    # One ctest test per backend for cases/ (one LibTorch start each), not
-    # one per case file (CASEBOOK_CTEST_EACH_CASE, cmake/CasebookAddCases.cmake).
-    timed configure cmake --preset cpu -DCASEBOOK_TORCH_FROM="$from" \
-      -DCASEBOOK_CTEST_EACH_CASE=OFF
+    # cases/ as a user's project has it: a test per case file, after one
+    # batch run of the folder (CASEBOOK_CTEST_EACH_CASE, cmake/CasebookAddCases.cmake).
+    timed configure cmake --preset cpu -DCASEBOOK_TORCH_FROM="$from"
     timed build cmake --build --preset cpu
     timed ctest ctest --preset cpu -j "$jobs" "$@"
     # The installed CMake package, used by a project of its own (examples/).
@@ -60,7 +59,7 @@ case "$lane" in
     CASEBOOK_PYTHON=$(ci/install-torch.sh 2.13.0)
     export CASEBOOK_PYTHON
     timed install-torch true
-    timed configure cmake --preset pip-cpu -DCASEBOOK_CTEST_EACH_CASE=OFF
+    timed configure cmake --preset pip-cpu
     timed build cmake --build --preset pip-cpu
     timed ctest ctest --preset pip-cpu -j "$jobs" "$@"
     timed downstream ci/downstream.sh build/pip-cpu

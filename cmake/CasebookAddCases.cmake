@@ -17,13 +17,18 @@
 #
 # EACH_CASE ON: the cpu backend gets one ctest test per case file instead,
 # `<prefix>.cpu/<id>` (its id: the path under the folder without .yaml; its
-# neighbours run with it), so that `ctest -R label_4` runs that case. The
-# files are globbed with CONFIGURE_DEPENDS: `cmake --build` picks up a new
-# or removed file with no CMake edit. Each is a process of its own, a
-# LibTorch start each (about 0.7 s of CPU), so a folder of many cases takes
-# longer than its one `<prefix>.cpu` test: CI turns it off
-# (-DCASEBOOK_CTEST_EACH_CASE=OFF, ci/lane.sh). GPU backends keep one test
-# each (one GPU, one device start).
+# neighbours run with it), so that `ctest -R label_4` runs that case and
+# `--output-on-failure` shows its failure block; the files are globbed with
+# CONFIGURE_DEPENDS: `cmake --build` picks up a new or removed file with no
+# CMake edit. The cost model: a LibTorch start costs about 0.7 s of CPU, a
+# case a few milliseconds, so the folder is run once, by the batch test
+# `<prefix>.cpu.batch` (in parallel, JUnit to <build>/junit/<prefix>-cpu.xml;
+# it fails only when it could not run), and each file's test (a shell that
+# reads the file's record, no LibTorch) depends on it: a whole `ctest` costs
+# one run of the folder plus a few milliseconds a file. A file's test
+# selected alone (`ctest -R <id>`: DEPENDS orders, it adds no test) runs its
+# own file and reads no other. GPU backends keep one test each (one GPU,
+# one device start).
 #
 # OPS: a library target holding the project's own ops and kernels, with a
 # function `void <function>(casebook::OpRegistry&)` at global scope (default
@@ -48,29 +53,35 @@ option(CASEBOOK_CTEST_EACH_CASE
   "casebook_add_cases: one ctest test per case file on cpu (ctest -R <case>), not one per folder"
   ON)
 
-# `<id>` as a glob that matches only itself: fnmatch's special characters
-# escaped (a neighbour's `[C]`, a file named `a*b.yaml`).
-function(_casebook_glob_escape text out)
-  string(REGEX REPLACE "([][*?\\])" "\\\\\\1" _escaped "${text}")
-  set(${out} "${_escaped}" PARENT_SCOPE)
-endfunction()
-
-# One ctest test per case file under `dir` on cpu (EACH_CASE).
+# EACH_CASE: one ctest test per case file on cpu, `<prefix>.cpu/<id>`, and
+# one batch test, `<prefix>.cpu.batch`, that they depend on. The batch runs
+# the folder once (`casebook run --ctest-records`, every core) and keeps
+# each file's verdicts; each file's test then shows its record through
+# casebook_ctest_case.sh (a shell, no LibTorch start) and exits with its
+# status. Without the batch (`ctest -R <id>` selects only the file's test;
+# DEPENDS orders, it does not add) the file's test runs its file alone.
 function(_casebook_add_each_case runner dir prefix)
   file(GLOB_RECURSE _files CONFIGURE_DEPENDS RELATIVE "${dir}" "${dir}/*.yaml")
   list(SORT _files)
+  set(_records "${CMAKE_CURRENT_BINARY_DIR}/casebook-records/${prefix}")
+  _casebook_skip_return_code(_skip)
+  add_test(NAME ${prefix}.cpu.batch
+    COMMAND ${runner} run --backend cpu --quiet --ctest-records ${_records}
+            --junit ${CMAKE_BINARY_DIR}/junit/${prefix}-cpu.xml ${dir})
+  # Its record for --last-failed stays in the build tree: a ctest run
+  # writes nothing beside the cases.
+  set_tests_properties(${prefix}.cpu.batch PROPERTIES
+    LABELS "cases;cpu" SKIP_RETURN_CODE ${_skip}
+    ENVIRONMENT "CASEBOOK_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/casebook-cache/${prefix}")
   foreach(_file IN LISTS _files)
     string(REGEX REPLACE "\\.yaml$" "" _id "${_file}")
-    string(MAKE_C_IDENTIFIER "${_id}" _junit)
-    _casebook_glob_escape("${dir}/${_file}" _pattern)
-    # The folder is named, as for the whole lane, so that ids are the same;
-    # the filter on the file's path runs this file and its neighbours.
     add_test(NAME ${prefix}.cpu/${_id}
-      COMMAND ${runner} test --backend cpu ${dir} --filter ${_pattern}
-              --gtest_output=xml:${CMAKE_BINARY_DIR}/junit/${prefix}-cpu-${_junit}.xml)
-    _casebook_skip_return_code(_skip)
+      COMMAND ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/casebook_ctest_case.sh ${_records}/${_file}.record
+              ${dir}/${_file} $<TARGET_FILE:${runner}> test --backend cpu
+              ${dir}/${_file})
     set_tests_properties(${prefix}.cpu/${_id} PROPERTIES
-      LABELS "cases;cpu" SKIP_RETURN_CODE ${_skip})
+      LABELS "cases;cpu" SKIP_RETURN_CODE ${_skip}
+      DEPENDS ${prefix}.cpu.batch)
   endforeach()
 endfunction()
 

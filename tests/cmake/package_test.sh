@@ -186,8 +186,9 @@ for variable in CASEBOOK_ENABLE_CUDA CASEBOOK_ENABLE_HIP CMAKE_CUDA_COMPILER \
 done
 if cmake -S "$dir" -B "$dir/build" "${cache_args[@]}" >"$work/subproject.log" 2>&1 &&
    ctest --test-dir "$dir/build" -N >"$work/subproject-tests.log" 2>&1 &&
-   grep -q 'mine\.cpu' "$work/subproject-tests.log" &&
-   grep -q 'Total Tests: 1$' "$work/subproject-tests.log"; then
+   grep -q 'mine\.cpu\.batch$' "$work/subproject-tests.log" &&
+   grep -q 'mine\.cpu/cross_entropy/label_out_of_range$' "$work/subproject-tests.log" &&
+   grep -q 'Total Tests: 2$' "$work/subproject-tests.log"; then
   pass "subproject: FetchContent of the source tree gives its targets and casebook_add_cases, not its own tests"
 else
   fail "subproject: configure" "$work/subproject.log"

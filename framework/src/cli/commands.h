@@ -65,6 +65,10 @@ struct RunOutput {
   bool fail_fast = false;  // --fail-fast: RunOptions::fail_fast
   bool table = false;      // --table: a row per case however many
   int durations = 0;       // --durations N: the N slowest runs, listed
+  // --ctest-records DIR: each case file's result kept for its ctest test
+  // (cli/ctest_records.h); the exit status then says only whether they
+  // were written.
+  std::string ctest_records;
 };
 
 // The exit status of `command` ("casebook run") for `summary`: its own (0 or

@@ -16,6 +16,7 @@
 #include "child/fork_safe_aten.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/ctest_records.h"
 #include "cli/filter_check.h"
 #include "cli/last_failed.h"
 #include "runner/junit.h"
@@ -71,6 +72,37 @@ bool parse_shard(const std::string& text, int* index, int* count) {
   }
 }
 
+namespace {
+
+// The paths a run names (cases/ when none), each there or refused by name.
+bool to_run_paths(const CommonArguments& arguments,
+                  std::vector<fs::path>* paths) {
+  paths->clear();
+  for (const std::string& path : arguments.paths) paths->emplace_back(path);
+  if (paths->empty()) {
+    std::error_code error;
+    if (!fs::is_directory("cases", error)) {
+      std::cerr << "casebook: no cases/ folder here; name the case files or "
+                   "folders to run\n";
+      return false;
+    }
+    paths->emplace_back("cases");
+  }
+  for (const fs::path& path : *paths) {
+    // One that cannot be looked at (a folder above it unreadable) goes on
+    // to the walk, which refuses it by name (find_case_files).
+    std::error_code error;
+    if (!fs::exists(path, error) && !error) {
+      std::cerr << "casebook: " << printable_line(path.string())
+                << ": no such file or folder\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 bool to_run_options(const CommonArguments& arguments, RunOptions* options,
                     std::vector<fs::path>* paths) {
   options->backends.clear();
@@ -119,27 +151,7 @@ bool to_run_options(const CommonArguments& arguments, RunOptions* options,
   options->case_id = arguments.case_id;
   options->evidence_root = arguments.evidence;
   options->allow_links_outside = arguments.allow_links_outside;
-  paths->clear();
-  for (const std::string& path : arguments.paths) paths->emplace_back(path);
-  if (paths->empty()) {
-    std::error_code error;
-    if (!fs::is_directory("cases", error)) {
-      std::cerr << "casebook: no cases/ folder here; name the case files or "
-                   "folders to run\n";
-      return false;
-    }
-    paths->emplace_back("cases");
-  }
-  for (const fs::path& path : *paths) {
-    // One that cannot be looked at (a folder above it unreadable) goes on
-    // to the walk, which refuses it by name (find_case_files).
-    std::error_code error;
-    if (!fs::exists(path, error) && !error) {
-      std::cerr << "casebook: " << printable_line(path.string())
-                << ": no such file or folder\n";
-      return false;
-    }
-  }
+  if (!to_run_paths(arguments, paths)) return false;
   // The runner compares outputs in one thread: an OpenMP pool started in the
   // runner would hang children forked after it.
   keep_aten_single_threaded();
@@ -192,6 +204,16 @@ Selection last_failed_selection(const Plan& plan, Selection selected,
   return [failed](const PlannedCase& planned, Backend backend) {
     return failed->count({planned.loaded.id, backend}) > 0;
   };
+}
+
+// The runs the options select; with --last-failed, those of them that
+// failed when last run.
+Selection run_selection(const Plan& plan, const RunOptions& options,
+                        bool last_failed, const fs::path& record) {
+  Selection selected = [&options](const PlannedCase& planned, Backend backend) {
+    return selected_by(options, planned, backend);
+  };
+  return last_failed ? last_failed_selection(plan, selected, record) : selected;
 }
 
 size_t count_selected(const Plan& plan, const Selection& selected) {
@@ -278,26 +300,52 @@ void print_after_the_run(const Plan& plan, const RunSummary& summary,
   }
 }
 
+// --ctest-records keeps records by path under one folder: one is named.
+bool ctest_records_usable(const RunOutput& output,
+                          const std::vector<fs::path>& paths) {
+  std::error_code error;
+  if (output.ctest_records.empty() ||
+      (paths.size() == 1 && fs::is_directory(paths.front(), error))) {
+    return true;
+  }
+  std::cerr << "casebook run: --ctest-records: name one folder of cases\n";
+  return false;
+}
+
+// --ctest-records: each file's result for its own ctest test, which says
+// its verdicts; this run (the batch test) fails only when they were not kept.
+int keep_ctest_records(const Plan& plan, const RunSummary& summary,
+                       const fs::path& folder, const std::string& records) {
+  CaseFiles files;
+  for (const PlannedCase& planned : plan.cases) {
+    files.emplace(planned.loaded.id, planned.loaded.file);
+  }
+  const std::string error =
+      write_ctest_records(files, summary, folder, records);
+  if (error.empty()) return 0;
+  std::cerr << "casebook: not written: --ctest-records: "
+            << printable_text(error) << "\n";
+  return kExitNotWritten;
+}
+
 }  // namespace
 
 int run_command(const CommonArguments& arguments, const RunOutput& output) {
   RunOptions options;
   std::vector<fs::path> paths;
-  if (!to_run_options(arguments, &options, &paths)) return kExitUsage;
+  if (!to_run_options(arguments, &options, &paths) ||
+      !ctest_records_usable(output, paths)) {
+    return kExitUsage;
+  }
   options.fail_fast = output.fail_fast;
   Plan plan = load_plan(paths, options);
   if (selection_is_empty(plan, options, "casebook run")) return kExitUsage;
-  Selection selected = [&options](const PlannedCase& planned, Backend backend) {
-    return selected_by(options, planned, backend);
-  };
   const fs::path record = last_failed_file(paths.front());
-  if (output.last_failed) {
-    selected = last_failed_selection(plan, selected, record);
-  }
-  const size_t total_runs = count_selected(plan, selected);
-  const bool terminal = isatty(STDOUT_FILENO) == 1;
+  const Selection selected =
+      run_selection(plan, options, output.last_failed, record);
   const bool colour = colour_wanted(STDOUT_FILENO);
-  Progress progress(std::cout, terminal, colour, total_runs);
+  Progress progress(std::cout, isatty(STDOUT_FILENO) == 1, colour,
+                    count_selected(plan, selected));
   std::unique_ptr<JunitWriter> junit;
   RunObserver observer;
   observer.on_start = [&](const std::map<Backend, BackendStatus>& backends) {
@@ -332,8 +380,12 @@ int run_command(const CommonArguments& arguments, const RunOutput& output) {
   const std::vector<std::string> not_written = finish_outputs(
       junit.get(), output, execution.summary, environment, record);
   if (!not_written.empty()) return kExitNotWritten;
-  return exit_status_of(execution.summary, arguments.allow_skipped,
-                        "casebook run");
+  if (output.ctest_records.empty()) {
+    return exit_status_of(execution.summary, arguments.allow_skipped,
+                          "casebook run");
+  }
+  return keep_ctest_records(plan, execution.summary, paths.front(),
+                            output.ctest_records);
 }
 
 Command add_run(CLI::App& app) {
@@ -377,6 +429,10 @@ Command add_run(CLI::App& app) {
                   "N: list the N slowest runs after the table (pytest's "
                   "--durations)")
       ->check(CLI::NonNegativeNumber);
+  run->add_option("--ctest-records", output->ctest_records,
+                  "DIR: keep each case file's result under DIR for its own "
+                  "ctest test (casebook_add_cases); exit 0 once they are "
+                  "kept, whatever the verdicts");
   run->add_flag("-x,--fail-fast", output->fail_fast,
                 "stop at the first run that does not pass: the runs not "
                 "finished are NOT RUN");

@@ -12,6 +12,7 @@
 
 #include "casebook/joined.h"
 #include "casebook/printable.h"
+#include "files/file_writer.h"
 
 namespace casebook {
 namespace {
@@ -169,6 +170,13 @@ JunitWriter::JunitWriter(const std::filesystem::path& file,
                                std::strerror(errno));
     }
     return;
+  }
+  // Its folders are made, as every output file's (files/file_writer.h),
+  // following no link.
+  try {
+    OpenFolder::open(file.parent_path(), /*create=*/true);
+  } catch (const WriteError& error) {
+    throw std::runtime_error(std::string("cannot write ") + error.what());
   }
   std::string temporary = temporary_beside(file);
   fd_ = ::mkstemp(temporary.data());
