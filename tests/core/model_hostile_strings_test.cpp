@@ -86,6 +86,17 @@ TEST(HostileStrings, SuggestionsCostNothingForAHugeName) {
   EXPECT_EQ(nearest_name("scale_grad_by_freq", {"max_norm"}), "");
 }
 
+// Issue 51: casebook's torch.nll_loss and ATen's were both candidates, and
+// both were suggested ("nearest known: torch.nll_loss, torch.nll_loss").
+TEST(Suggestions, ANameTwoSourcesGiveIsSuggestedOnce) {
+  EXPECT_EQ(nearest_names("torch.nll_los",
+                          {"torch.nll_loss", "torch.nll_loss", "torch.allclose",
+                           "torch.nll_loss2d"},
+                          3),
+            (std::vector<std::string>{"torch.nll_loss", "torch.allclose",
+                                      "torch.nll_loss2d"}));
+}
+
 TEST(HostileYamlInOrigin, ATagIsRefusedAtItsLine) {
   const std::string text =
       std::string(kStringsHead) + "op: torch.neg\n" + kInputs +

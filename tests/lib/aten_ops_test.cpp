@@ -187,6 +187,11 @@ TEST(AtenOps, ErrorsNameTheLocationTheSchemaAndTheNearestName) {
                        {{"dim", string_arg("one")}})
                 .find("`args.dim`: expected an integer (int), got `one`"),
             std::string::npos);
+  // A number written 1.0 is said as written (before: "got 1", issue 51).
+  EXPECT_NE(problem_of("aten::softmax.int", {{"self", x}},
+                       {{"dim", testing_support::float_arg(1.0)}})
+                .find("`args.dim`: expected an integer (int), got 1.0"),
+            std::string::npos);
   EXPECT_NE(
       problem_of("torch.index_select", {{"input", x}}, {{"dim", int_arg(0)}})
           .find("the required input `index` (Tensor) is missing"),

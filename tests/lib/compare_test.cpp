@@ -131,6 +131,16 @@ TEST(Compare, ANegativeNanReadsNanWhateverItsSignBit) {
 
 // Outputs are compared 4M elements at a time: the worst element and the
 // count must come out the same as for a whole comparison.
+// Issue 51: "expected contract, got outputs" did not say what came out.
+TEST(Compare, OutputsAreSaidWithDtypeShapeAndFirstValues) {
+  EXPECT_EQ(
+      reported_outputs({at::tensor({1.5F, 2.F, NAN, 4.F, 5.F}),
+                        at::tensor({7, 8}, at::kLong), at::empty({0, 3})},
+                       4),
+      "float32 [5]: 1.5, 2, nan, 4, ...; int64 [2]: 7, 8; float32 [0, 3]");
+  EXPECT_EQ(reported_outputs({}, 4), "none");
+}
+
 TEST(Compare, LargeOutputsAreComparedInChunksWithTheRightWorstElement) {
   const int64_t rows = 2500;
   const int64_t cols = 2000;  // 5M elements: two chunks

@@ -15,13 +15,6 @@
 namespace casebook {
 namespace {
 
-std::string dtype_text(const at::Tensor& tensor) {
-  if (auto dtype = to_dtype(tensor.scalar_type())) {
-    return std::string(dtype_name(*dtype));
-  }
-  return std::string(c10::toString(tensor.scalar_type()));
-}
-
 // Significant digits of the numbers in a comparison's report.
 constexpr int kFailureDigits = 6;
 
@@ -282,8 +275,8 @@ Comparison compare_outputs_each(const std::vector<at::Tensor>& expected,
     if (exp.scalar_type() != act.scalar_type()) {
       result.difference = Comparison::Difference::kDtype;
       result.family = Family::kMismatch;
-      report << which << "dtype differs: expected " << dtype_text(exp)
-             << ", got " << dtype_text(act);
+      report << which << "dtype differs: expected " << reported_dtype(exp)
+             << ", got " << reported_dtype(act);
       result.report = report.str();
       return result;
     }

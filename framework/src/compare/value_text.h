@@ -18,4 +18,13 @@ std::string reported_number(double value, int digits);
 // flat[index] of a 1-d tensor: 0.5, or 1.5+2j / 1.5-2j / nan+nanj when complex.
 std::string reported_element(const at::Tensor& flat, int64_t index, int digits);
 
+// A tensor's dtype as a case file names it (float32), else as LibTorch does.
+std::string reported_dtype(const at::Tensor& tensor);
+
+// What a run gave, where a failure says it (an error was expected): each
+// output's dtype, shape and first `shown` values, "float32 [3]: 0.5, 1, nan"
+// (", ..." when there are more), "; " between outputs; "none" for none.
+std::string reported_outputs(const std::vector<at::Tensor>& outputs,
+                             int64_t shown);
+
 }  // namespace casebook

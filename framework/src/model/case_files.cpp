@@ -418,9 +418,13 @@ std::vector<std::string> nearest_names(
   std::stable_sort(
       close.begin(), close.end(),
       [](const auto& a, const auto& b) { return a.first < b.first; });
+  // A name two sources give (casebook's torch.nll_loss and ATen's) once.
   std::vector<std::string> best;
-  for (size_t i = 0; i < close.size() && i < count; ++i) {
-    best.push_back(candidates[close[i].second]);
+  for (size_t i = 0; i < close.size() && best.size() < count; ++i) {
+    const std::string& candidate = candidates[close[i].second];
+    if (std::find(best.begin(), best.end(), candidate) == best.end()) {
+      best.push_back(candidate);
+    }
   }
   return best;
 }

@@ -7,10 +7,10 @@
 #include <c10/core/MemoryFormat.h>
 
 #include <map>
-#include <sstream>
 
 #include "casebook/invalid_case_error.h"
 #include "casebook/joined.h"
+#include "casebook/number_text.h"
 #include "casebook/suggestions.h"
 #include "ops/aten_schema.h"
 #include "ops/names.h"
@@ -26,11 +26,8 @@ std::string describe(const ArgValue& value) {
       return value.bool_value ? "true" : "false";
     case ArgValue::Kind::kInt:
       return std::to_string(value.int_value);
-    case ArgValue::Kind::kFloat: {
-      std::ostringstream out;
-      out << value.float_value;
-      return out.str();
-    }
+    case ArgValue::Kind::kFloat:  // as written: 1.0 is no integer
+      return yaml_float(value.float_value);
     case ArgValue::Kind::kString:
       return "`" + value.string_value + "`";
     case ArgValue::Kind::kList: {

@@ -1,8 +1,8 @@
 // OpCall's typed argument access. A case that gives an argument of the wrong
 // kind is the case's fault: InvalidCaseError naming the argument and where
 // it was written.
-#include <sstream>
 
+#include "casebook/number_text.h"
 #include "casebook/ops.h"
 
 namespace casebook {
@@ -17,11 +17,8 @@ std::string describe(const ArgValue& value) {
              (value.bool_value ? "true" : "false");
     case ArgValue::Kind::kInt:
       return "the integer " + std::to_string(value.int_value);
-    case ArgValue::Kind::kFloat: {
-      std::ostringstream out;
-      out << "the number " << value.float_value;
-      return out.str();
-    }
+    case ArgValue::Kind::kFloat:  // as written: 1.0 is no integer
+      return "the number " + yaml_float(value.float_value);
     case ArgValue::Kind::kString:
       return "the string `" + value.string_value + "`";
     case ArgValue::Kind::kList:

@@ -7,6 +7,7 @@
 #include "casebook/shape_text.h"
 #include "compare/compare.h"
 #include "compare/expected.h"
+#include "compare/value_text.h"
 
 namespace casebook::judging {
 
@@ -24,6 +25,7 @@ Observed observe(const Job& job) {
     seen.kind = Observed::Kind::kSkipped;
   } else if (report.status == ChildReport::Status::kOutputs) {
     seen.kind = Observed::Kind::kOutputs;
+    seen.outputs = &job.result.outputs;
   } else if (report.family == Family::kInvalidCase) {
     seen.kind = Observed::Kind::kInvalid;
   }
@@ -188,13 +190,20 @@ void judge_match(const JudgeInputs& in, const Observed& seen,
   judge_against_reference(in, verdict, mismatch);
 }
 
+// The first values of each output a failure shows where an error was
+// expected.
+constexpr int64_t kOutputsShown = 4;
+
 void judge_error(const Expectation& expect, const Observed& seen,
                  CaseVerdict* verdict) {
   const std::string wanted = family_text(expect.family);
   switch (seen.kind) {
     case Observed::Kind::kOutputs:
       set_failure(verdict, Verdict::kFail, Family::kNone,
-                  "expected " + wanted + ", got outputs");
+                  "expected " + wanted + ", got outputs: " +
+                      (seen.outputs != nullptr
+                           ? reported_outputs(*seen.outputs, kOutputsShown)
+                           : std::string("none")));
       return;
     case Observed::Kind::kTimeout:
       if (expect.family == Family::kTimeout) break;
