@@ -87,6 +87,23 @@ TEST(OriginFamily, TheSameMismatchIsTheSameOutputDifferingTheSameWay) {
   EXPECT_EQ(why, "the origin's error is mismatch, the case's contract");
 }
 
+// Outputs where an error was expected are the same failure whatever came
+// out: a reduced input gives fewer values to show.
+TEST(OriginFamily, OutputsWhereAnErrorWasExpectedAreOneFailure) {
+  std::string why;
+  const SeenFailure large{
+      Family::kNone,
+      "expected index_out_of_range, got outputs: float32 [512]: 1.5, 2, 3, "
+      "4, ...",
+      ""};
+  SeenFailure small = large;
+  small.message = "expected index_out_of_range, got outputs: float32 [2]: 7, 8";
+  EXPECT_TRUE(same_failure(large, small, &why)) << why;
+  SeenFailure other = small;
+  other.message = "expected contract, got outputs: float32 [2]: 7, 8";
+  EXPECT_FALSE(same_failure(large, other, &why));
+}
+
 TEST(OriginFamily, TheSameFailureOfAStepIsRaisedAtTheSameStep) {
   std::string why;
   const SeenFailure at_loss{Family::kIndexOutOfRange,
