@@ -235,6 +235,15 @@ def _versions():
     return versions
 
 
+def _backend(devices):
+    """casebook's backend for tensors on PyTorch's `devices` (``cpu``,
+    ``cuda``): a ROCm build of PyTorch (torch.version.hip set) keeps the
+    ``cuda`` names for AMD GPUs, which are casebook's ``hip``."""
+    if "cuda" not in set(devices):
+        return "cpu"
+    return "hip" if getattr(torch.version, "hip", None) else "cuda"
+
+
 # The iteration of notes made before any step was entered: they belong to
 # the first step entered.
 _BEFORE = object()
@@ -426,8 +435,8 @@ class Recorder:
         last = self._completed_in(iteration)
         if last:
             origin["last_completed_step"] = last
-        devices = {value.device.type for value in tensors.values()}
-        origin["backend"] = "cuda" if "cuda" in devices else "cpu"
+        origin["backend"] = _backend(value.device.type
+                                     for value in tensors.values())
         origin.update(self.origin)
         args = dict(self.args)
         # Only what the op takes: a watched function's own parameters (an

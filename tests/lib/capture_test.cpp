@@ -279,6 +279,33 @@ TEST_F(CaptureTest, HostileOriginTextStillGivesACaseThatLoads) {
   EXPECT_EQ(text.find('\x1b'), std::string::npos);
 }
 
+std::string backend_in(const Origin& origin) {
+  for (const auto& [key, value] : origin.entries) {
+    if (key == "backend") return value;
+  }
+  return "";
+}
+
+// Issue 48, item 6: ROCm keeps PyTorch's `cuda` names for AMD GPUs. A
+// capture whose origin says `backend: cuda` with a ROCm PyTorch's
+// `versions.hip` (a Recorder before the fix, a hand-written --origin) is a
+// hip case; without `versions.hip` cuda stays cuda.
+TEST_F(CaptureTest, ACudaBackendOfARocmPyTorchIsHip) {
+  CaptureRequest rocm = request("rocm_gpu");
+  rocm.tensors = {{"self", at::ones({3})}};
+  rocm.origin = {{"backend", "cuda"}, {"versions.hip", "6.2.41133"}};
+  const LoadedCase hip = load_case_file(write_capture(rocm).case_file);
+  ASSERT_TRUE(hip.ok()) << hip.errors.front().to_string();
+  EXPECT_EQ(backend_in(hip.value->origin), "hip");
+
+  CaptureRequest nvidia = request("nvidia_gpu");
+  nvidia.tensors = {{"self", at::ones({3})}};
+  nvidia.origin = {{"backend", "cuda"}, {"versions.cuda", "12.4"}};
+  const LoadedCase cuda = load_case_file(write_capture(nvidia).case_file);
+  ASSERT_TRUE(cuda.ok()) << cuda.errors.front().to_string();
+  EXPECT_EQ(backend_in(cuda.value->origin), "cuda");
+}
+
 TEST_F(CaptureTest, ConcurrentCapturesLoseNothing) {
   const at::Tensor shared = at::randn({100});  // a fixture, shared
   constexpr int kCaptures = 8;

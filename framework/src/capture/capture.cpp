@@ -23,8 +23,10 @@
 #include <sstream>
 
 #include "casebook/case_writer.h"
+#include "casebook/gpu_stack.h"
 #include "casebook/loader.h"
 #include "casebook/printable.h"
+#include "casebook_build_config.h"
 #include "files/file_writer.h"
 #include "model/arg_text.h"
 #include "tensors/fixtures.h"
@@ -221,6 +223,22 @@ Origin captured_origin(
   return origin;
 }
 
+// ROCm keeps PyTorch's `cuda` names for AMD GPUs: a `cuda` backend seen
+// with a ROCm PyTorch (origin `versions.hip`, the Recorder's
+// torch.version.hip) or by this program's ROCm LibTorch is casebook's hip.
+void name_rocm_gpu_hip(Origin* origin) {
+  bool rocm = std::string_view(CASEBOOK_TORCH_FLAVOUR) == "rocm";
+  for (const auto& [key, value] : origin->entries) {
+    if (key == "versions.hip" && !value.empty()) rocm = true;
+  }
+  for (auto& [key, value] : origin->entries) {
+    if (key != "backend") continue;
+    if (auto backend = backend_of_torch_device(value, rocm)) {
+      value = std::string(backend_name(*backend));
+    }
+  }
+}
+
 void check_request(const CaptureRequest& request) {
   if (request.op.empty()) throw CaptureError("capture: no --op given");
   const std::string& name = request.name;
@@ -386,17 +404,18 @@ CaptureResult write_capture(const CaptureRequest& request) {
   kase.op = request.op;
   kase.args = std::move(args);
   kase.backends = built_in_backends();
-  std::string backend = "cpu";
+  std::string device = "cpu";
   for (const CapturedTensor& captured : request.tensors) {
     if (!captured.tensor.is_cpu()) {
-      backend = c10::DeviceTypeName(captured.tensor.device().type(), true);
+      device = c10::DeviceTypeName(captured.tensor.device().type(), true);
     }
     kase.inputs.push_back(captured_input(captured, fixture_folder,
                                          op_folder(request.op), &result));
   }
   auto detected = detected_origin(request.libtorch_of_failure);
-  detected.emplace_back("backend", backend);
+  detected.emplace_back("backend", device);
   kase.origin = captured_origin(detected, request.origin);
+  name_rocm_gpu_hip(&kase.origin);
   std::string text = case_to_yaml(kase);
   if (auto modeline = schema_modeline(result.case_file)) {
     text = *modeline + "\n" + text;

@@ -13,6 +13,7 @@
 #include "casebook/diagnosis.h"
 #include "casebook/op_catalog.h"
 #include "casebook/printable.h"
+#include "casebook/run_advice.h"
 #include "casebook_build_config.h"
 #include "child/fork_safe_aten.h"
 #include "cli/command_line.h"
@@ -173,7 +174,11 @@ int diagnose_command(const std::string& argument, const std::string& backend) {
                "  blocking mode is for diagnosis, not for timing: it "
                "serialises every launch\n";
   if (baseline.family != Family::kNone) {
-    std::cout << "\n" << explain_family(baseline.family);
+    // The advice names the switches of the stack the reruns ran on (HIP's
+    // on ROCm), none where that is the CPU.
+    const Backend advised =
+        is_gpu(stack.target) && stack.rocm ? Backend::kHip : stack.target;
+    std::cout << "\n" << explain_family_on(baseline.family, advised);
   }
   return 0;
 }

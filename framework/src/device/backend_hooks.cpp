@@ -3,6 +3,7 @@
 #include <list>
 #include <stdexcept>
 
+#include "casebook/gpu_stack.h"
 #include "casebook/internal_error.h"
 #include "device/torch_gpu.h"
 
@@ -30,7 +31,7 @@ std::vector<BackendHooks> make_table() {
   cuda.device_folders = {"proc/driver/nvidia/gpus"};
   cuda.kernel_plugin_file = "libcasebook_kernels_cuda.so";
   cuda.device_facts = compute_capability;
-  cuda.launch_blocking = {{"CUDA_LAUNCH_BLOCKING", "1"}};
+  cuda.launch_blocking = launch_blocking_variables(Backend::kCuda);
   cuda.torch_device = c10::DeviceType::CUDA;
   cuda.probe_torch = probe_torch_gpu;
   cuda.synchronize_torch = synchronize_torch_gpu;
@@ -44,8 +45,7 @@ std::vector<BackendHooks> make_table() {
   hip.kernel_plugin_file = "libcasebook_kernels_hip.so";
   hip.device_facts = gfx_target;
   // HIP's own switches; CUDA's are never applied to ROCm.
-  hip.launch_blocking = {{"HIP_LAUNCH_BLOCKING", "1"},
-                         {"AMD_SERIALIZE_KERNEL", "3"}};
+  hip.launch_blocking = launch_blocking_variables(Backend::kHip);
   hip.torch_device = c10::DeviceType::CUDA;
   hip.probe_torch = probe_torch_gpu;
   hip.synchronize_torch = synchronize_torch_gpu;

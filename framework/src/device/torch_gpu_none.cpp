@@ -1,5 +1,8 @@
-// LibTorch built without CUDA (Debian's libtorch-dev is CPU only).
+// LibTorch built without CUDA (Debian's libtorch-dev is CPU only), or a
+// ROCm LibTorch.
 #include <torch/version.h>
+
+#include <string_view>
 
 #include "casebook_build_config.h"
 #include "device/torch_gpu.h"
@@ -9,10 +12,15 @@ namespace casebook {
 PartReadiness probe_torch_gpu(Backend backend) {
   PartReadiness part;
   part.state = Readiness::kAbsent;
-  part.reason = std::string("LibTorch ") + TORCH_VERSION +
-                " here is built for the CPU only (" CASEBOOK_TORCH_FLAVOUR
-                "): torch.* ops have no " +
-                std::string(backend_name(backend)) + " device";
+  // A ROCm LibTorch comes here too: casebook drives no HIP device of
+  // LibTorch's yet (framework/CMakeLists.txt).
+  const bool rocm = std::string_view(CASEBOOK_TORCH_FLAVOUR) == "rocm";
+  part.reason =
+      std::string("LibTorch ") + TORCH_VERSION +
+      (rocm ? " here is a ROCm build, whose device casebook does "
+              "not drive yet"
+            : " here is built for the CPU only (" CASEBOOK_TORCH_FLAVOUR ")") +
+      ": torch.* ops have no " + std::string(backend_name(backend)) + " device";
   return part;
 }
 

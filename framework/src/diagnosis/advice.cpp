@@ -1,11 +1,14 @@
 // Advice per family: what it means, what to check first, which conclusion to
 // avoid, and reruns that each change one thing.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "casebook/diagnosis.h"
+#include "casebook/gpu_stack.h"
+#include "casebook/run_advice.h"
 #include "diagnosis/random_op_advice.h"
 
 namespace casebook {
@@ -14,9 +17,37 @@ namespace {
 // The most reruns a family's advice lists (device_assert's).
 constexpr size_t kMostReruns = 4;
 
+// A runtime's switch a rerun flips, named as the failing run's backend
+// reads it (kSwitchRows, launch_blocking_variables): a backend without it
+// lists no such rerun.
+enum class Switch { kNone, kLaunchBlocking, kMemoryChecker, kTf32Off };
+
 struct RerunRow {
+  std::string_view change;  // kNone's; else the switch's, per backend
+  std::string_view reveals;
+  Switch by = Switch::kNone;
+};
+
+// The switches other than launch blocking (casebook/backend.h's table), by
+// backend; `reveals` empty: the family's own words.
+struct SwitchRow {
+  Backend backend;
+  Switch which;
   std::string_view change;
   std::string_view reveals;
+};
+
+constexpr SwitchRow kSwitchRows[] = {
+    {Backend::kCuda, Switch::kMemoryChecker,
+     "compute-sanitizer --tool memcheck, with "
+     "PYTORCH_NO_CUDA_MEMORY_CACHING=1 (without it an out-of-bounds read "
+     "lands inside a cached block and goes unseen)",
+     "the faulting access: kernel, thread, address, how far out"},
+    // ROCm has no compute-sanitizer; HIP's log names each launch.
+    {Backend::kHip, Switch::kMemoryChecker,
+     "AMD_LOG_LEVEL=3 (HIP's log of its calls and kernel launches)",
+     "the last kernel launched before the fault, with its arguments"},
+    {Backend::kCuda, Switch::kTf32Off, "NVIDIA_TF32_OVERRIDE=0", ""},
 };
 
 // FamilyAdvice's fields; reruns past the family's own are empty.
@@ -55,16 +86,17 @@ constexpr AdviceRow kAdviceRows[] = {
     {Family::kDeviceAssert,
      "A GPU kernel checked a condition on its inputs (an index in range, a "
      "label below the number of classes, a probability in [0, 1]) and "
-     "stopped. The error is sticky: every later CUDA call in the process "
-     "fails with the same message, so only the first error is the cause.",
+     "stopped. The error is sticky: every later GPU call (CUDA or HIP) in "
+     "the process fails with the same message, so only the first error is "
+     "the cause.",
      "Check the indices, the targets and the operator's conditions on its "
      "inputs: the kernel's assertion text (\"Assertion `t >= 0 && t < "
      "n_classes` failed\") names the condition, and the same inputs on the "
      "CPU usually give a readable error.",
      "Do not conclude the GPU or its driver is faulty, and do not count the "
      "later \"device-side assert triggered\" errors as further causes.",
-     {{"CUDA_LAUNCH_BLOCKING=1",
-       "the kernel that failed, reported at the call that launched it"},
+     {{"", "the kernel that failed, reported at the call that launched it",
+       Switch::kLaunchBlocking},
       {"the same case on the CPU only",
        "LibTorch's readable check of the same condition"},
       {"the offending index values replaced by valid ones (casebook "
@@ -82,12 +114,9 @@ constexpr AdviceRow kAdviceRows[] = {
      "index arithmetic (32-bit overflow on large tensors).",
      "Do not take the line in the trace for the place of the fault, and do "
      "not conclude the GPU is faulty or that memory ran out.",
-     {{"CUDA_LAUNCH_BLOCKING=1",
-       "the kernel that faulted, at the call that launched it"},
-      {"compute-sanitizer --tool memcheck, with "
-       "PYTORCH_NO_CUDA_MEMORY_CACHING=1 (without it an out-of-bounds read "
-       "lands inside a cached block and goes unseen)",
-       "the faulting access: kernel, thread, address, how far out"},
+     {{"", "the kernel that faulted, at the call that launched it",
+       Switch::kLaunchBlocking},
+      {"", "", Switch::kMemoryChecker},
       {"the inputs made contiguous",
        "whether the kernel mishandles strides or offsets"}}},
     {Family::kOutOfMemory,
@@ -169,8 +198,8 @@ constexpr AdviceRow kAdviceRows[] = {
      {{"reference: cpu64",
        "whether the CPU reference is itself off in "
        "this dtype"},
-      {"NVIDIA_TF32_OVERRIDE=0",
-       "whether TF32 matrix products explain the difference"},
+      {"", "whether TF32 matrix products explain the difference",
+       Switch::kTf32Off},
       {"the inputs made contiguous", "whether strides are mishandled"}}},
     {Family::kNanOrInf,
      "A NaN or an infinity appeared where finite values were expected: in "
@@ -210,7 +239,7 @@ constexpr AdviceRow kAdviceRows[] = {
      "Do not just raise the timeout: first find whether it would finish at "
      "all.",
      {{"a longer `timeout` in the case", "whether it finishes at all"},
-      {"CUDA_LAUNCH_BLOCKING=1", "which kernel never returns"}}},
+      {"", "which kernel never returns", Switch::kLaunchBlocking}}},
     {Family::kCrash,
      "The process died from a signal: a segmentation fault, an abort (an "
      "uncaught exception, a failed host assert), or a kill; SIGKILL is "
@@ -245,27 +274,77 @@ constexpr bool one_row_per_family_in_order() {
 static_assert(one_row_per_family_in_order(),
               "kAdviceRows needs one row per Family, in the enum's order");
 
-FamilyAdvice advice_of(const AdviceRow& row) {
-  FamilyAdvice advice{row.family,
-                      std::string(row.meaning),
-                      std::string(row.first_check),
-                      std::string(row.avoid),
-                      {}};
-  for (const RerunRow& rerun : row.reruns) {
-    if (rerun.change.empty()) break;
-    advice.reruns.push_back(
-        {std::string(rerun.change), std::string(rerun.reveals)});
+// "CUDA_LAUNCH_BLOCKING=1", "HIP_LAUNCH_BLOCKING=1 AMD_SERIALIZE_KERNEL=3".
+std::string launch_blocking_text(Backend backend) {
+  std::string text;
+  for (const auto& [name, value] : launch_blocking_variables(backend)) {
+    text += (text.empty() ? "" : " ") + name + "=" + value;
   }
-  return advice;
+  return text;
+}
+
+// `row` as `backend` spells it: its switch's change there (and the
+// switch's own reveals where it has them); nullopt where the backend has
+// no such switch.
+std::optional<RerunChange> rerun_on(const RerunRow& row, Backend backend) {
+  const std::string reveals(row.reveals);
+  if (row.by == Switch::kNone)
+    return RerunChange{std::string(row.change), reveals};
+  if (row.by == Switch::kLaunchBlocking) {
+    const std::string text = launch_blocking_text(backend);
+    if (text.empty()) return std::nullopt;
+    return RerunChange{text, reveals};
+  }
+  for (const SwitchRow& each : kSwitchRows) {
+    if (each.backend != backend || each.which != row.by) continue;
+    return RerunChange{
+        std::string(each.change),
+        each.reveals.empty() ? reveals : std::string(each.reveals)};
+  }
+  return std::nullopt;
+}
+
+// The family's reruns on `backend`; without one, a switch's rerun once per
+// GPU backend, "on cuda", "on hip".
+std::vector<RerunChange> reruns_of(const AdviceRow& row,
+                                   std::optional<Backend> backend) {
+  std::vector<RerunChange> reruns;
+  for (const RerunRow& rerun : row.reruns) {
+    if (rerun.change.empty() && rerun.by == Switch::kNone) break;
+    if (backend || rerun.by == Switch::kNone) {
+      if (auto spelt = rerun_on(rerun, backend.value_or(Backend::kCpu))) {
+        reruns.push_back(*spelt);
+      }
+      continue;
+    }
+    for (Backend gpu : {Backend::kCuda, Backend::kHip}) {
+      if (auto spelt = rerun_on(rerun, gpu)) {
+        spelt->change += " on " + std::string(backend_name(gpu));
+        reruns.push_back(*spelt);
+      }
+    }
+  }
+  return reruns;
+}
+
+const AdviceRow& row_of(Family family) {
+  return kAdviceRows[static_cast<size_t>(family)];
 }
 
 }  // namespace
 
+FamilyAdvice advice_on(Family family, std::optional<Backend> backend) {
+  const AdviceRow& row = row_of(family);
+  return {row.family, std::string(row.meaning), std::string(row.first_check),
+          std::string(row.avoid), reruns_of(row, backend)};
+}
+
 const FamilyAdvice& advice_for(Family family) {
   static const std::vector<FamilyAdvice> table = [] {
     std::vector<FamilyAdvice> out;
-    out.reserve(std::size(kAdviceRows));
-    for (const AdviceRow& row : kAdviceRows) out.push_back(advice_of(row));
+    for (const AdviceRow& row : kAdviceRows) {
+      out.push_back(advice_on(row.family, std::nullopt));
+    }
     return out;
   }();
   return table[static_cast<size_t>(family)];
@@ -287,8 +366,13 @@ std::string random_op_first_check(const std::string& op,
 }
 
 std::string explain_family(Family family) {
-  const FamilyAdvice& advice = advice_for(family);
+  return explain_family_on(family, std::nullopt);
+}
+
+std::string explain_family_on(Family family, std::optional<Backend> backend) {
+  const FamilyAdvice advice = advice_on(family, backend);
   std::string text(family_name(family));
+  if (backend) text += " on " + std::string(backend_name(*backend));
   text += "\n\nWhat it means:\n  " + advice.meaning;
   text += "\n\nCheck first:\n  " + advice.first_check;
   text += "\n\nAvoid:\n  " + advice.avoid + "\n";

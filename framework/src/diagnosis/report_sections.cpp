@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "casebook/run_advice.h"
 #include "casebook/shape_text.h"
 
 namespace casebook::report_sections {
@@ -143,10 +144,15 @@ std::string backend(const ReportInput& input) {
   std::string text = "## Backend\n\n- backend: " + cell(input.backend) + "\n";
   text += "- verdict: " + cell(input.verdict) + "\n";
   if (input.family != Family::kNone && has_message(input)) {
-    const FamilyAdvice& advice = advice_for(input.family);
-    text +=
-        "- family: " + family_text(input.family) + ": " + advice.meaning + "\n";
-    text += "- check first: " + advice.first_check + "\n";
+    FailureFacts facts;
+    facts.family = input.family;
+    facts.backend = parse_backend(input.backend);
+    const std::string first =
+        input.first_message.substr(0, input.first_message.find('\n'));
+    facts.message = first;
+    text += "- family: " + family_text(input.family) + ": " +
+            advice_on(input.family, facts.backend).meaning + "\n";
+    text += "- check first: " + first_check_for(facts) + "\n";
   }
   return text + "\n";
 }

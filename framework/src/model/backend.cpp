@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "casebook/case.h"
+#include "casebook/gpu_stack.h"
 #include "casebook/joined.h"
 
 namespace casebook {
@@ -60,6 +61,25 @@ std::optional<Backend> parse_backend(std::string_view name) {
 }
 
 const std::vector<Backend>& all_backends() { return registered().backends; }
+
+std::optional<Backend> backend_of_torch_device(std::string_view device,
+                                               bool rocm) {
+  if (device == "cpu") return Backend::kCpu;
+  if (device == "cuda") return rocm ? Backend::kHip : Backend::kCuda;
+  if (device == "hip") return Backend::kHip;
+  return std::nullopt;
+}
+
+const std::vector<std::pair<std::string, std::string>>&
+launch_blocking_variables(Backend backend) {
+  static const std::vector<std::pair<std::string, std::string>> none;
+  static const std::vector<std::pair<std::string, std::string>> cuda{
+      {"CUDA_LAUNCH_BLOCKING", "1"}};
+  static const std::vector<std::pair<std::string, std::string>> hip{
+      {"HIP_LAUNCH_BLOCKING", "1"}, {"AMD_SERIALIZE_KERNEL", "3"}};
+  if (backend == Backend::kCuda) return cuda;
+  return backend == Backend::kHip ? hip : none;
+}
 
 const std::vector<Backend>& built_in_backends() {
   static const std::vector<Backend> backends{Backend::kCpu, Backend::kCuda,

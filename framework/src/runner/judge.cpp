@@ -5,6 +5,7 @@
 #include "casebook/diagnosis.h"
 #include "casebook/internal_error.h"
 #include "casebook/printable.h"
+#include "casebook/run_advice.h"
 #include "diagnosis/random_op_advice.h"
 #include "runner/judge_outcome.h"
 #include "runner/rerun.h"
@@ -17,10 +18,13 @@ using judging::set_failure;
 
 namespace {
 
-// What to check first for the failure: the family's advice, or for a random
-// op's values run with another generator than its truth's, that (issue 36).
-std::string first_check(const JudgeInputs& in, Family family) {
+// What to check first for the failure: for a random op's values run with
+// another generator than its truth's, that (issue 36); else what the
+// message and the comparison say (first_check_for, issue 48).
+std::string first_check(const JudgeInputs& in, const CaseVerdict& verdict,
+                        bool stated_outputs_disagree_with_reference) {
   const Case& kase = in.planned.value();
+  const Family family = verdict.family;
   if (family == Family::kMismatch && in.planned.op != nullptr &&
       in.planned.op->random) {
     if (is_gpu(in.backend)) {
@@ -35,17 +39,27 @@ std::string first_check(const JudgeInputs& in, Family family) {
           "its own dtype's");
     }
   }
-  return advice_for(family).first_check;
+  const std::string message = first_line(verdict.explanation);
+  FailureFacts facts;
+  facts.family = family;
+  facts.message = message;
+  facts.backend = in.backend;
+  facts.stated_outputs_disagree_with_reference =
+      stated_outputs_disagree_with_reference;
+  return first_check_for(facts);
 }
 
 // Adds what to check first for a failure of `family`.
-void add_advice(const JudgeInputs& in, CaseVerdict* verdict) {
+void add_advice(const JudgeInputs& in, const MismatchEvidence& mismatch,
+                CaseVerdict* verdict) {
   if (verdict->family == Family::kNone) return;
-  const FamilyAdvice& advice = advice_for(verdict->family);
+  const FamilyAdvice advice = advice_on(verdict->family, in.backend);
+  const std::string check =
+      first_check(in, *verdict, mismatch.reference_agrees);
   std::ostringstream text;
   if (!verdict->details.empty()) text << verdict->details << "\n";
-  text << "first check (" << family_text(verdict->family)
-       << "): " << first_check(in, verdict->family) << "\n"
+  text << "first check (" << family_text(verdict->family) << "): " << check
+       << "\n"
        << advice.avoid;
   verdict->details = text.str();
 }
@@ -313,8 +327,8 @@ CaseVerdict judge_run(const JudgeInputs& in, MismatchEvidence* evidence) {
   judge_expected(in, expect, seen, &verdict, &mismatch);
   if (!verdict_is_success(verdict.verdict)) {
     // Only failing runs hand on evidence; an XFAIL's mismatch is expected.
+    add_advice(in, mismatch, &verdict);
     if (!mismatch.comparison.equal()) *evidence = std::move(mismatch);
-    add_advice(in, &verdict);
   }
   add_run_details(in, &verdict);
   return verdict;

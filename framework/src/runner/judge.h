@@ -38,6 +38,9 @@ struct MismatchEvidence {
   std::vector<at::Tensor> expected;
   std::vector<at::Tensor> actual;
   Comparison comparison;  // equal() when nothing was compared or it matched
+  // The case's stated outputs missed and the run agrees with the reference
+  // (or is it): the stated outputs are what the reference disagrees with.
+  bool reference_agrees = false;
 };
 
 // What judging one run found. The judge writes no file: what a failing

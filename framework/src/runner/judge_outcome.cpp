@@ -68,6 +68,32 @@ void set_value_mismatch(CaseVerdict* verdict, const Comparison& comparison) {
   verdict->details = comparison.report;
 }
 
+std::vector<at::Tensor> reference_outputs(
+    const Case& kase, const Job& reference,
+    const std::vector<at::Tensor>& actual);
+
+// Whether the run's outputs agree with the reference's, from runs already
+// made (the run is the reference, or both gave outputs): false where there
+// is none to compare with.
+bool run_agrees_with_reference(const JudgeInputs& in) {
+  const Case& kase = in.planned.value();
+  if (kase.reference == Case::Reference::kNone || in.reference == nullptr) {
+    return false;
+  }
+  if (in.reference == in.run) return true;
+  if (in.reference->result.report.internal ||
+      observe(*in.reference).kind != Observed::Kind::kOutputs) {
+    return false;
+  }
+  const std::vector<at::Tensor>& actual = in.run->result.outputs;
+  const std::vector<at::Tensor> expected =
+      reference_outputs(kase, *in.reference, actual);
+  return compare_outputs_each(expected, actual,
+                              kase.reference_rules(expected.size(), in.backend),
+                              reference_label(kase))
+      .equal();
+}
+
 // The outputs against what the case file says they must be on the backend
 // (on every backend, the CPU reference too). True when that decided the
 // verdict: a failure, or an ERROR where the file's values cannot be read.
@@ -90,6 +116,7 @@ bool fails_case_file_outputs(const JudgeInputs& in, CaseVerdict* verdict,
   }
   if (check.comparison.equal()) return false;
   set_value_mismatch(verdict, check.comparison);
+  mismatch->reference_agrees = run_agrees_with_reference(in);
   if (check.index) {
     mismatch->expected = actual;
     mismatch->expected[*check.index] = check.expected;
