@@ -96,6 +96,9 @@ echo "PASS: the recorder reduced its case to $reduced_case"
 # Issue 34, part 3: the Recorder checks casebook and the op when made, and
 # keeps a batch it cannot capture, with the command that captures it later.
 CASEBOOK=$casebook "$work/venv/bin/python" "$source_dir/tests/python/keep_batch.py" cases
+# Issue 48, item 4: names of training code bound by the table, other names
+# refused before anything is written.
+CASEBOOK=$casebook "$work/venv/bin/python" "$source_dir/tests/python/training_names.py" cases
 # Issue 34: the README's Python example, as written (its code block under
 # "Capturing a failure"), captures a case whose cpu run is
 # index_out_of_range, and says so.
