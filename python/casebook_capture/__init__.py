@@ -448,7 +448,10 @@ class Recorder:
         args.update({key: value for key, value in step.args.items()
                      if key in self.takes})
         refusal = self._names_refusal(tensors)
-        if refusal:
+        # A name casebook takes no case of: no batch to keep (the command
+        # would be refused again). Any other refusal (a step that failed
+        # before its forward added the logits) keeps the batch, as ever.
+        if refusal and any(said in refusal for said in _NAME_REFUSALS):
             print(f"casebook: could not record the first failure (iteration "
                   f"{iteration}, {origin['first_error']}): {refusal}",
                   file=sys.stderr)
