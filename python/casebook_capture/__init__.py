@@ -117,6 +117,11 @@ def _executable(casebook):
         executable else executable
 
 
+# What ``casebook capture`` says of a tensor name it cannot bind (a step that
+# passed raises on these only: a step may hand fewer tensors than a case).
+_NAME_REFUSALS = ("is no input of", "is no argument of", "both stand for",
+                  "readings disagree")
+
 # What ``casebook capture`` says (exit 2) when the case file exists already.
 _TAKEN = "a case of that name already exists"
 
@@ -329,6 +334,8 @@ class Recorder:
         self.verdict = None
         self.consequences = 0
         self._calls = 0
+        # The sets of tensor names casebook took already (_names_refusal).
+        self._names_taken = set()
         self._open = []  # the steps entered and not left, innermost last
         self._iteration = _BEFORE  # of the step entered last
         self._completed = None  # (iteration, step): the last note
@@ -373,6 +380,12 @@ class Recorder:
             raise
         finally:
             self._open.remove(step)
+        # A step that passed: its names are checked now, at the first
+        # iteration, not at the failure hours later.
+        if self.first_error is None:
+            refusal = self._names_refusal(step.tensors)
+            if refusal and any(said in refusal for said in _NAME_REFUSALS):
+                raise ValueError(refusal)
 
     def watch(self, function):
         """A decorator: each call is a step (of the open step's iteration,
@@ -443,6 +456,15 @@ class Recorder:
         # epoch, a model) would make the case invalid.
         args.update({key: value for key, value in step.args.items()
                      if key in self.takes})
+        refusal = self._names_refusal(tensors)
+        # A name casebook takes no case of: no batch to keep (the command
+        # would be refused again). Any other refusal (a step that failed
+        # before its forward added the logits) keeps the batch, as ever.
+        if refusal and any(said in refusal for said in _NAME_REFUSALS):
+            print(f"casebook: could not record the first failure (iteration "
+                  f"{iteration}, {origin['first_error']}): {refusal}",
+                  file=sys.stderr)
+            return
         kept = self._keep(tensors, iteration)
         if kept is None:
             return
@@ -468,6 +490,34 @@ class Recorder:
         self._report(result, iteration)
         if self.reduce:
             self._reduce()
+
+    def _names_refusal(self, tensors):
+        """Why casebook refuses these tensors' names for the op (a name that
+        is no input of it and none the table of names training code uses
+        gives it, docs/case-format.md), from ``casebook capture --no-run``
+        into a folder removed after; None when taken. Each set of names is
+        asked once; nothing is written where the cases go."""
+        names = tuple(sorted(tensors))
+        if not tensors or names in self._names_taken:
+            return None
+        with tempfile.TemporaryDirectory(prefix="casebook-names-") as folder:
+            saved = _save_tensors(tensors, folder)
+            command = capture_command(
+                self.executable, self.op, "names", saved,
+                cases=os.path.join(folder, "cases"), args=self.args)
+            command += ["--fixtures", os.path.join(folder, "fixtures"),
+                        "--no-run"]
+            try:
+                result = subprocess.run(command, capture_output=True,
+                                        text=True, check=False)
+            except OSError:
+                return None  # the capture at the failure says what it can
+        if result.returncode == 2 and "would be invalid" in result.stderr:
+            return ("casebook takes no case of these tensor names for "
+                    f"{self.op}, so nothing was written:\n"
+                    + result.stderr.split("\n", 1)[-1].rstrip())
+        self._names_taken.add(names)
+        return None
 
     def _keep(self, tensors, iteration):
         """The batch saved into a folder of its own under `batches`

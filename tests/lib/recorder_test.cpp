@@ -82,5 +82,34 @@ TEST(Recorder, KeepsTheFirstErrorNotALaterOne) {
   fs::remove_all(root);
 }
 
+// Issue 48, item 4: a tensor named for no input of the op (nor by the table
+// of names training code uses) is refused before anything is written; the
+// loop's own exception still propagates.
+TEST(Recorder, RefusesANameTheOpDoesNotTakeBeforeWriting) {
+  const fs::path root =
+      fs::path(::testing::TempDir()) /
+      ("casebook_recorder_names_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "fixtures");
+  RecorderOptions options;
+  options.op = "torch.cross_entropy";
+  options.name = "lbl";
+  options.cases = root / "cases";
+  Recorder recorder(options);
+  const at::Tensor labels = at::tensor({0, 2, 4}, at::kLong);
+  EXPECT_THROW(recorder.run(0, {{"lbl", labels}, {"out", at::randn({3, 4})}},
+                            [] { throw std::runtime_error("out of bounds"); }),
+               std::runtime_error);
+  EXPECT_FALSE(recorder.recorded());
+  EXPECT_NE(recorder.write_error().find(
+                "`lbl` is no input of `torch.cross_entropy` (a capture binds "
+                "each tensor by its name, never by its place): name it as one "
+                "of input, target, weight; for `input` also logits"),
+            std::string::npos)
+      << recorder.write_error();
+  EXPECT_FALSE(fs::exists(root / "cases"));
+  fs::remove_all(root);
+}
+
 }  // namespace
 }  // namespace casebook

@@ -99,6 +99,9 @@ CASEBOOK=$casebook "$work/venv/bin/python" "$source_dir/tests/python/keep_batch.
 # Issue 48, item 6: under a ROCm torch (torch.version.hip) PyTorch's `cuda`
 # tensors are casebook's hip.
 CASEBOOK=$casebook "$work/venv/bin/python" "$source_dir/tests/python/rocm_backend.py" cases
+# Issue 48, item 4: names of training code bound by the table, other names
+# refused before anything is written.
+CASEBOOK=$casebook "$work/venv/bin/python" "$source_dir/tests/python/training_names.py" cases
 # Issue 34: the README's Python example, as written (its code block under
 # "Capturing a failure"), captures a case whose cpu run is
 # index_out_of_range, and says so.

@@ -4,6 +4,7 @@
 #include "casebook/op_catalog.h"
 #include "casebook/ops.h"
 #include "casebook/shape_text.h"
+#include "ops/names.h"
 #include "tensors/materialise.h"
 
 namespace casebook {
@@ -68,6 +69,18 @@ std::vector<std::string> capture_case_problems(const CaptureRequest& request) {
     problems.push_back(without_position(error.to_string()));
   }
   if (!loaded.ok()) return problems;
+  // A file's inputs stand in the op's argument order (version 1), a
+  // capture's in any order: it binds by name only, and what a reading by
+  // position would say of them (a swap) is moot.
+  const PositionalInputs positional =
+      inputs_read_by_position(*loaded.value, default_registry());
+  for (const std::string& name : positional.names) {
+    problems.push_back("`" + name + "` is no input of `" + request.op +
+                       "` (a capture binds each tensor by its name, never by "
+                       "its place): name it as one of " +
+                       positional.names_taken);
+  }
+  if (!problems.empty()) return problems;
   for (const std::string& problem :
        resolve_op(*loaded.value, default_registry()).problems) {
     problems.push_back(without_position(problem));

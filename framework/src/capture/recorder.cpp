@@ -3,6 +3,8 @@
 #include <iostream>
 
 #include "capture/capture.h"
+#include "capture/capture_check.h"
+#include "casebook/joined.h"
 
 namespace casebook {
 namespace {
@@ -83,6 +85,13 @@ void Recorder::on_failure(int64_t iteration, const NamedTensors& tensors,
   }
   for (const auto& entry : options_.origin) request.origin.push_back(entry);
   try {
+    // The case checked first, as `casebook capture` checks it: a tensor
+    // named for no input of the op is refused before anything is written.
+    const std::vector<std::string> problems = capture_case_problems(request);
+    if (!problems.empty()) {
+      throw CaptureError("the case would be invalid, so nothing was written: " +
+                         joined(problems, "; "));
+    }
     case_file_ = write_capture(request).case_file;
     std::cerr << "casebook: recorded the first failure (iteration " << iteration
               << ") as " << case_file_.string() << "\n";

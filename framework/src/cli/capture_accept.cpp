@@ -78,6 +78,7 @@ void add_expectations(const std::vector<const JudgedRun*>& runs,
                       Backend origin_backend, Family origin_family,
                       Reproduction* out) {
   for (const JudgedRun* run : runs) {
+    out->ran.push_back(run->backend);
     if (run->family != Family::kNone) {
       out->expect.emplace_back(run->backend, run->family);
     }
@@ -172,6 +173,41 @@ std::string acceptance_refusal(const fs::path& case_file) {
 
 namespace {
 
+// What a GPU does where the CPU failed with `cpu`, where that is known: an
+// index the CPU kernels refuse (index_out_of_range) is what CUDA's and HIP's
+// kernels assert on (device_assert); a host-side check (contract,
+// label_mapping) refuses the same inputs on every backend. kNone: unknown.
+Family gpu_form_of(Family cpu) {
+  switch (cpu) {
+    case Family::kIndexOutOfRange:
+      return Family::kDeviceAssert;
+    case Family::kContract:
+    case Family::kLabelMapping:
+      return cpu;
+    default:
+      return Family::kNone;
+  }
+}
+
+// The family `accept` writes for `backend`: as seen where it ran (or where
+// the origin saw it); for a GPU that did not run here (a CPU machine, a CPU
+// CI job), what the CPU's failure implies (`*implied` set). kNone: none.
+Family accepted_family(const Reproduction& reproduction, Backend backend,
+                       bool* implied) {
+  Family on_cpu = Family::kNone;
+  for (const auto& [where, family] : reproduction.expect) {
+    if (where == backend) return family;
+    if (where == Backend::kCpu) on_cpu = family;
+  }
+  const auto& ran = reproduction.ran;
+  if (!is_gpu(backend) ||
+      std::find(ran.begin(), ran.end(), backend) != ran.end()) {
+    return Family::kNone;
+  }
+  *implied = gpu_form_of(on_cpu) != Family::kNone;
+  return gpu_form_of(on_cpu);
+}
+
 // The block `accept` appends: each backend's expectation, and the backends
 // kept when one was not seen failing here.
 std::string acceptance_block(const Case& kase,
@@ -179,20 +215,26 @@ std::string acceptance_block(const Case& kase,
   std::map<Backend, std::vector<Expectation>> accepted;
   std::vector<Backend> kept;
   std::vector<std::string_view> left_out;
+  std::vector<std::string_view> implied;
   for (Backend backend : kase.backends) {
-    for (const auto& [where, family] : reproduction.expect) {
-      if (where != backend) continue;
-      Expectation error;
-      error.kind = Expectation::Kind::kError;
-      error.family = family;
-      accepted[backend] = {error};
-      kept.push_back(backend);
-      break;
+    bool derived = false;
+    Expectation error;
+    error.kind = Expectation::Kind::kError;
+    error.family = accepted_family(reproduction, backend, &derived);
+    if (error.family == Family::kNone) {
+      left_out.push_back(backend_name(backend));
+      continue;
     }
-    if (!accepted.count(backend)) left_out.push_back(backend_name(backend));
+    accepted[backend] = {error};
+    kept.push_back(backend);
+    if (derived) implied.push_back(backend_name(backend));
   }
-  std::string block = "# accepted: the failure of origin.first_error\n" +
-                      expect_to_yaml(accepted);
+  std::string block = "# accepted: the failure of origin.first_error\n";
+  if (!implied.empty()) {
+    block += "# " + joined(implied) +
+             ": not run here; expected as the cpu failure implies\n";
+  }
+  block += expect_to_yaml(accepted);
   if (!left_out.empty()) {
     // A backend without an expectation would compare with a reference that
     // raised: an ERROR there, not a regression case.

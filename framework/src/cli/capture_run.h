@@ -56,6 +56,7 @@ struct Reproduction {
   // What `accept` writes: each backend's family, where it was seen (or, for
   // the origin's backend absent here, where the origin saw it).
   std::vector<std::pair<Backend, Family>> expect;
+  std::vector<Backend> ran;  // the backends that ran here
 };
 Reproduction judge_reproduction(const Origin& origin, const CaseRun& run);
 
@@ -65,9 +66,12 @@ Reproduction judge_reproduction(const Origin& origin, const CaseRun& run);
 std::string acceptance_refusal(const std::filesystem::path& case_file);
 
 // Appends `expect` (and `backends`, narrowed to those with an expectation,
-// where a backend of the case has none) to the case file. Refuses, saying
-// why in `why`, a case that is not reproduced or whose file already says
-// `expect` or `backends` (edit those by hand). Prints what it wrote.
+// where a backend of the case has none) to the case file: a GPU backend of
+// the case that did not run here expects what the CPU's failure implies
+// there (index_out_of_range on the CPU is device_assert on cuda and hip).
+// Refuses, saying why in `why`, a case that is not reproduced or whose file
+// already says `expect` or `backends` (edit those by hand). Prints what it
+// wrote.
 bool write_acceptance(const std::filesystem::path& case_file, const Case& kase,
                       const Reproduction& reproduction, std::string* why);
 

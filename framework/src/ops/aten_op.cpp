@@ -8,11 +8,15 @@
 #include <ATen/ATen.h>
 #include <ATen/core/enum_tag.h>
 
+#include <algorithm>
+
 #include "casebook/joined.h"
 #include "casebook/loader.h"
+#include "casebook/neighbors.h"
 #include "casebook/ops.h"
 #include "casebook/suggestions.h"
 #include "ops/aten_schema.h"
+#include "ops/input_reading.h"
 #include "ops/names.h"
 #include "ops/op_declarations.h"
 #include "ops/op_helpers.h"
@@ -221,12 +225,38 @@ std::string case_name_of_python_op(const std::string& op,
   return known ? spelled : "";
 }
 
-ResolvedOp resolve_one_op(const Case& kase, const OpRegistry& registry) {
+// Why `kase.op` names no operator: the overloads of a misspelt overload,
+// else PyTorch's spelling of a known op, else the nearest known ops.
+std::string unknown_op(const Case& kase, const OpRegistry& registry,
+                       const std::string& name,
+                       const std::optional<std::string>& overload) {
+  std::string message =
+      format_location(kase.op_where) + ": unknown op `" + kase.op + "`";
+  if (!name.empty()) {
+    message += ": LibTorch " + aten::libtorch_version() +
+               " (the one that ran) has no operator `" + name +
+               (overload ? "." + *overload : std::string()) + "`";
+    if (overload && !aten::overloads_of(name).empty()) {
+      message += "; its overloads:";
+      for (const auto& handle : aten::overloads_of(name)) {
+        message += "\n    " + aten::schema_text(handle.schema());
+      }
+      return message;
+    }
+  }
+  const std::string spelled = case_name_of_python_op(kase.op, registry);
+  if (!spelled.empty()) return message + did_you_mean(spelled);
+  const std::vector<std::string> nearest = nearest_operators(kase.op, registry);
+  if (!nearest.empty()) message += "; nearest known: " + joined(nearest);
+  return message;
+}
+
+ResolvedOp resolve_one_op(const Case& kase, const OpRegistry& registry,
+                          PositionalInputs* positional) {
   if (const OpDef* def = registry.find(kase.op)) {
-    return resolve_registered_op(kase, *def);
+    return resolve_registered_op(kase, *def, positional);
   }
   ResolvedOp resolved;
-  const std::string at = format_location(kase.op_where) + ": ";
   std::optional<std::string> overload;
   const std::string name = aten::operator_name(kase.op, &overload);
   std::vector<c10::OperatorHandle> candidates;
@@ -242,29 +272,7 @@ ResolvedOp resolve_one_op(const Case& kase, const OpRegistry& registry) {
     }
   }
   if (candidates.empty()) {
-    std::string message = at + "unknown op `" + kase.op + "`";
-    if (!name.empty()) {
-      message += ": LibTorch " + aten::libtorch_version() +
-                 " (the one that ran) has no operator `" + name +
-                 (overload ? "." + *overload : std::string()) + "`";
-      if (overload && !aten::overloads_of(name).empty()) {
-        message += "; its overloads:";
-        for (const auto& handle : aten::overloads_of(name)) {
-          message += "\n    " + aten::schema_text(handle.schema());
-        }
-        resolved.problems.push_back(message);
-        return resolved;
-      }
-    }
-    const std::string spelled = case_name_of_python_op(kase.op, registry);
-    if (!spelled.empty()) {
-      resolved.problems.push_back(message + did_you_mean(spelled));
-      return resolved;
-    }
-    const std::vector<std::string> nearest =
-        nearest_operators(kase.op, registry);
-    if (!nearest.empty()) message += "; nearest known: " + joined(nearest);
-    resolved.problems.push_back(message);
+    resolved.problems.push_back(unknown_op(kase, registry, name, overload));
     return resolved;
   }
   std::vector<std::string> input_names;
@@ -276,6 +284,9 @@ ResolvedOp resolve_one_op(const Case& kase, const OpRegistry& registry) {
     std::string culprit;
     if (auto binding =
             aten::bind(candidate, input_names, kase.args, &why, &culprit)) {
+      const aten::InputSlots slots = aten::schema_slots(candidate.schema());
+      positional->names = aten::read_by_position(slots, input_names);
+      positional->names_taken = aten::names_taken(slots);
       auto def = make_dispatcher_op(kase, std::move(*binding));
       resolved.def = def.get();
       resolved.generated = std::move(def);
@@ -299,6 +310,59 @@ ResolvedOp resolve_one_op(const Case& kase, const OpRegistry& registry) {
   return resolved;
 }
 
+// The argument each case input stands for, in the case's order.
+std::vector<std::string> bound_arguments(const Case& kase, const OpDef& def) {
+  if (!def.input_arguments.empty()) return def.input_arguments;
+  std::vector<std::string> in_order = def.inputs;
+  in_order.insert(in_order.end(), def.optional_inputs.begin(),
+                  def.optional_inputs.end());
+  in_order.resize(kase.inputs.size());
+  return in_order;
+}
+
+// A class loss or an embedding handed, by position, integer class scores
+// (or an integer table) and floating indices: an op that cannot take them,
+// and two inputs each in the other's place. Empty when not so.
+std::string swapped_inputs(const Case& kase, const OpDef& def,
+                           const PositionalInputs& positional) {
+  const NeighborOpTraits* traits = neighbor_op_traits(kase.op);
+  if (traits == nullptr || traits->index_input.empty()) return "";
+  const std::vector<std::string> arguments = bound_arguments(kase, def);
+  const TensorSpec* index = nullptr;
+  const TensorSpec* classes = nullptr;
+  std::string class_argument;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    const std::string& argument = arguments[i];
+    if (argument == traits->index_input) index = &kase.inputs[i];
+    for (const std::string& name : traits->class_inputs) {
+      if (argument != name) continue;
+      classes = &kase.inputs[i];
+      class_argument = argument;
+    }
+  }
+  if (index == nullptr || classes == nullptr || !is_floating(index->dtype) ||
+      is_floating(classes->dtype) || is_complex(classes->dtype)) {
+    return "";
+  }
+  const auto by_position = [&positional](const TensorSpec* spec) {
+    const std::vector<std::string>& read = positional.names;
+    return std::find(read.begin(), read.end(), spec->name) != read.end();
+  };
+  if (!by_position(index) && !by_position(classes)) return "";
+  auto said = [](const TensorSpec& spec, const std::string& argument) {
+    return "`" + spec.name + "` (" + std::string(dtype_name(spec.dtype)) +
+           ") is `" + argument + "`";
+  };
+  return format_location(classes->where) + ": `" + kase.op +
+         "`: read by position, " + said(*classes, class_argument) + " and " +
+         said(*index, traits->index_input) + ", but `" + class_argument +
+         "` takes floating values and `" + traits->index_input +
+         "` integer indices: did you mean to swap `" + classes->name +
+         "` and `" + index->name + "`? Name them `" + class_argument +
+         "` and `" + traits->index_input + "` (it takes " +
+         positional.names_taken + ")";
+}
+
 }  // namespace
 
 // A random op is resolved like any other: whether its values depend on the
@@ -306,9 +370,38 @@ ResolvedOp resolve_one_op(const Case& kase, const OpRegistry& registry) {
 // not), so comparing them with a reference or stated values is allowed, and
 // a mismatch on a backend whose generator differs says so in its first
 // check (runner/judge.cpp, random_op_first_check; issue 36).
+namespace {
+
+ResolvedOp resolve_case_op(const Case& kase, const OpRegistry& registry,
+                           PositionalInputs* positional) {
+  if (!kase.steps.empty()) return resolve_steps(kase, registry);
+  ResolvedOp resolved = resolve_one_op(kase, registry, positional);
+  if (resolved.def == nullptr) {
+    *positional = PositionalInputs();
+    return resolved;
+  }
+  if (!positional->names.empty()) {
+    std::string swapped = swapped_inputs(kase, *resolved.def, *positional);
+    if (!swapped.empty()) {
+      resolved = ResolvedOp();
+      resolved.problems.push_back(std::move(swapped));
+    }
+  }
+  return resolved;
+}
+
+}  // namespace
+
 ResolvedOp resolve_op(const Case& kase, const OpRegistry& registry) {
-  return kase.steps.empty() ? resolve_one_op(kase, registry)
-                            : resolve_steps(kase, registry);
+  PositionalInputs positional;
+  return resolve_case_op(kase, registry, &positional);
+}
+
+PositionalInputs inputs_read_by_position(const Case& kase,
+                                         const OpRegistry& registry) {
+  PositionalInputs positional;
+  resolve_case_op(kase, registry, &positional);
+  return positional;
 }
 
 }  // namespace casebook

@@ -91,19 +91,29 @@ const SourceLocation& input_where(const Case& kase, const std::string& name) {
   return kase.op_where;
 }
 
+std::vector<std::string> case_input_names(const Case& kase) {
+  std::vector<std::string> given;
+  given.reserve(kase.inputs.size());
+  for (const TensorSpec& spec : kase.inputs) given.push_back(spec.name);
+  return given;
+}
+
+aten::InputSlots op_slots(const Case& kase, const OpDef& def) {
+  const std::vector<std::string> all = op_inputs(def);
+  return {"`" + kase.op + "`", all, all};
+}
+
 // Binds the case's inputs to the op's by name, else by position
 // (aten::read_input_names, the rule of every op): `order[p]` is the case
 // input the op reads as its input p. Empty when fine, else the problem.
 std::string bind_inputs(const Case& kase, const OpDef& def,
                         std::vector<size_t>* order) {
   const std::vector<std::string> all = op_inputs(def);
-  std::vector<std::string> given;
-  given.reserve(kase.inputs.size());
-  for (const TensorSpec& spec : kase.inputs) given.push_back(spec.name);
+  const std::vector<std::string> given = case_input_names(kase);
   std::string why;
   std::string culprit;
-  const auto read = aten::read_input_names({"`" + kase.op + "`", all, all},
-                                           given, &why, &culprit);
+  const auto read =
+      aten::read_input_names(op_slots(kase, def), given, &why, &culprit);
   if (!read) {
     return format_location(input_where(kase, culprit)) + ": `" + kase.op +
            "`: " + why;
@@ -184,7 +194,8 @@ ResolvedOp bound_op(const OpDef& def, const std::vector<size_t>& order) {
 
 }  // namespace
 
-ResolvedOp resolve_registered_op(const Case& kase, const OpDef& def) {
+ResolvedOp resolve_registered_op(const Case& kase, const OpDef& def,
+                                 PositionalInputs* positional) {
   std::vector<std::string> problems;
   std::vector<size_t> order;
   std::string problem = count_problem(kase, def);
@@ -197,6 +208,9 @@ ResolvedOp resolve_registered_op(const Case& kase, const OpDef& def) {
     refused.problems = std::move(problems);
     return refused;
   }
+  positional->names =
+      aten::read_by_position(op_slots(kase, def), case_input_names(kase));
+  positional->names_taken = aten::names_taken(op_slots(kase, def));
   return bound_op(def, order);
 }
 

@@ -22,13 +22,64 @@ std::string list_base(const std::string& given) {
   return given.substr(0, open);
 }
 
-bool is_slot_name(const InputSlots& slots, const std::string& given) {
+bool is_op_name(const InputSlots& slots, const std::string& given) {
   for (const std::string& argument : slots.names) {
     if (names(given, argument) || names(list_base(given), argument)) {
       return true;
     }
   }
   return false;
+}
+
+// The names training code gives an op's inputs (Hugging Face's `logits` and
+// `labels`, a loop's `x` and `y`), each bound by name to the argument it
+// stands for on the ops its row applies to: those that take both the row's
+// `scope` argument and its `argument`. Where the meaning is certain: a loss
+// (it takes a `target`), an embedding (it takes `indices`). The table of
+// docs/case-format.md ("Names training code uses") is this one.
+struct TrainingNames {
+  const char* scope;
+  const char* argument;
+  std::vector<std::string> names;
+};
+
+const std::vector<TrainingNames>& training_names() {
+  static const std::vector<TrainingNames> table{
+      {"target",
+       "input",
+       {"logits", "output", "outputs", "pred", "preds", "prediction",
+        "predictions", "scores", "log_probs", "x"}},
+      {"target", "target", {"labels", "label", "targets", "y", "classes"}},
+      {"target", "weight", {"class_weight", "class_weights"}},
+      {"indices", "indices", {"ids", "input_ids", "token_ids", "idx"}},
+  };
+  return table;
+}
+
+bool takes(const InputSlots& slots, const std::string& argument) {
+  for (const std::string& name : slots.names) {
+    if (names(argument, name)) return true;
+  }
+  return false;
+}
+
+// The argument the table binds `given` to on this op; empty where none.
+std::string training_argument(const InputSlots& slots,
+                              const std::string& given) {
+  for (const TrainingNames& row : training_names()) {
+    if (!takes(slots, row.scope) || !takes(slots, row.argument)) continue;
+    for (const std::string& name : row.names) {
+      if (given != name) continue;
+      for (const std::string& argument : slots.names) {
+        if (names(row.argument, argument)) return argument;
+      }
+    }
+  }
+  return "";
+}
+
+bool is_slot_name(const InputSlots& slots, const std::string& given) {
+  return is_op_name(slots, given) || !training_argument(slots, given).empty();
 }
 
 std::string quoted_list(const std::vector<std::string>& items) {
@@ -44,7 +95,8 @@ std::string named_argument(const InputSlots& slots, const std::string& given) {
   for (const std::string& argument : slots.names) {
     if (names(given, argument)) return argument;
   }
-  return given;
+  const std::string trained = training_argument(slots, given);
+  return trained.empty() ? given : trained;
 }
 
 // "`input` is `self` and `idx` names no argument"
@@ -81,7 +133,9 @@ std::string misspellings(const InputSlots& slots,
   std::vector<std::string> unnamed;
   for (const std::string& argument : slots.positional) {
     bool given = false;
-    for (const std::string& input : inputs) given |= names(input, argument);
+    for (const std::string& input : inputs) {
+      given |= names(named_argument(slots, input), argument);
+    }
     if (!given) unnamed.push_back(argument);
   }
   std::string text;
@@ -102,7 +156,47 @@ std::string misspellings(const InputSlots& slots,
   return text;
 }
 
+// "`labels` and `target` both stand for `target`": two inputs bound by name
+// to one argument (a table's name beside the argument's own); empty if none.
+std::string named_twice(const InputSlots& slots,
+                        const std::vector<std::string>& inputs,
+                        std::string* culprit) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!is_slot_name(slots, inputs[i])) continue;
+    const std::string argument = named_argument(slots, inputs[i]);
+    for (size_t j = i + 1; j < inputs.size(); ++j) {
+      if (is_slot_name(slots, inputs[j]) &&
+          named_argument(slots, inputs[j]) == argument) {
+        *culprit = inputs[j];
+        return "`" + inputs[i] + "` and `" + inputs[j] + "` both stand for `" +
+               argument + "` of " + slots.what + ": give it once";
+      }
+    }
+  }
+  return "";
+}
+
 }  // namespace
+
+std::vector<std::string> read_by_position(
+    const InputSlots& slots, const std::vector<std::string>& input_names) {
+  std::vector<std::string> unnamed;
+  for (const std::string& input : input_names) {
+    if (!is_slot_name(slots, input)) unnamed.push_back(input);
+  }
+  return unnamed;
+}
+
+std::string names_taken(const InputSlots& slots) {
+  std::string text =
+      quoted_list(slots.positional.empty() ? slots.names : slots.positional);
+  for (const TrainingNames& row : training_names()) {
+    if (!takes(slots, row.scope) || !takes(slots, row.argument)) continue;
+    text += "; for `" + named_argument(slots, row.argument) + "` also " +
+            joined(row.names);
+  }
+  return text;
+}
 
 InputSlots schema_slots(const c10::FunctionSchema& schema) {
   InputSlots slots;
@@ -121,12 +215,22 @@ std::optional<std::vector<std::string>> read_input_names(
     const InputSlots& slots, const std::vector<std::string>& input_names,
     std::string* why, std::string* culprit) {
   std::vector<bool> named(input_names.size());
+  // Names of the op unchanged, the table's names as their argument.
+  std::vector<std::string> read = input_names;
   bool all_named = true;
   for (size_t i = 0; i < input_names.size(); ++i) {
     named[i] = is_slot_name(slots, input_names[i]);
     all_named = all_named && named[i];
+    if (named[i] && !is_op_name(slots, input_names[i])) {
+      read[i] = training_argument(slots, input_names[i]);
+    }
   }
-  if (all_named) return input_names;
+  if (const std::string twice = named_twice(slots, input_names, culprit);
+      !twice.empty()) {
+    *why = twice;
+    return std::nullopt;
+  }
+  if (all_named) return read;
 
   const std::vector<std::string>& positional = slots.positional;
   auto both_readings = [&] {
@@ -135,15 +239,17 @@ std::optional<std::vector<std::string>> read_input_names(
            quoted_list(positional) + "), " +
            by_position(positional, input_names);
   };
-  std::vector<std::string> read = input_names;
   for (size_t i = 0; i < input_names.size(); ++i) {
     const std::string& input = input_names[i];
     if (named[i]) {
       // A named tensor argument must stand where position would put it, or
       // the inputs after it would mean another thing read either way.
       bool is_slot = false;
-      for (const std::string& slot : positional) is_slot |= names(input, slot);
-      if (is_slot && (i >= positional.size() || !names(input, positional[i]))) {
+      for (const std::string& slot : positional) {
+        is_slot |= names(read[i], slot);
+      }
+      if (is_slot &&
+          (i >= positional.size() || !names(read[i], positional[i]))) {
         *culprit = input;
         *why = "the inputs mix " + slots.what +
                "'s names with other names, and the two readings disagree: " +

@@ -29,8 +29,9 @@ InputSlots schema_slots(const c10::FunctionSchema& schema);
 // The argument each case input stands for, in the case's order.
 //
 // An input whose name is one of `slots.names` (`input` also names `self`;
-// `tensors[0]` an element of the Tensor[] `tensors`) is that argument. Every
-// other input is read by its position in `inputs`: `slots.positional`, in
+// `tensors[0]` an element of the Tensor[] `tensors`), or a name the table
+// below gives it, is that argument (two inputs for one argument: refused).
+// Every other input is read by its position in `inputs`: `slots.positional`, in
 // order, as Python's positional arguments fill them. The two readings may
 // mix only where they agree, every named input standing at its own
 // argument's position; otherwise the mix is ambiguous and nullopt is
@@ -43,6 +44,18 @@ InputSlots schema_slots(const c10::FunctionSchema& schema);
 std::optional<std::vector<std::string>> read_input_names(
     const InputSlots& slots, const std::vector<std::string>& input_names,
     std::string* why, std::string* culprit);
+
+// An input name of training code (Hugging Face's `labels`, `logits`) that
+// the op does not have is bound by the table of docs/case-format.md ("Names
+// training code uses"), on the ops it applies to, as the argument's own
+// name would be; read_input_names returns the argument it stands for.
+
+// The inputs read by position: their names neither the op's nor the table's.
+std::vector<std::string> read_by_position(
+    const InputSlots& slots, const std::vector<std::string>& input_names);
+
+// What a refusal lists: "input, target, weight; for `input` also logits, ...".
+std::string names_taken(const InputSlots& slots);
 
 // The same, against a schema (schema_slots).
 std::optional<std::vector<std::string>> read_input_names(
