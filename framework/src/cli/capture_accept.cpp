@@ -91,9 +91,9 @@ void judge_failure(const Origin& origin,
                                   "): " + first_error + " (" +
                                   std::string(family_name(origin_family)) + ")";
   std::string why;
-  const OriginMatch match = match_origin(
-      first_error, origin_backend, ran_on(runs, origin_backend),
-      decider.backend, decider.family, decider.message, &why);
+  const OriginMatch match =
+      match_origin(first_error, origin_backend, ran_on(runs, origin_backend),
+                   decider.backend, decider.family, decider.message, &why);
   if (match == OriginMatch::kDiffers) {
     out->kind = Reproduction::Kind::kDiffers;
     out->sentence =

@@ -417,11 +417,11 @@ OriginMatch match_origin(std::string_view first_error, Backend origin_backend,
   if (same_failure(first_error, family, message, why)) {
     return OriginMatch::kSame;
   }
-  const bool cpu_form = is_gpu(origin_backend) && !origin_backend_ran &&
-                        run_backend == Backend::kCpu &&
-                        classify_python_error(first_error) ==
-                            Family::kDeviceAssert &&
-                        family == Family::kIndexOutOfRange;
+  const bool cpu_form =
+      is_gpu(origin_backend) && !origin_backend_ran &&
+      run_backend == Backend::kCpu &&
+      classify_python_error(first_error) == Family::kDeviceAssert &&
+      family == Family::kIndexOutOfRange;
   return cpu_form ? OriginMatch::kCpuForm : OriginMatch::kDiffers;
 }
 

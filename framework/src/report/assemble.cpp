@@ -182,8 +182,8 @@ void describe_seen_where(const Case& kase, const CaseVerdict& chosen,
       input.versions, is_gpu(chosen.backend) ? input.backend : "device");
   std::string failure = "none: the run passes";
   if (chosen.family != Family::kNone || !chosen.first_error.empty()) {
-    failure = std::string(family_name(chosen.family)) + ": " +
-              chosen.first_error;
+    failure =
+        std::string(family_name(chosen.family)) + ": " + chosen.first_error;
   }
   input.seen = {{"PyTorch", origin("versions.torch")},
                 {"backend", origin("backend")},

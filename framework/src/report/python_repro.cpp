@@ -318,15 +318,29 @@ PythonCall registered_call(const Case& kase, const OpDef& op) {
 // losses and activations of torch._C._nn) and the in-place ops, which are
 // methods of the tensor.
 std::string public_function(const std::string& op) {
-  static const std::set<std::string> functional = {
-      "binary_cross_entropy", "cross_entropy",  "elu",
-      "gelu",                 "glu",            "hardsigmoid",
-      "hardswish",            "hardtanh",       "huber_loss",
-      "l1_loss",              "leaky_relu",     "linear",
-      "mish",                 "mse_loss",       "multi_margin_loss",
-      "multilabel_margin_loss", "nll_loss",     "one_hot",
-      "silu",                 "smooth_l1_loss", "soft_margin_loss",
-      "softplus",             "softshrink"};
+  static const std::set<std::string> functional = {"binary_cross_entropy",
+                                                   "cross_entropy",
+                                                   "elu",
+                                                   "gelu",
+                                                   "glu",
+                                                   "hardsigmoid",
+                                                   "hardswish",
+                                                   "hardtanh",
+                                                   "huber_loss",
+                                                   "l1_loss",
+                                                   "leaky_relu",
+                                                   "linear",
+                                                   "mish",
+                                                   "mse_loss",
+                                                   "multi_margin_loss",
+                                                   "multilabel_margin_loss",
+                                                   "nll_loss",
+                                                   "one_hot",
+                                                   "silu",
+                                                   "smooth_l1_loss",
+                                                   "soft_margin_loss",
+                                                   "softplus",
+                                                   "softshrink"};
   const std::string name = op.substr(op.find('.') + 1);
   if (functional.count(name)) return "torch.nn.functional." + name;
   if (!name.empty() && name.back() == '_' && name.find("__") != 0) {
@@ -353,9 +367,8 @@ PythonCall dispatcher_call(const Case& kase, const OpDef& op) {
   // torch.ops' overloads do.
   const bool method = call.function.rfind("torch.Tensor.", 0) == 0;
   for (const std::string& argument : op.input_arguments) {
-    call.parameters.push_back(!aten && !method && argument == "self"
-                                  ? "input"
-                                  : argument);
+    call.parameters.push_back(
+        !aten && !method && argument == "self" ? "input" : argument);
   }
   return call;
 }
@@ -471,8 +484,7 @@ std::string property_checks(const OutputExpectation& entry,
     for (const std::vector<int64_t>& each : *entry.nan_positions) {
       positions.push_back(
           "[" +
-          joined(each, ", ",
-                 [](int64_t at) { return std::to_string(at); }) +
+          joined(each, ", ", [](int64_t at) { return std::to_string(at); }) +
           "]");
     }
     check("nan_exactly_at(out, [" + joined(positions) + "])",
@@ -540,9 +552,8 @@ std::string entry_checks(const Case& kase, const OutputExpectation& entry,
           *entry.values, python_variable("expected_" + index, taken), files);
       const Tolerance tolerance = tolerance_in_force(
           kase.tolerance_rule(), &entry, entry.values->dtype);
-      body += expected.definition + expected.view + "\n" +
-              "check_close(out, " + expected.variable + ", " +
-              python_string(label + ": values") +
+      body += expected.definition + expected.view + "\n" + "check_close(out, " +
+              expected.variable + ", " + python_string(label + ": values") +
               tolerance_arguments(tolerance) + ")\n";
     } catch (const std::exception&) {
       body += "# its expected values cannot be made here\n";
@@ -574,8 +585,9 @@ std::string checks(const Case& kase, const OpDef* op, Backend backend,
     text += entry_checks(kase, entry, *position, taken, files);
   }
   if (kase.grad) {
-    text += "# Not checked here: the gradients (`grad`), which casebook "
-            "checks.\n";
+    text +=
+        "# Not checked here: the gradients (`grad`), which casebook "
+        "checks.\n";
   }
   const bool random = op != nullptr && op->random;
   std::string reference;
@@ -645,8 +657,8 @@ std::string expected_error(const Expectation& expected) {
          held +
          ":\n"
          "        print(" +
-         python_string("the call raises the error the case expects (" +
-                       family + "), as casebook's run did:") +
+         python_string("the call raises the error the case expects (" + family +
+                       "), as casebook's run did:") +
          ", flush=True)\n"
          "        raise\n"
          "    print(\"raised\", type(error).__name__ + \":\", error)\n"
