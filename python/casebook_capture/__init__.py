@@ -481,8 +481,12 @@ class Recorder:
                        f"{failure}")
             return
         self.capture_output = result.stdout + result.stderr
-        if result.returncode == 2 or not any(
-                line.startswith("wrote ") for line in result.stdout.splitlines()):
+        written = [line[len("wrote "):] for line in result.stdout.splitlines()
+                   if line.startswith("wrote ")]
+        # Not written, or removed again: a case that does not reproduce the
+        # failure is not kept (casebook capture --keep-unreproduced).
+        if result.returncode == 2 or not written or \
+                not os.path.exists(written[0]):
             # Still the first failure: later ones stay its consequences.
             self._kept(iteration, origin, self.capture_output)
             return

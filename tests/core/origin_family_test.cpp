@@ -55,6 +55,22 @@ TEST(OriginFamily, TheSameFailureIsTheFamilyAndTheOffendingValue) {
                            Family::kOutOfMemory, "out of memory: 3 GiB", &why));
 }
 
+// Issue 48, part 3: where the origin names no value, another op's error of
+// the same family is not the same failure; the same words are.
+TEST(OriginFamily, AnOriginNamingNoValueNeedsTheSameMessage) {
+  std::string why;
+  EXPECT_FALSE(same_failure("IndexError: index out of range in self",
+                            Family::kIndexOutOfRange,
+                            "Target 4 is out of bounds.", &why));
+  EXPECT_EQ(why,
+            "both are index_out_of_range, but the origin's is `index out of "
+            "range in self`, the case's `Target # is out of bounds.`");
+  EXPECT_TRUE(same_failure("IndexError: index out of range in self",
+                           Family::kIndexOutOfRange,
+                           "index out of range in self", &why))
+      << why;
+}
+
 // Issue 50: the same rule judges `casebook reduce`'s candidates, where the
 // failure may be the outputs' (the same output, the same kind of
 // difference, whatever the counts) and may be placed at a step.

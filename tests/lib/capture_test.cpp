@@ -563,7 +563,7 @@ TEST_F(CaptureTest, CommandComparesWithTheOriginAndAccepts) {
 
   const auto other = run_shell(
       casebook + "capture --op torch.cross_entropy " + tensors +
-      "--name oom --backend cpu --expect-failure "
+      "--name oom --backend cpu --expect-failure --keep-unreproduced "
       "--origin 'first_error=torch.OutOfMemoryError: CUDA out of memory.'");
   EXPECT_EQ(other.status, 1) << other.output;
   EXPECT_NE(other.output.find("the capture fails differently"),

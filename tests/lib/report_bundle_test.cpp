@@ -179,8 +179,9 @@ TEST_F(ReportBundle, ThePythonReproductionRebuildsLargeStridedInputsAndChecks) {
                        "^tensor\\(\\[288\\., 297\\., 306\\., 315\\., 324\\., "
                        "333\\., 342\\., 351\\.\\]\\)$"))
       << script.output;
-  EXPECT_TRUE(
-      has_line(script.output, "^AssertionError: Tensor-likes are not close!$"))
+  EXPECT_EQ(script.status, 1) << script.output;
+  EXPECT_TRUE(has_line(script.output,
+                       "^  output 0: values: Tensor-likes are not close!"))
       << script.output;
 }
 
@@ -306,7 +307,8 @@ TEST_F(ReportBundle, SmallFixturesAreInlinedLargerOnesListedAndBundled) {
       << again.output;
 
   // The Python reproduction loads the carried .npy fixture, inlines the
-  // small one, and returns what casebook's run returned.
+  // small one, returns what casebook's run returned, and fails as it did:
+  // the case expects an error.
   const std::string script =
       read_text(root_ / "elsewhere" / "attached" / "reproduce.py");
   EXPECT_NE(script.find("np.load(\"fixtures/big/x.npy\")"), std::string::npos)
@@ -321,8 +323,12 @@ TEST_F(ReportBundle, SmallFixturesAreInlinedLargerOnesListedAndBundled) {
   const CommandResult python_run =
       run_shell("cd '" + (root_ / "elsewhere" / "attached").string() + "' && " +
                 python() + " reproduce.py");
-  EXPECT_EQ(python_run.status, 0) << python_run.output;
+  EXPECT_EQ(python_run.status, 1) << python_run.output;
   EXPECT_TRUE(has_line(python_run.output, "\\[ *90\\., +92\\., +94\\."))
+      << python_run.output;
+  EXPECT_TRUE(has_line(python_run.output,
+                       "^  the call returned; the case expects the error "
+                       "contract$"))
       << python_run.output;
 }
 

@@ -49,7 +49,8 @@ class Report : public testing::Test {
            "  cpu: {xfail: 'seen by zorblax@example.org in "
            "/home/zorblax/train.py token=t0k3nSecretValue'}\n"
            "origin:\n"
-           "  first_error: 'failed in /home/zorblax/runs/train.py'\n"
+           "  first_error: 'IndexError: Target 4 is out of bounds. (failed in "
+           "/home/zorblax/runs/train.py)'\n"
            "  cause: 'reported by zorblax@example.org'\n"
            "  data: {id: 'api_token=hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345'}\n"
            "  distinguishing: 'ran as zorblax@" +
@@ -104,8 +105,11 @@ TEST_F(Report, NothingPersonalSurvivesWhileOpShapesAndDtypesDo) {
   EXPECT_NE(text.find("| target | int64 | [3] | [1] | 0 |"), std::string::npos)
       << text;
   EXPECT_NE(text.find("Target 4 is out of bounds"), std::string::npos) << text;
-  EXPECT_NE(text.find("| first_error | failed in <home>/runs/train.py |"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          "| first_error | IndexError: Target 4 is out of bounds. (failed "
+          "in <home>/runs/train.py) |"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("CUDA_FOO"), std::string::npos) << text;
   EXPECT_NE(text.find("<home>/x"), std::string::npos) << text;

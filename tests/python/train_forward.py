@@ -7,6 +7,7 @@ consequences; a name taken behind the recorder's back gets the next one.
 
 usage: train_forward.py CASES_FOLDER  (casebook from $CASEBOOK)
 """
+import os
 import sys
 
 import torch
@@ -88,3 +89,20 @@ except IndexError:
     pass
 assert recorder.case_file == f"{cases}/embedding/token_10-2.yaml", \
     recorder.case_file
+
+# Issue 48, part 2: an embedding's failure recorded as a cross_entropy case
+# (the loss's inputs, which are fine) does not reproduce: capture removes
+# the case, and the recorder keeps the batch and says so.
+recorder = Recorder("torch.cross_entropy", "embedding_error", cases=cases,
+                    backends="cpu")
+try:
+    with recorder.step(0, target=torch.tensor([0, 1, 2])) as step:
+        step.add(input=torch.randn(3, 3))
+        embedding(batches[1][0])
+except IndexError:
+    pass
+assert not recorder.recorded, recorder.case_file
+assert recorder.kept_batch is not None, recorder.capture_output
+assert "not kept" in recorder.capture_output, recorder.capture_output
+assert not os.path.exists(os.path.join(cases, "cross_entropy",
+                                       "embedding_error.yaml"))

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "casebook/backend.h"
 #include "casebook/family.h"
 #include "casebook/verdict.h"
 
@@ -78,6 +79,19 @@ bool same_failure(const SeenFailure& origin, const SeenFailure& run,
 // `family`.
 bool same_failure(std::string_view first_error, Family family,
                   std::string_view message, std::string* why);
+
+// Whether a run's failure (`family`, `message`, on `run_backend`) is the one
+// `origin.first_error` records, seen on `origin_backend`: kSame by
+// same_failure; kCpuForm where the origin is a GPU's device_assert, that GPU
+// did not run here (`origin_backend_ran` false) and the run is the CPU's
+// index_out_of_range (what the CPU kernels raise where the GPU's assert);
+// else kDiffers, with the difference in `why`. `capture`, `accept` and
+// `report` judge a reproduction by it.
+enum class OriginMatch { kSame, kCpuForm, kDiffers };
+OriginMatch match_origin(std::string_view first_error, Backend origin_backend,
+                         bool origin_backend_ran, Backend run_backend,
+                         Family family, std::string_view message,
+                         std::string* why);
 
 // The message without a c10 backtrace ("Exception raised from ...",
 // "frame #0: ..."), trailing blank lines removed.
@@ -340,6 +354,14 @@ struct ReportInput {
   // which `--bundle` writes. Empty: none made.
   std::string python_script;
   std::vector<std::string> python_files;
+  // What was seen where: the same facts (PyTorch, backend, device, the
+  // failure) as the case's origin records them (`seen`) and as this run has
+  // them (`here`), key for key, shown side by side; and whether this run
+  // reproduces the origin's failure (match_origin): "yes ...", "no: ...",
+  // "not known: ...". Empty `seen`: the case has no origin.
+  ReportPairs seen;
+  ReportPairs here;
+  std::string reproduced;
   // What PyTorch's issue template asks for, in `python -m
   // torch.utils.collect_env`'s words ("PyTorch version", "OS", ...).
   ReportPairs collect_env;

@@ -58,15 +58,6 @@ const JudgedRun* deciding_run(const std::vector<const JudgedRun*>& runs,
   return runs.empty() ? nullptr : runs.front();
 }
 
-// A GPU's device-side assert shows on the CPU as the exception the kernel's
-// assert stands for: the CPU kernels raise index_out_of_range where CUDA's
-// and HIP's assert on the index (nll_loss, embedding, index_select).
-bool cpu_counterpart(Family origin, const JudgedRun& run, Backend from) {
-  return is_gpu(from) && run.backend == Backend::kCpu &&
-         origin == Family::kDeviceAssert &&
-         run.family == Family::kIndexOutOfRange;
-}
-
 bool ran_on(const std::vector<const JudgedRun*>& runs, Backend backend) {
   for (const JudgedRun* run : runs) {
     if (run->backend == backend) return true;
@@ -86,6 +77,45 @@ void add_expectations(const std::vector<const JudgedRun*>& runs,
   if (!ran_on(runs, origin_backend)) {
     out->expect.emplace_back(origin_backend, origin_family);
   }
+}
+
+// The failing run that decides, against origin.first_error: reproduced (as
+// it is, or in its CPU form), or failing differently.
+void judge_failure(const Origin& origin,
+                   const std::vector<const JudgedRun*>& runs,
+                   const JudgedRun& decider, Backend origin_backend,
+                   Reproduction* out) {
+  const std::string first_error = origin_entry(origin, "first_error");
+  const Family origin_family = classify_python_error(first_error);
+  const std::string origin_text = "origin (" +
+                                  std::string(backend_name(origin_backend)) +
+                                  "): " + first_error + " (" +
+                                  std::string(family_name(origin_family)) + ")";
+  std::string why;
+  const OriginMatch match =
+      match_origin(first_error, origin_backend, ran_on(runs, origin_backend),
+                   decider.backend, decider.family, decider.message, &why);
+  if (match == OriginMatch::kDiffers) {
+    out->kind = Reproduction::Kind::kDiffers;
+    out->sentence =
+        "the capture fails differently from the failure it was "
+        "captured for (" +
+        why + "):\n  " + origin_text + "\n  case (" +
+        std::string(backend_name(decider.backend)) + "):" +
+        outcome_text(decider).substr(backend_name(decider.backend).size() + 1);
+    return;
+  }
+  out->kind = Reproduction::Kind::kReproduced;
+  const std::string gpu(backend_name(origin_backend));
+  out->sentence =
+      match == OriginMatch::kSame
+          ? "the capture reproduces the failure: " + outcome_text(decider) +
+                "\n  " + origin_text
+          : "the capture reproduces the failure in its CPU form: " +
+                outcome_text(decider) + ", what " + gpu +
+                "'s device_assert is on the CPU (" + gpu +
+                " did not run here)\n  " + origin_text;
+  add_expectations(runs, origin_backend, origin_family, out);
 }
 
 }  // namespace
@@ -111,48 +141,17 @@ Reproduction judge_reproduction(const Origin& origin, const CaseRun& run) {
         "the capture does not reproduce a failure: every verdict is PASS";
     return out;
   }
-  const std::string first_error = origin_entry(origin, "first_error");
   const Backend origin_backend =
       parse_backend(origin_entry(origin, "backend")).value_or(Backend::kCpu);
   const JudgedRun& decider = *deciding_run(failing, origin_backend);
-  if (first_error.empty()) {
+  if (origin_entry(origin, "first_error").empty()) {
     out.kind = Reproduction::Kind::kUnknown;
     out.sentence = "the capture fails (" + outcome_text(decider) +
                    "); the case has no origin.first_error, so whether that "
                    "is the failure it was captured for is not known";
     return out;
   }
-  const Family origin_family = classify_python_error(first_error);
-  const std::string origin_text = "origin (" +
-                                  std::string(backend_name(origin_backend)) +
-                                  "): " + first_error + " (" +
-                                  std::string(family_name(origin_family)) + ")";
-  std::string why;
-  if (same_failure(first_error, decider.family, decider.message, &why)) {
-    out.kind = Reproduction::Kind::kReproduced;
-    out.sentence =
-        "the capture reproduces the failure: " + outcome_text(decider) +
-        "\n  " + origin_text;
-  } else if (!ran_on(runs, origin_backend) &&
-             cpu_counterpart(origin_family, decider, origin_backend)) {
-    out.kind = Reproduction::Kind::kReproduced;
-    out.sentence = "the capture reproduces the failure in its CPU form: " +
-                   outcome_text(decider) + ", what " +
-                   std::string(backend_name(origin_backend)) +
-                   "'s device_assert is on the CPU (" +
-                   std::string(backend_name(origin_backend)) +
-                   " did not run here)\n  " + origin_text;
-  } else {
-    out.kind = Reproduction::Kind::kDiffers;
-    out.sentence =
-        "the capture fails differently from the failure it was "
-        "captured for (" +
-        why + "):\n  " + origin_text + "\n  case (" +
-        std::string(backend_name(decider.backend)) + "):" +
-        outcome_text(decider).substr(backend_name(decider.backend).size() + 1);
-    return out;
-  }
-  add_expectations(runs, origin_backend, origin_family, &out);
+  judge_failure(origin, runs, decider, origin_backend, &out);
   return out;
 }
 

@@ -1,12 +1,14 @@
 // `casebook capture`: saved tensors into a case, then the case run at once.
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <system_error>
 
 #include "capture/capture.h"
 #include "capture/capture_check.h"
+#include "casebook/joined.h"
 #include "casebook/loader.h"
 #include "casebook/printable.h"
 #include "cli/capture_run.h"
@@ -29,9 +31,40 @@ bool split_pair(const std::string& text, const std::string& flag,
   return true;
 }
 
+// A case that fails differently from its origin, or passes, is no case of
+// the failure: removed (as this capture made it, replacing nothing) unless
+// --keep-unreproduced, saying where the tensors still are. The fixtures
+// stay: named by their content, perhaps shared by other cases.
+bool drop_unreproduced(const std::filesystem::path& case_file,
+                       const Reproduction& reproduction,
+                       const CaptureArguments& arguments) {
+  if ((reproduction.kind != Reproduction::Kind::kDiffers &&
+       reproduction.kind != Reproduction::Kind::kPasses) ||
+      arguments.keep_unreproduced) {
+    return false;
+  }
+  std::error_code ignored;
+  std::filesystem::remove(case_file, ignored);
+  std::vector<std::string> files;
+  for (const std::string& text : arguments.tensors) {
+    const std::string file =
+        printable_line(parse_tensor_argument(text).file.string());
+    if (std::find(files.begin(), files.end(), file) == files.end()) {
+      files.push_back(file);
+    }
+  }
+  std::cerr << "casebook capture: the case does not reproduce the failure, "
+               "so it is not kept (removed "
+            << printable_line(case_file.string())
+            << "; --keep-unreproduced keeps it); the tensors are still in "
+            << joined(files) << "\n";
+  return true;
+}
+
 // The verdict's last line (`the capture ...`: what the Python Recorder
-// reads), then the acceptance where asked. Under --expect-failure, 1 unless
-// the failure is the origin's (or, without origin.first_error, any).
+// reads), then the acceptance where asked. 1 where the case is not kept
+// (drop_unreproduced); under --expect-failure, 1 unless the failure is the
+// origin's (or, without origin.first_error, any).
 int report_reproduction(const std::filesystem::path& case_file,
                         const CaseRun& run, const CaptureArguments& arguments) {
   const LoadedCase loaded = load_case_file(case_file);
@@ -43,6 +76,7 @@ int report_reproduction(const std::filesystem::path& case_file,
   const Reproduction reproduction =
       judge_reproduction(loaded.value->origin, run);
   std::cout << reproduction.sentence << "\n";
+  if (drop_unreproduced(case_file, reproduction, arguments)) return 1;
   const bool failed_as_expected =
       reproduction.kind == Reproduction::Kind::kReproduced ||
       reproduction.kind == Reproduction::Kind::kUnknown;
@@ -142,7 +176,9 @@ Command add_capture(CLI::App& app) {
       "(CASEBOOK_MAX_TENSOR_ELEMENTS, CASEBOOK_MAX_TENSOR_BYTES). The case is "
       "checked (op, inputs, arguments) before anything is written; one that "
       "only the op finds invalid when it runs is removed again: never a "
-      "reproduced failure");
+      "reproduced failure; so is one that does not reproduce the failure "
+      "(the same family and message as origin.first_error), unless "
+      "--keep-unreproduced");
   capture
       ->add_option("--op", arguments->op,
                    "torch.<name>, aten::<name>[.<overload>], ...")
@@ -179,6 +215,10 @@ Command add_capture(CLI::App& app) {
                     "write the case without running it");
   capture->add_flag("--accept", arguments->accept,
                     "write a reproduced failure into the case as its expect");
+  capture->add_flag("--keep-unreproduced", arguments->keep_unreproduced,
+                    "keep the case when it fails otherwise than its "
+                    "origin.first_error, or passes (else it is removed, "
+                    "exit 1)");
   return {capture, [arguments] { return capture_command(*arguments); }};
 }
 

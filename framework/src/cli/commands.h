@@ -162,6 +162,8 @@ struct CaptureArguments {
   bool expect_failure = false;
   bool no_run = false;
   bool accept = false;  // a reproduced failure written as the case's expect
+  // A case that does not reproduce its failure kept (else removed).
+  bool keep_unreproduced = false;
 };
 int capture_command(const CaptureArguments& arguments);
 

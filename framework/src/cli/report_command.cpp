@@ -132,6 +132,21 @@ void nothing_ran(const fs::path& file, const std::vector<CaseVerdict>& runs) {
   std::cerr << "\n";
 }
 
+// A run that is not the failure its origin records is no request for an
+// analysis of that failure: what was seen, what ran here, and nothing
+// written.
+void refuse_unreproduced(const ReportInput& input) {
+  std::cerr << "casebook report: " << input.case_id << " on " << input.backend
+            << " does not reproduce the failure its origin records, so it is "
+               "not written up as a request ("
+            << input.reproduced << "):\n";
+  for (size_t i = 0; i < input.seen.size() && i < input.here.size(); ++i) {
+    std::cerr << "  " << input.seen[i].first << ": seen "
+              << printable_line(input.seen[i].second) << "; here "
+              << printable_line(input.here[i].second) << "\n";
+  }
+}
+
 void say_written(const CaseVerdict& chosen, const ReportInput& input,
                  const ReportSubject& subject, const std::string& output) {
   std::cerr << "casebook report: " << chosen.case_id << " on " << input.backend
@@ -227,6 +242,10 @@ int report_command(const std::string& argument, const std::string& id,
   const AssembledReport report =
       assemble_report(plan, runs, subject, execution.backends, file,
                       allowed_environment(environ));
+  if (report.not_reproduced) {
+    refuse_unreproduced(report.input);
+    return 1;
+  }
 
   return write_report(report.input, report.carried, report.python, chosen,
                       subject, output, bundle);

@@ -361,16 +361,20 @@ std::string without_numbers(std::string_view message) {
 bool same_key(const SeenFailure& origin, const SeenFailure& run,
               std::string* why) {
   const std::string family(family_name(origin.family));
-  if (origin.family == Family::kIndexOutOfRange ||
-      origin.family == Family::kContract) {
-    const std::vector<std::string> key = integers_of(origin.message);
+  const bool values_named = origin.family == Family::kIndexOutOfRange ||
+                            origin.family == Family::kContract;
+  const std::vector<std::string> key = integers_of(origin.message);
+  if (values_named && !key.empty()) {
     if (in_order(key, integers_of(strip_backtrace(run.message)))) return true;
     *why = "both are " + family +
            ", but the case's message does not name what the origin's does (" +
            joined(key) + ")";
     return false;
   }
-  if (judged_on_outputs(origin.family)) {
+  // An origin that names no value ("index out of range in self") is another
+  // op's failure unless the message is the same but for its numbers: each
+  // op words its own ("Target 4 is out of bounds." is cross_entropy's).
+  if (values_named || judged_on_outputs(origin.family)) {
     const std::string key = without_numbers(origin.message);
     if (key == without_numbers(run.message)) return true;
     *why = "both are " + family + ", but the origin's is `" + key +
@@ -410,6 +414,21 @@ bool same_failure(std::string_view first_error, Family family,
   run.family = family;
   run.message = std::string(message);
   return same_failure(origin, run, why);
+}
+
+OriginMatch match_origin(std::string_view first_error, Backend origin_backend,
+                         bool origin_backend_ran, Backend run_backend,
+                         Family family, std::string_view message,
+                         std::string* why) {
+  if (same_failure(first_error, family, message, why)) {
+    return OriginMatch::kSame;
+  }
+  const bool cpu_form =
+      is_gpu(origin_backend) && !origin_backend_ran &&
+      run_backend == Backend::kCpu &&
+      classify_python_error(first_error) == Family::kDeviceAssert &&
+      family == Family::kIndexOutOfRange;
+  return cpu_form ? OriginMatch::kCpuForm : OriginMatch::kDiffers;
 }
 
 Family classify_signal(int signal) {

@@ -48,7 +48,7 @@ ScrubContext learned_from(const ReportInput& input, const ScrubContext& ctx) {
   }
   for (const ReportPairs* pairs :
        {&input.versions, &input.environment, &input.args, &input.origin,
-        &input.collect_env}) {
+        &input.collect_env, &input.seen, &input.here}) {
     for (const auto& [key, value] : *pairs) {
       learn_names_from_entry(key, value, learned);
     }
@@ -97,6 +97,9 @@ ReportInput scrub_report(const ReportInput& input, const ScrubContext& given) {
   clean.python_script = scrub(input.python_script, ctx);
   for (std::string& file : clean.python_files) file = scrub(file, ctx);
   clean.collect_env = scrub_pairs(input.collect_env, ctx);
+  clean.seen = scrub_pairs(input.seen, ctx);
+  clean.here = scrub_pairs(input.here, ctx);
+  clean.reproduced = scrub_then_truncate(input.reproduced, kLineLimit, ctx);
   clean.expectation_reason =
       scrub_then_truncate(input.expectation_reason, kCellLimit, ctx);
   clean.chosen_because = scrub(input.chosen_because, ctx);
@@ -112,6 +115,7 @@ std::string render_scrubbed_report(const ReportInput& input) {
       "# Request for a targeted analysis: `" + cell(input.case_id) + "`\n\n";
   report += verdict_sentence(input) + "\n\n";
   report += the_run(input);
+  report += seen_and_reproduced(input);
   report += operation(input);
   report += inputs(input);
   report += backend(input);

@@ -123,6 +123,19 @@ std::string the_run(const ReportInput& input) {
   return text;
 }
 
+std::string seen_and_reproduced(const ReportInput& input) {
+  if (input.seen.empty()) return "";
+  std::string text =
+      "## Seen and reproduced\n\n| | where the failure was seen (origin) "
+      "| where it was reproduced (casebook) |\n|---|---|---|\n";
+  for (size_t i = 0; i < input.seen.size() && i < input.here.size(); ++i) {
+    text += "| " + cell(input.seen[i].first) + " | " +
+            cell(input.seen[i].second) + " | " + cell(input.here[i].second) +
+            " |\n";
+  }
+  return text + "\nReproduced: " + cell(input.reproduced) + "\n\n";
+}
+
 std::string operation(const ReportInput& input) {
   return "## Operation\n\nOperation: `" + cell(input.op) + "`\n\n";
 }
@@ -231,8 +244,10 @@ std::string python_reproduction(const ReportInput& input) {
   if (input.python_script.empty()) return "";
   std::string text =
       "## Reproduce with PyTorch alone\n\nThe same run as a Python script "
-      "(`reproduce.py` in the bundle): the inputs rebuilt, the op called as "
-      "PyTorch spells it, its result checked as the case checks it";
+      "(`reproduce.py` in the bundle): the inputs rebuilt, the op's public "
+      "PyTorch function called, its result checked as the case checks it, "
+      "ending as this run did (exit 0 for a PASS, 1 for a failure, the "
+      "error a case expects raised)";
   if (!input.python_files.empty()) {
     text += "; it loads ";
     for (size_t i = 0; i < input.python_files.size(); ++i) {

@@ -21,6 +21,9 @@ std::string verdict_sentence(const ReportInput& input);
 // The case, its summary, which run was chosen and why, how many others
 // failed.
 std::string the_run(const ReportInput& input);
+// The origin's facts beside this run's (PyTorch, backend, device, the
+// failure) and whether it reproduced; nothing for a case without origin.
+std::string seen_and_reproduced(const ReportInput& input);
 std::string operation(const ReportInput& input);
 std::string inputs(const ReportInput& input);
 std::string backend(const ReportInput& input);

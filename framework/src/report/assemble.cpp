@@ -95,11 +95,106 @@ void describe_case(const Plan& plan, const PlannedCase& planned,
   const std::string first_line =
       chosen.message.substr(0, chosen.message.find('\n'));
   seen += (first_line.empty() ? "" : ": " + first_line.substr(0, 300));
-  *python = python_reproduction(kase, planned.op, chosen.backend, seen);
+  *python = python_reproduction(
+      kase, planned.op, expectation_in_run(plan, planned, chosen.backend),
+      chosen.backend, seen);
   input->python_script = python->script;
   for (const PythonInputFile& each : python->files) {
     input->python_files.push_back(each.file);
   }
+}
+
+std::string origin_value(const Case& kase, const std::string& key) {
+  for (const auto& [name, value] : kase.origin.entries) {
+    if (name == key) return value;
+  }
+  return "";
+}
+
+std::string value_of(const ReportPairs& pairs, const std::string& key) {
+  for (const auto& [name, value] : pairs) {
+    if (name == key) return value;
+  }
+  return "";
+}
+
+// Whether `chosen` reproduces the origin's failure (match_origin), in words;
+// `*differs` when it does not.
+std::string reproduced(const Case& kase, const CaseVerdict& chosen,
+                       const std::vector<CaseVerdict>& runs,
+                       bool expected_error, bool* differs) {
+  const std::string first_error = origin_value(kase, "first_error");
+  const Backend origin_backend =
+      parse_backend(origin_value(kase, "backend")).value_or(Backend::kCpu);
+  if (first_error.empty() ||
+      classify_python_error(first_error) == Family::kNone) {
+    return "not known: the origin records no first_error of a family "
+           "casebook reads";
+  }
+  if (chosen.verdict == Verdict::kSkip || chosen.verdict == Verdict::kNotRun) {
+    return "not known: the run was skipped";
+  }
+  *differs = true;
+  if (chosen.verdict == Verdict::kPass && !expected_error) {
+    return "no: the run here passes";
+  }
+  bool origin_ran = false;
+  for (const CaseVerdict& run : runs) {
+    origin_ran |= run.backend == origin_backend && !run.backend_absent &&
+                  run.verdict != Verdict::kSkip &&
+                  run.verdict != Verdict::kNotRun;
+  }
+  std::string why;
+  const OriginMatch match =
+      match_origin(first_error, origin_backend, origin_ran, chosen.backend,
+                   chosen.family, chosen.first_error, &why);
+  *differs = match == OriginMatch::kDiffers;
+  if (match == OriginMatch::kSame) return "yes, the same failure";
+  if (match == OriginMatch::kCpuForm) {
+    return "yes, in its CPU form: " + std::string(family_name(chosen.family)) +
+           " is what " + std::string(backend_name(origin_backend)) +
+           "'s device_assert is on the CPU (" +
+           std::string(backend_name(origin_backend)) + " did not run here)";
+  }
+  return "no: " + why;
+}
+
+// What was seen where, the origin's facts beside this run's, and whether
+// the run reproduces the origin's failure.
+void describe_seen_where(const Case& kase, const CaseVerdict& chosen,
+                         const std::vector<CaseVerdict>& runs,
+                         AssembledReport* report) {
+  ReportInput& input = report->input;
+  if (kase.origin.empty()) return;
+  const auto origin = [&kase](const std::string& key) {
+    const std::string value = origin_value(kase, key);
+    return value.empty() ? std::string("not recorded") : value;
+  };
+  std::string device;
+  for (const std::string key : {"cuda", "hip", "driver"}) {
+    const std::string value = origin_value(kase, "versions." + key);
+    if (value.empty()) continue;
+    device += (device.empty() ? "" : ", ") + key + " " + value;
+  }
+  std::string libtorch = value_of(input.versions, "libtorch.library");
+  if (libtorch.empty()) libtorch = value_of(input.versions, "libtorch");
+  const std::string here_device = value_of(
+      input.versions, is_gpu(chosen.backend) ? input.backend : "device");
+  std::string failure = "none: the run passes";
+  if (chosen.family != Family::kNone || !chosen.first_error.empty()) {
+    failure =
+        std::string(family_name(chosen.family)) + ": " + chosen.first_error;
+  }
+  input.seen = {{"PyTorch", origin("versions.torch")},
+                {"backend", origin("backend")},
+                {"device", device.empty() ? "not recorded" : device},
+                {"failure", origin("first_error")}};
+  input.here = {{"PyTorch", "LibTorch " + libtorch},
+                {"backend", input.backend},
+                {"device", here_device},
+                {"failure", failure}};
+  input.reproduced = reproduced(kase, chosen, runs, input.expected_error,
+                                &report->not_reproduced);
 }
 
 }  // namespace
@@ -137,6 +232,8 @@ AssembledReport assemble_report(
   input.case_file_name = report.carried.file_name;
   input.reproduce_command =
       reproduce_line(report.carried.file_name, chosen.backend);
+  describe_seen_where(planned_case_of(plan, chosen.case_id)->value(), chosen,
+                      runs, &report);
   return report;
 }
 

@@ -30,6 +30,9 @@ struct AssembledReport {
   ReportInput input;  // not scrubbed yet (scrub_report)
   CarriedCase carried;
   PythonReproduction python;
+  // The chosen run is not the failure its case's origin.first_error
+  // records (input.reproduced says why): no request to write.
+  bool not_reproduced = false;
 };
 
 // The request for `runs[subject.index]`, a run of the case file `file`:

@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
+#include <sstream>
 
 #include "casebook/joined.h"
 #include "casebook/number_text.h"
@@ -299,7 +301,8 @@ PythonCall registered_call(const Case& kase, const OpDef& op) {
   for (size_t i = 0; i < kase.inputs.size(); ++i) {
     const std::string& given = kase.inputs[i].name;
     std::string name =
-        std::find(names.begin(), names.end(), given) != names.end()
+        i < op.input_arguments.size() ? op.input_arguments[i]
+        : std::find(names.begin(), names.end(), given) != names.end()
             ? given
             : (i < names.size() ? names[i] : given);
     // F.embedding(input, weight): the indices are its `input`.
@@ -308,6 +311,42 @@ PythonCall registered_call(const Case& kase, const OpDef& op) {
   }
   if (op.name == "torch.sum") call.arg_types["dtype"] = "ScalarType?";
   return call;
+}
+
+// The public Python function of a `torch.<name>` op: torch.<name>, except
+// for the names PyTorch's Python keeps in torch.nn.functional only (its
+// losses and activations of torch._C._nn) and the in-place ops, which are
+// methods of the tensor.
+std::string public_function(const std::string& op) {
+  static const std::set<std::string> functional = {"binary_cross_entropy",
+                                                   "cross_entropy",
+                                                   "elu",
+                                                   "gelu",
+                                                   "glu",
+                                                   "hardsigmoid",
+                                                   "hardswish",
+                                                   "hardtanh",
+                                                   "huber_loss",
+                                                   "l1_loss",
+                                                   "leaky_relu",
+                                                   "linear",
+                                                   "mish",
+                                                   "mse_loss",
+                                                   "multi_margin_loss",
+                                                   "multilabel_margin_loss",
+                                                   "nll_loss",
+                                                   "one_hot",
+                                                   "silu",
+                                                   "smooth_l1_loss",
+                                                   "soft_margin_loss",
+                                                   "softplus",
+                                                   "softshrink"};
+  const std::string name = op.substr(op.find('.') + 1);
+  if (functional.count(name)) return "torch.nn.functional." + name;
+  if (!name.empty() && name.back() == '_' && name.find("__") != 0) {
+    return "torch.Tensor." + name;
+  }
+  return op;
 }
 
 // An ATen operator bound by its schema: `torch.<name>` as Python's function
@@ -322,10 +361,14 @@ PythonCall dispatcher_call(const Case& kase, const OpDef& op) {
     if (name.find('.') == std::string::npos) name += ".default";
     call.function = "torch.ops.aten." + name;
   } else {
-    call.function = kase.op;
+    call.function = public_function(kase.op);
   }
+  // A method (torch.Tensor.add_) takes its `self` by position, as
+  // torch.ops' overloads do.
+  const bool method = call.function.rfind("torch.Tensor.", 0) == 0;
   for (const std::string& argument : op.input_arguments) {
-    call.parameters.push_back(!aten && argument == "self" ? "input" : argument);
+    call.parameters.push_back(
+        !aten && !method && argument == "self" ? "input" : argument);
   }
   return call;
 }
@@ -338,10 +381,12 @@ PythonCall python_call(const Case& kase, const OpDef* op) {
         "first step reads";
   } else if (op == nullptr) {
     call.why_not = "`" + kase.op + "` does not resolve here";
-  } else if (!op->input_arguments.empty() || !op->schema.empty()) {
-    call = dispatcher_call(kase, *op);
-  } else {
+  } else if (op->schema.empty()) {
+    // casebook's registered ops, bound in any order (input_arguments then
+    // says which argument each input is): their Python functions.
     call = registered_call(kase, *op);
+  } else {
+    call = dispatcher_call(kase, *op);
   }
   return call;
 }
@@ -351,19 +396,33 @@ PythonCall python_call(const Case& kase, const OpDef* op) {
 std::string run_function(const Case& kase, const PythonCall& call,
                          const std::vector<PythonTensor>& tensors) {
   std::vector<std::string> arguments;
-  std::map<std::string, std::vector<std::string>> grouped;  // Tensor[]
+  // A Tensor[] argument's elements (`tensors[1]`) by position; an element
+  // not given is None (`indices[0]` of aten::index).
+  std::map<std::string, std::map<size_t, std::string>> grouped;
+  std::set<std::string> lists;
   std::vector<std::string> order;
   for (size_t i = 0; i < tensors.size() && i < call.parameters.size(); ++i) {
-    const std::string placed = "place(" + tensors[i].variable +
-                               ", device, floating)" + tensors[i].view;
-    const std::string& name = call.parameters[i];
+    const std::string& parameter = call.parameters[i];
+    const size_t bracket = parameter.find('[');
+    const std::string name = parameter.substr(0, bracket);
     if (!grouped.count(name)) order.push_back(name);
-    grouped[name].push_back(placed);
+    std::map<size_t, std::string>& elements = grouped[name];
+    size_t position = elements.size();
+    if (bracket != std::string::npos) {
+      lists.insert(name);
+      position = std::strtoul(parameter.c_str() + bracket + 1, nullptr, 10);
+    }
+    elements[position] = "place(" + tensors[i].variable +
+                         ", device, floating)" + tensors[i].view;
   }
   for (const std::string& name : order) {
-    const std::vector<std::string>& placed = grouped[name];
-    std::string value = placed.front();
-    if (placed.size() > 1) value = "[" + joined(placed) + "]";
+    const std::map<size_t, std::string>& elements = grouped[name];
+    std::string value = elements.begin()->second;
+    if (elements.size() > 1 || lists.count(name)) {
+      std::vector<std::string> items(elements.rbegin()->first + 1, "None");
+      for (const auto& [position, placed] : elements) items[position] = placed;
+      value = "[" + joined(items) + "]";
+    }
     // torch.ops' OpOverload.__call__ has a `self` of its own: the schema's
     // `self`, always its first argument, goes first by position.
     if (name == "self") {
@@ -392,29 +451,143 @@ std::string tolerance_arguments(const Tolerance& tolerance) {
          ", equal_nan=" + (tolerance.equal_nan ? "True" : "False");
 }
 
-// The checks the case makes of a run that returns: its expected values
-// (written inline), and the CPU reference of a GPU run (or the cpu64 one).
-std::string checks(const Case& kase, const OpDef* op, Backend backend) {
+std::string python_bound(const std::optional<double>& bound) {
+  return bound ? python_number(*bound) : std::string("None");
+}
+
+// The properties an output entry states, each a check() of `out` (the
+// output on the CPU), in the words casebook's failure uses.
+std::string property_checks(const OutputExpectation& entry,
+                            const std::string& label) {
+  std::string text;
+  const auto check = [&](const std::string& held, const std::string& what) {
+    text += "check(" + held + ", " + python_string(label + ": " + what) + ")\n";
+  };
+  if (entry.shape) {
+    check("tuple(out.shape) == " + python_ints(*entry.shape),
+          "shape differs from " + python_ints(*entry.shape));
+  }
+  if (entry.dtype) {
+    check("out.dtype == " + torch_dtype(*entry.dtype),
+          "dtype differs from " + std::string(dtype_name(*entry.dtype)));
+  }
+  if (entry.finite) {
+    check("not floating(out) or bool(torch.isfinite(out).all())",
+          "not finite (`finite: true`)");
+  }
+  if (entry.all_nan) {
+    check("floating(out) and bool(torch.isnan(out).all())",
+          "expected NaN everywhere (`nan: true`)");
+  }
+  if (entry.nan_positions) {
+    std::vector<std::string> positions;
+    for (const std::vector<int64_t>& each : *entry.nan_positions) {
+      positions.push_back(
+          "[" +
+          joined(each, ", ", [](int64_t at) { return std::to_string(at); }) +
+          "]");
+    }
+    check("nan_exactly_at(out, [" + joined(positions) + "])",
+          "NaN elsewhere than the case's `nan` positions");
+  }
+  if (entry.min) {
+    check("bool((out >= " + python_number(*entry.min) + ").all())",
+          "below `min`");
+  }
+  if (entry.max) {
+    check("bool((out <= " + python_number(*entry.max) + ").all())",
+          "above `max`");
+  }
+  for (const auto& [name, bounds] :
+       {std::pair{"mean", entry.mean_bounds}, {"std", entry.std_bounds}}) {
+    if (!bounds) continue;
+    check(std::string("within(out.double().") + name + "().item(), " +
+              python_bound(bounds->min) + ", " + python_bound(bounds->max) +
+              ")",
+          std::string(name) + " outside its bounds");
+  }
+  return text;
+}
+
+// The position of an output entry's output: its index, or its name among
+// the schema's return names (`values`, `indices` of torch.sort); nullopt
+// for another (a gradient's, `grad.input`).
+std::optional<size_t> output_position(const OutputExpectation& entry,
+                                      const OpDef* op) {
+  if (entry.index || op == nullptr) return entry.index;
+  const size_t arrow = op->schema.rfind("->");
+  if (arrow == std::string::npos) return std::nullopt;
+  std::string returns = op->schema.substr(arrow + 2);
+  for (char& c : returns) {
+    if (c == '(' || c == ')') c = ' ';
+  }
+  std::stringstream list(returns);
+  std::string each;
+  for (size_t position = 0; std::getline(list, each, ','); ++position) {
+    const size_t end = each.find_last_not_of(' ');
+    const size_t start = each.find_last_of(' ', end);
+    if (end != std::string::npos &&
+        each.substr(start + 1, end - start) == entry.key) {
+      return position;
+    }
+  }
+  return std::nullopt;
+}
+
+// The checks of one output entry (output `position`): its properties, then
+// its values (inline, or a .npy in `files`).
+std::string entry_checks(const Case& kase, const OutputExpectation& entry,
+                         size_t position, std::set<std::string>* taken,
+                         std::vector<PythonInputFile>* files) {
+  const std::string index = std::to_string(position);
+  const std::string label = "output " + entry.key;
+  std::string text = "check(len(outputs) > " + index + ", " +
+                     python_string(label + ": missing") + ")\n" +
+                     "if len(outputs) > " + index + ":\n";
+  std::string body = "out = outputs[" + index + "].detach().cpu()\n" +
+                     property_checks(entry, label);
+  if (entry.values) {
+    try {
+      const PythonTensor expected = python_tensor(
+          *entry.values, python_variable("expected_" + index, taken), files);
+      const Tolerance tolerance = tolerance_in_force(
+          kase.tolerance_rule(), &entry, entry.values->dtype);
+      body += expected.definition + expected.view + "\n" + "check_close(out, " +
+              expected.variable + ", " + python_string(label + ": values") +
+              tolerance_arguments(tolerance) + ")\n";
+    } catch (const std::exception&) {
+      body += "# its expected values cannot be made here\n";
+    }
+  }
+  for (size_t at = 0; at < body.size();) {
+    const size_t end = body.find('\n', at);
+    text += "    " + body.substr(at, end + 1 - at);
+    at = end + 1;
+  }
+  return text;
+}
+
+// The checks the case makes of a run that returns: each output entry's
+// properties and values, and the CPU reference of a GPU run (or the cpu64
+// one). An entry of a named output (a gradient) is said, not checked.
+std::string checks(const Case& kase, const OpDef* op, Backend backend,
+                   std::set<std::string>* taken,
+                   std::vector<PythonInputFile>* files) {
   std::string text;
   for (const OutputExpectation& entry : kase.outputs_for(backend)) {
-    if (!entry.index || !entry.values ||
-        entry.values->source != TensorSpec::Source::kValues) {
+    const std::optional<size_t> position = output_position(entry, op);
+    if (!position) {
+      text += "# Not checked here: `outputs." + entry.key +
+              "` (casebook checks it; PyTorch's call returns no such "
+              "output).\n";
       continue;
     }
-    const TensorSpec& values = *entry.values;
-    at::Tensor wanted;
-    try {
-      wanted = read_only_values(values);
-    } catch (const std::exception&) {
-      continue;  // the run's own check says why
-    }
-    const Tolerance tolerance =
-        tolerance_in_force(kase.tolerance_rule(), &entry, values.dtype);
-    text += "expected = " + inline_tensor(wanted, values.dtype) + ".reshape(" +
-            python_ints(values.shape) + ")\n" +
-            "torch.testing.assert_close(outputs[" +
-            std::to_string(*entry.index) + "].cpu(), expected" +
-            tolerance_arguments(tolerance) + ")\n";
+    text += entry_checks(kase, entry, *position, taken, files);
+  }
+  if (kase.grad) {
+    text +=
+        "# Not checked here: the gradients (`grad`), which casebook "
+        "checks.\n";
   }
   const bool random = op != nullptr && op->random;
   std::string reference;
@@ -431,11 +604,114 @@ std::string checks(const Case& kase, const OpDef* op, Backend backend) {
   return text + "reference = " + reference +
          "\nreference = reference if isinstance(reference, (tuple, list)) "
          "else (reference,)\n"
-         "for actual, wanted in zip(outputs, reference):\n"
-         "    torch.testing.assert_close(actual.cpu(), "
-         "wanted.to(actual.dtype)" +
+         "for index, (actual, wanted) in enumerate(zip(outputs, "
+         "reference)):\n"
+         "    check_close(actual.detach().cpu(), "
+         "wanted.detach().to(actual.dtype).cpu(), f\"output {index} against "
+         "the reference\"" +
          rule + ")\n";
 }
+
+// A Python test that `error` is of `family` (diagnosis/classify.cpp's table,
+// in its main words): the exception's type, else its text.
+std::string family_test(Family family) {
+  switch (family) {
+    case Family::kIndexOutOfRange:
+      return "isinstance(error, IndexError) or \"out of bounds\" in text or "
+             "\"out of range\" in text";
+    case Family::kDeviceAssert:
+      return "\"device-side assert\" in text";
+    case Family::kIllegalAddress:
+      return "\"illegal memory access\" in text or \"launch failure\" in text";
+    case Family::kOutOfMemory:
+      return "\"out of memory\" in text";
+    case Family::kOpUnavailable:
+      return "isinstance(error, NotImplementedError) or \"not implemented\" "
+             "in text";
+    case Family::kDeviceMismatch:
+      return "\"device\" in text";
+    case Family::kContract:
+    case Family::kLabelMapping:
+      return "isinstance(error, (RuntimeError, ValueError, TypeError, "
+             "IndexError, AssertionError))";
+    default:
+      return "True";
+  }
+}
+
+// A case that expects an error: the call must raise it (of its family, and
+// matching its `message`), as casebook's PASS says it did; raised again, so
+// that the script shows it as PyTorch does. Anything else is a failure.
+std::string expected_error(const Expectation& expected) {
+  const std::string family(family_name(expected.family));
+  std::string held = family_test(expected.family);
+  if (expected.message) {
+    held = "(" + held + ") and re.search(" + python_string(*expected.message) +
+           ", str(error))";
+  }
+  return "try:\n"
+         "    result = run(device)\n"
+         "except Exception as error:\n"
+         "    text = str(error).lower()\n"
+         "    if " +
+         held +
+         ":\n"
+         "        print(" +
+         python_string("the call raises the error the case expects (" + family +
+                       "), as casebook's run did:") +
+         ", flush=True)\n"
+         "        raise\n"
+         "    print(\"raised\", type(error).__name__ + \":\", error)\n"
+         "    check(False, " +
+         python_string("the error is not " + family +
+                       (expected.message ? " matching the case's `message`"
+                                         : std::string()) +
+                       ", which the case expects") +
+         ")\n"
+         "else:\n"
+         "    print(result)\n"
+         "    check(False, " +
+         python_string("the call returned; the case expects the error " +
+                       family) +
+         ")\n";
+}
+
+// The helpers the checks call; problems are gathered, and the script's end
+// says the verdict (exit 1 on any).
+const char kCheckHelpers[] =
+    "problems = []\n\n\n"
+    "def check(held, what):\n"
+    "    if not held:\n"
+    "        problems.append(what)\n\n\n"
+    "def check_close(actual, expected, what, **tolerance):\n"
+    "    try:\n"
+    "        torch.testing.assert_close(actual, expected, **tolerance)\n"
+    "    except AssertionError as error:\n"
+    "        problems.append(what + \": \" + \" \".join(str(error).split()))"
+    "\n\n\n"
+    "def floating(tensor):\n"
+    "    return tensor.is_floating_point() or tensor.is_complex()\n\n\n"
+    "def within(value, low, high):\n"
+    "    return (low is None or value >= low) and (high is None or value <= "
+    "high)\n\n\n"
+    "def nan_exactly_at(out, positions):\n"
+    "    wanted = torch.zeros(out.numel(), dtype=torch.bool)\n"
+    "    strides = torch.empty(out.shape).stride()\n"
+    "    for at in positions:\n"
+    "        flat = at[1] if at[0] == -1 else sum(i * s for i, s in zip(at, "
+    "strides))\n"
+    "        if not 0 <= flat < out.numel():\n"
+    "            return False\n"
+    "        wanted[flat] = True\n"
+    "    found = out.reshape(-1).isnan() if floating(out) else "
+    "torch.zeros_like(wanted)\n"
+    "    return torch.equal(found, wanted)\n";
+
+const char kVerdict[] =
+    "\nif problems:\n"
+    "    print(\"FAIL, as casebook's run:\", *problems, sep=\"\\n  \")\n"
+    "    raise SystemExit(1)\n"
+    "print(\"PASS: every check casebook makes held\")\n";
 
 const char kPlace[] =
     "def place(tensor, device, floating=None):\n"
@@ -451,39 +727,84 @@ std::string header(const Case& kase, Backend backend, const std::string& seen,
   if (!seen.empty()) text += "# casebook's run: " + seen + "\n";
   text +=
       "# It needs PyTorch (and NumPy for .npy inputs), not casebook: run it "
-      "in the\n# folder `casebook report CASE --bundle DIR` writes.\n"
-      "import platform\n\n";
+      "in the\n# folder `casebook report CASE --bundle DIR` writes. It checks "
+      "what casebook\n# checks and ends as casebook's run did: exit 0 where "
+      "every check holds,\n# 1 where one fails; the error a case expects is "
+      "raised, after a line saying\n# so; exit " +
+      std::to_string(kNoPythonCall) +
+      " where PyTorch has no call for the case.\n"
+      "import platform\n";
   return text;
+}
+
+// The inputs' definitions; an input that cannot be made is said, and the
+// call left out.
+std::string input_definitions(const Case& kase, PythonCall* call,
+                              std::vector<PythonTensor>* tensors,
+                              std::set<std::string>* taken,
+                              std::vector<PythonInputFile>* files) {
+  std::string definitions;
+  for (const TensorSpec& spec : kase.inputs) {
+    const std::string variable = python_variable(spec.name, taken);
+    try {
+      tensors->push_back(python_tensor(spec, variable, files));
+      definitions += tensors->back().definition + "\n";
+    } catch (const std::exception& error) {
+      definitions += "# `" + spec.name + "` cannot be made here: " +
+                     std::string(error.what()).substr(0, 400) + "\n";
+      call->why_not = "an input cannot be made here";
+      call->function.clear();
+    }
+  }
+  return definitions;
+}
+
+// The call and its checks: the expected error, or the outputs' checks.
+std::string call_and_checks(const Case& kase, const OpDef* op,
+                            const Expectation& expected, Backend backend,
+                            std::set<std::string>* taken,
+                            std::vector<PythonInputFile>* files) {
+  std::string text = "\n\n" + std::string(kCheckHelpers) + "\n\n";
+  if (expected.kind == Expectation::Kind::kError) {
+    return text + expected_error(expected) + kVerdict;
+  }
+  text +=
+      "result = run(device)\n"
+      "outputs = result if isinstance(result, (tuple, list)) else (result,)\n"
+      "print(result)\n";
+  return text + checks(kase, op, backend, taken, files) + kVerdict;
 }
 
 }  // namespace
 
 PythonReproduction python_reproduction(const Case& kase, const OpDef* op,
+                                       const Expectation& expected,
                                        Backend backend,
                                        const std::string& seen) {
   PythonReproduction made;
   std::set<std::string> taken;
   std::vector<PythonTensor> tensors;
-  std::string definitions;
   PythonCall call = python_call(kase, op);
-  for (const TensorSpec& spec : kase.inputs) {
-    const std::string variable = python_variable(spec.name, &taken);
-    try {
-      tensors.push_back(python_tensor(spec, variable, &made.files));
-      definitions += tensors.back().definition + "\n";
-    } catch (const std::exception& error) {
-      definitions += "# `" + spec.name + "` cannot be made here: " +
-                     std::string(error.what()).substr(0, 400) + "\n";
-      call.why_not = "an input cannot be made here";
-      call.function.clear();
-    }
+  if (expected.kind == Expectation::Kind::kSkip) {
+    call.why_not = "casebook skips this run (" + expected.reason + ")";
+  }
+  const std::string definitions =
+      input_definitions(kase, &call, &tensors, &taken, &made.files);
+  std::string body;
+  if (call.why_not.empty()) {
+    body = "\n" + std::string(kPlace) + "\n\n" +
+           run_function(kase, call, tensors) +
+           call_and_checks(kase, op, expected, backend, &taken, &made.files);
   }
   std::string& script = made.script;
   script = header(kase, backend, seen, call);
-  if (!made.files.empty() || definitions.find("np.load") != std::string::npos) {
+  const std::string code = definitions + body;
+  if (code.find("np.load") != std::string::npos) {
     script += "import numpy as np\n";
   }
+  if (code.find("re.search") != std::string::npos) script += "import re\n";
   script +=
+      "import sys\n\n"
       "import torch\n\n"
       "print(\"PyTorch\", torch.__version__, \"| CUDA\", torch.version.cuda,\n"
       "      \"| ROCm\", getattr(torch.version, \"hip\", None),\n"
@@ -493,16 +814,11 @@ PythonReproduction python_reproduction(const Case& kase, const OpDef* op,
   script += std::string("device = \"") + (is_gpu(backend) ? "cuda" : "cpu") +
             "\"\n\n" + definitions + "\n";
   if (!call.why_not.empty()) {
-    script += "# Not called: " + call.why_not + ".\n";
+    script += "print(" + python_string("Not called: " + call.why_not + ".") +
+              ")\nsys.exit(" + std::to_string(kNoPythonCall) + ")\n";
     return made;
   }
-  script += "\n" + std::string(kPlace) + "\n\n" +
-            run_function(kase, call, tensors) +
-            "\n\nresult = run(device)\n"
-            "outputs = result if isinstance(result, (tuple, list)) else "
-            "(result,)\n"
-            "print(result)\n";
-  script += checks(kase, op, backend);
+  script += body;
   return made;
 }
 

@@ -3,8 +3,8 @@
 // inputs (their values inline up to kInlineFixtureElements elements, else
 // `np.load` of a .npy the bundle carries), calls the op as PyTorch spells it
 // on the chosen run's device, prints what it returns and checks it as the
-// case does (its expected values, or the CPU reference), so that it raises
-// the run's error or fails its check. Not scrubbed here: scrub_report does.
+// case does, so that it ends as casebook's run did. Not scrubbed here:
+// scrub_report does.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -30,12 +30,28 @@ struct PythonReproduction {
   std::vector<PythonInputFile> files;
 };
 
-// The script of `kase`'s run on `backend`. `op`: the op the case resolved to
-// (null where it does not resolve; the script then rebuilds the inputs and
-// says so). `seen`: what casebook's run gave ("index_out_of_range: Target 4
-// is out of bounds."), said in the script's header. An input that cannot be
-// made here is named in a comment, not rebuilt.
+// The exit status of a script that calls nothing: the case's op has no
+// public PyTorch function (casebook's own kernels.* and validate.* ops), it
+// is a case of `steps`, or the run is skipped; the script says which.
+constexpr int kNoPythonCall = 3;
+
+// The script of `kase`'s run on `backend`: the op's public PyTorch function
+// (torch.X, torch.nn.functional.X, torch.Tensor.X_ for an in-place op,
+// torch.ops.aten for an `aten::` op), its inputs by the names that function
+// takes, whatever their order in the case; then what casebook checks of
+// that run (`expected`: its expectation there): the error it expects (its
+// family and `message`), or each output entry's shape, dtype, finite, nan,
+// min, max, mean, std and values, and the reference. It ends as casebook's
+// run did: exit 0 where every check holds, 1 where one fails (or the call
+// raises an error the case does not expect); the error a case expects is
+// raised again after a line saying so (a reproduction shows it as PyTorch
+// does); kNoPythonCall where it calls nothing. `op`: the op the
+// case resolved to (null where it does not resolve). `seen`: what
+// casebook's run gave ("index_out_of_range: Target 4 is out of bounds."),
+// said in the script's header. An input that cannot be made here is named
+// in a comment, not rebuilt.
 PythonReproduction python_reproduction(const Case& kase, const OpDef* op,
+                                       const Expectation& expected,
                                        Backend backend,
                                        const std::string& seen);
 
