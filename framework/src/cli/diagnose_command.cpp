@@ -113,6 +113,23 @@ void print_input_findings(const Case& kase) {
                "before the op\n\n";
 }
 
+// Whether the case loads and its op takes it; otherwise says every problem
+// and that nothing is rerun.
+bool says_case_is_runnable(const LoadedCase& loaded) {
+  std::vector<std::string> problems;
+  for (const CaseError& error : loaded.errors)
+    problems.push_back(error.to_string());
+  if (loaded.ok()) {
+    problems = check_case_against_op(*loaded.value, default_registry());
+  }
+  if (problems.empty()) return true;
+  std::cout << "ERROR " << loaded.id
+            << ": the case file is wrong; nothing to rerun\n";
+  for (const std::string& problem : problems)
+    std::cout << "  " << printable_line(problem) << "\n";
+  return false;
+}
+
 }  // namespace
 
 int diagnose_command(const std::string& argument, const std::string& backend) {
@@ -122,20 +139,8 @@ int diagnose_command(const std::string& argument, const std::string& backend) {
   fs::path file;
   if (!resolve_case_argument(argument, &file)) return kExitUsage;
   keep_aten_single_threaded();  // before the runner forks
-  LoadedCase loaded = load_case_file(file);
-  std::vector<std::string> problems;
-  for (const CaseError& error : loaded.errors)
-    problems.push_back(error.to_string());
-  if (loaded.ok()) {
-    problems = check_case_against_op(*loaded.value, default_registry());
-  }
-  if (!problems.empty()) {
-    std::cout << "ERROR " << loaded.id
-              << ": the case file is wrong; nothing to rerun\n";
-    for (const std::string& problem : problems)
-      std::cout << "  " << printable_line(problem) << "\n";
-    return 1;
-  }
+  const LoadedCase loaded = load_case_file(file);
+  if (!says_case_is_runnable(loaded)) return 1;
   const Case& kase = *loaded.value;
   const auto status = probe_backends(gpu_backends());
   // Checked above: the op resolves.

@@ -1,5 +1,7 @@
 #include "ops/input_reading.h"
 
+#include <algorithm>
+
 #include "casebook/joined.h"
 #include "casebook/loader.h"
 #include "casebook/suggestions.h"
@@ -244,10 +246,9 @@ std::optional<std::vector<std::string>> read_input_names(
     if (named[i]) {
       // A named tensor argument must stand where position would put it, or
       // the inputs after it would mean another thing read either way.
-      bool is_slot = false;
-      for (const std::string& slot : positional) {
-        is_slot |= names(read[i], slot);
-      }
+      const bool is_slot = std::any_of(
+          positional.begin(), positional.end(),
+          [&](const std::string& slot) { return names(read[i], slot); });
       if (is_slot &&
           (i >= positional.size() || !names(read[i], positional[i]))) {
         *culprit = input;
