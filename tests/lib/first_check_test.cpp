@@ -21,10 +21,10 @@ std::string failure_block(const std::string& file) {
 }
 
 TEST(FirstCheck, AKernelMissingForADtypeIsSaidSo) {
-  const std::string out = failure_block("addmm_half.yaml");
+  const std::string out = failure_block("det_half.yaml");
   EXPECT_TRUE(has_line(out,
                        "^      first check \\(op_unavailable\\): "
-                       "`addmm_impl_cpu_` has no float16 \\('Half'\\) kernel "
+                       "`lu_cpu` has no float16 \\('Half'\\) kernel "
                        "on cpu: a kernel missing for this dtype"))
       << out;
   EXPECT_FALSE(has_line(out, "sm_90")) << out;

@@ -618,7 +618,7 @@ std::string family_test(Family family) {
   switch (family) {
     case Family::kIndexOutOfRange:
       return "isinstance(error, IndexError) or \"out of bounds\" in text or "
-             "\"out of range\" in text";
+             "\"out of range\" in text or \"not in the valid range\" in text";
     case Family::kDeviceAssert:
       return "\"device-side assert\" in text";
     case Family::kIllegalAddress:
