@@ -13,18 +13,13 @@ namespace casebook {
 namespace {
 
 namespace fs = std::filesystem;
+using testing_support::casebook_in;
 using testing_support::CommandResult;
 using testing_support::has_line;
 using testing_support::read_text;
 using testing_support::run_shell;
 using testing_support::TempFolder;
 using testing_support::write_file;
-
-CommandResult casebook_in(const fs::path& folder,
-                          const std::string& arguments) {
-  return run_shell("cd '" + folder.string() + "' && timeout 120 '" +
-                   CASEBOOK_EXECUTABLE + "' " + arguments);
-}
 
 TEST(CtestRecords, EachFileKeepsItsStatusAndFailureBlockUnderItsPath) {
   TempFolder folder;

@@ -24,6 +24,7 @@ namespace casebook {
 namespace {
 
 namespace fs = std::filesystem;
+using testing_support::casebook_in;
 using testing_support::CommandResult;
 using testing_support::has_line;
 using testing_support::read_text;
@@ -41,12 +42,6 @@ bool valid_xml(const fs::path& file, std::string* why) {
       run_shell("xmllint --noout '" + file.string() + "'");
   *why = lint.output;
   return lint.status == 0;
-}
-
-CommandResult casebook_in(const fs::path& folder,
-                          const std::string& arguments) {
-  return run_shell("cd '" + folder.string() + "' && '" + CASEBOOK_EXECUTABLE +
-                   "' " + arguments);
 }
 
 // Every byte the runner printed is printable: no escape, no carriage return,

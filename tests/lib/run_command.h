@@ -40,6 +40,15 @@ inline CommandResult run_casebook(const std::string& arguments) {
                    CASEBOOK_EXECUTABLE + "' " + arguments);
 }
 
+// `casebook <arguments>` run from `folder`, after `prefix` (settings, a
+// setpriv), at most 120 s.
+inline CommandResult casebook_in(const std::filesystem::path& folder,
+                                 const std::string& arguments,
+                                 const std::string& prefix = "") {
+  return run_shell("cd '" + folder.string() + "' && " + prefix +
+                   "timeout 120 '" + CASEBOOK_EXECUTABLE + "' " + arguments);
+}
+
 // A fresh folder under the temporary directory, removed with all it holds
 // when the test ends.
 class TempFolder {

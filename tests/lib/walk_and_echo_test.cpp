@@ -16,6 +16,7 @@ namespace casebook {
 namespace {
 
 namespace fs = std::filesystem;
+using testing_support::casebook_in;
 using testing_support::CommandResult;
 using testing_support::has_line;
 using testing_support::npy_bytes;
@@ -26,13 +27,6 @@ using testing_support::write_file;
 const char kNegCase[] =
     "casebook: 1\nsummary: s\nop: torch.neg\n"
     "inputs:\n  input: {dtype: float32, values: [1, 2]}\n";
-
-// `casebook <arguments>` in `folder`, after `prefix` (settings, setpriv).
-CommandResult casebook_in(const fs::path& folder, const std::string& arguments,
-                          const std::string& prefix = "") {
-  return run_shell("cd '" + folder.string() + "' && " + prefix +
-                   "timeout 120 '" + CASEBOOK_EXECUTABLE + "' " + arguments);
-}
 
 // Four readable cases around a folder the walk cannot resolve (a link
 // loop: root cannot resolve it either).

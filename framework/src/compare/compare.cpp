@@ -242,6 +242,31 @@ Comparison compare_outputs(const std::vector<at::Tensor>& expected,
                               truth);
 }
 
+namespace {
+
+// A shape or dtype that differs is a failure of its own, before any value is
+// compared: said in `result` (its report prefixed with `which`).
+bool differ_in_shape_or_dtype(const at::Tensor& exp, const at::Tensor& act,
+                              const std::string& which, Comparison* result) {
+  std::ostringstream report;
+  if (exp.sizes() != act.sizes()) {
+    result->difference = Comparison::Difference::kShape;
+    report << which << "shape differs: expected " << shape_text(exp.sizes())
+           << ", got " << shape_text(act.sizes());
+  } else if (exp.scalar_type() != act.scalar_type()) {
+    result->difference = Comparison::Difference::kDtype;
+    report << which << "dtype differs: expected " << reported_dtype(exp)
+           << ", got " << reported_dtype(act);
+  } else {
+    return false;
+  }
+  result->family = Family::kMismatch;
+  result->report = report.str();
+  return true;
+}
+
+}  // namespace
+
 Comparison compare_outputs_each(const std::vector<at::Tensor>& expected,
                                 const std::vector<at::Tensor>& actual,
                                 const std::vector<ToleranceRule>& rules,
@@ -264,22 +289,7 @@ Comparison compare_outputs_each(const std::vector<at::Tensor>& expected,
     result.output_index = i;
     const std::string which =
         expected.size() > 1 ? "output " + std::to_string(i) + ": " : "";
-    if (exp.sizes() != act.sizes()) {
-      result.difference = Comparison::Difference::kShape;
-      result.family = Family::kMismatch;
-      report << which << "shape differs: expected " << shape_text(exp.sizes())
-             << ", got " << shape_text(act.sizes());
-      result.report = report.str();
-      return result;
-    }
-    if (exp.scalar_type() != act.scalar_type()) {
-      result.difference = Comparison::Difference::kDtype;
-      result.family = Family::kMismatch;
-      report << which << "dtype differs: expected " << reported_dtype(exp)
-             << ", got " << reported_dtype(act);
-      result.report = report.str();
-      return result;
-    }
+    if (differ_in_shape_or_dtype(exp, act, which, &result)) return result;
     result.tolerance = tolerance_for(exp, rules[i]);
     std::ostringstream notes;
     compare_values(exp, act, result.tolerance, &result, &notes);
