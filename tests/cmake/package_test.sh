@@ -10,7 +10,8 @@
 #   none-ops      the same with OPS: an error saying casebook::casebook_lib is
 #                 needed and how to ask for it
 #   none-lib      COMPONENTS lib without C++: an error saying C++ is needed
-#   mismatch      COMPONENTS lib against another LibTorch (a fake 2.13.0):
+#   mismatch      COMPONENTS lib against another LibTorch (a fake 2.13.0, or
+#                 2.12.0 where casebook was built against 2.13):
 #                 the reason in clean text, no stray list separators
 #   mismatch-auto the same without COMPONENTS: found, executable only, said
 #   subproject    FetchContent (add_subdirectory) of the source tree: its
@@ -125,9 +126,13 @@ fi
 
 # mismatch: another LibTorch than the one casebook was built against.
 built_torch=$(sed -n 's/^Torch_DIR:[A-Z]*=//p' "$build/CMakeCache.txt")
+# The other LibTorch's version differs from the built one's, whichever that is.
+built_version=$(sed -n 's/^set(PACKAGE_VERSION "\(.*\)")/\1/p' "$built_torch/TorchConfigVersion.cmake")
+other_version=2.13.0
+[ "$built_version" = 2.13.0 ] && other_version=2.12.0
 mkdir -p "$work/other-torch/share/cmake/Torch"
 echo 'set(Torch_FOUND TRUE)' >"$work/other-torch/share/cmake/Torch/TorchConfig.cmake"
-printf 'set(PACKAGE_VERSION 2.13.0)\nset(PACKAGE_VERSION_COMPATIBLE TRUE)\n' \
+printf 'set(PACKAGE_VERSION %s)\nset(PACKAGE_VERSION_COMPATIBLE TRUE)\n' "$other_version" \
   >"$work/other-torch/share/cmake/Torch/TorchConfigVersion.cmake"
 for mode in mismatch mismatch-auto; do
   components=""
@@ -147,7 +152,7 @@ CMAKE
   # The reason as one sentence: "against ;LibTorch" and "project ;found"
   # (list separators of a message given as several strings) do not match.
   text=$(tr -s ' \n' '  ' <"$work/$mode.log" |
-    grep -o -- "casebook was built against LibTorch [0-9.]* ([^();]*); this project found LibTorch 2\.13\.0 ([^();]*)" |
+    grep -o -- "casebook was built against LibTorch [0-9.]* ([^();]*); this project found LibTorch ${other_version//./\\.} ([^();]*)" |
     head -1 || true)
   said=1
   if [ "$mode" = mismatch ]; then
