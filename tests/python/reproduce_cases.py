@@ -20,6 +20,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 
 casebook, source = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 python = sys.argv[3] if len(sys.argv) > 3 else "/usr/bin/python3"
@@ -43,6 +44,27 @@ NO_REPORT = {
         "the bundle's case file does not load",
 }
 NOT_REPRODUCED = "does not reproduce the failure its origin records"
+
+
+# A script server per worker thread (script_server.py: torch imported once,
+# a fork per script).
+servers = threading.local()
+all_servers = []
+
+
+def run_script(bundle):
+    """reproduce.py in BUNDLE, as `python reproduce.py` there: (exit, output)."""
+    if not hasattr(servers, "process"):
+        servers.process = subprocess.Popen(
+            [python, os.path.join(os.path.dirname(__file__), "script_server.py")],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        all_servers.append(servers.process)
+    servers.process.stdin.write(bundle + "\n")
+    servers.process.stdin.flush()
+    returncode = int(servers.process.stdout.readline())
+    with open(os.path.join(bundle, "output.txt"), encoding="utf-8",
+              errors="replace") as output:
+        return returncode, output.read()
 
 
 def no_public_call(relative, text):
@@ -77,28 +99,25 @@ def check(relative):
         verdict = said.group(1)
         expected_error = "Verdict: PASS: the run raised the error" in \
             report.stdout
-        script = subprocess.run(
-            [python, "reproduce.py"], cwd=bundle, capture_output=True,
-            text=True, timeout=300)
-    output = script.stdout + script.stderr
+        returncode, output = run_script(bundle)
     listed = no_public_call(relative, text)
-    if script.returncode == 3 or listed:
-        if script.returncode == 3 and listed:
+    if returncode == 3 or listed:
+        if returncode == 3 and listed:
             return None, None
-        return (f"{relative}: exit {script.returncode}, and the case is "
+        return (f"{relative}: exit {returncode}, and the case is "
                 f"{'' if listed else 'not '}listed as having no public "
                 f"PyTorch call:\n{output}"), None
     if verdict == "PASS" and expected_error:
-        agrees = script.returncode == 1 and EXPECTED_ERROR in output
+        agrees = returncode == 1 and EXPECTED_ERROR in output
     elif verdict == "PASS":
-        agrees = script.returncode == 0
+        agrees = returncode == 0
     else:
-        agrees = script.returncode == 1 and EXPECTED_ERROR not in output
+        agrees = returncode == 1 and EXPECTED_ERROR not in output
     if agrees:
         return None, None
     return (f"{relative}: casebook says {verdict}"
             f"{' (the expected error)' if expected_error else ''}, "
-            f"reproduce.py exits {script.returncode}:\n{output}"), None
+            f"reproduce.py exits {returncode}:\n{output}"), None
 
 
 def main():
@@ -114,6 +133,9 @@ def main():
     workers = int(os.environ.get("CASEBOOK_TEST_JOBS", "2"))
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
         results = list(pool.map(check, cases))
+    for server in all_servers:
+        server.stdin.close()
+        server.wait()
     problems = [problem for problem, _ in results if problem]
     notes = [note for _, note in results if note]
     for note in notes:
