@@ -11,7 +11,8 @@
 #               then the fuzzers (Debian's LibTorch unless CASEBOOK_TORCH_FROM)
 #   torch-2.13  the `pip-cpu` preset against pip's torch 2.13.0 (CPU) in a venv
 #               of its own (ci/install-torch.sh): unit tests, every case, the
-#               Python capture module with that torch, the downstream example
+#               Python capture module with that torch, the downstream example;
+#               then `pip install` of casebook itself (ci/package.sh)
 #   cuda-2.14   the `cuda` preset against pip's torch 2.14.1 (CUDA): configure,
 #               compile and link, then what the build must say without a GPU
 #               (ci/cuda-without-gpu.sh), and the downstream example
@@ -40,9 +41,9 @@ case "$lane" in
     # batch run of the folder (CASEBOOK_CTEST_EACH_CASE, cmake/CasebookAddCases.cmake).
     timed configure cmake --preset cpu -DCASEBOOK_TORCH_FROM="$from"
     timed build cmake --build --preset cpu
-    # The report's reproduction of every shipped case (python.reproduce_cases,
-    # about 3.5 min) runs in the torch-2.13 lane, under a PyTorch user's
-    # torch; CI's Debian lane leaves it out (a local `cpu` lane keeps it).
+    # The report's reproduction of every shipped case (python.reproduce_cases)
+    # runs in the torch-2.13 lane, under a PyTorch user's torch; CI's Debian
+    # lane leaves it out (a local `cpu` lane keeps it).
     skip=()
     [ "$lane" = debian ] && skip=(-E '^python\.reproduce_cases$')
     timed ctest ctest --preset cpu -j "$jobs" "${skip[@]}" "$@"
@@ -68,6 +69,10 @@ case "$lane" in
     timed build cmake --build --preset pip-cpu
     timed ctest ctest --preset pip-cpu -j "$jobs" "$@"
     timed downstream ci/downstream.sh build/pip-cpu
+    # casebook as a PyTorch user installs it: the sdist, the wheel pip builds
+    # against that torch, the wheel in a venv with no compiler, a training
+    # repository's journeys and the CI templates (about 8 min).
+    timed package ci/package.sh 2.13.0
     ;;
   cuda-2.14)
     CASEBOOK_PYTHON=$(ci/install-torch.sh 2.14.1)

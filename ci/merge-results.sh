@@ -4,6 +4,7 @@
 # Markdown summary with the totals and the overall verdict.
 #
 #   ci/merge-results.sh OUT_DIR SHARD_DIR...
+#   casebook-merge-results OUT_DIR SHARD_DIR...   (installed: pip, cmake --install)
 #
 # Input: each SHARD_DIR is one shard's folder holding the two files
 #   casebook run --junit SHARD_DIR/cases.xml --summary SHARD_DIR/cases.md
@@ -20,7 +21,7 @@
 # error.
 set -euo pipefail
 if [[ $# -lt 2 ]]; then
-  echo "usage: ci/merge-results.sh OUT_DIR SHARD_DIR..." >&2
+  echo "usage: $(basename "$0") OUT_DIR SHARD_DIR..." >&2
   exit 2
 fi
 out="$1"

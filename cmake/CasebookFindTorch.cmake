@@ -15,6 +15,9 @@ set(CASEBOOK_TORCH_MAX_VERSION 3.0)  # exclusive
 # reads CC and CXX), else python3.
 if(NOT DEFINED CACHE{CASEBOOK_PYTHON})
   set(_casebook_python_default python3)
+  if(SKBUILD AND Python_EXECUTABLE)
+    set(_casebook_python_default "${Python_EXECUTABLE}")  # pip's build: the Python that runs pip
+  endif()
   if(DEFINED ENV{CASEBOOK_PYTHON} AND NOT "$ENV{CASEBOOK_PYTHON}" STREQUAL "")
     set(_casebook_python_default "$ENV{CASEBOOK_PYTHON}")
   endif()
@@ -60,10 +63,20 @@ if(NOT _casebook_torch_why AND Torch_DIR STREQUAL _CASEBOOK_TORCH_CHOSEN_DIR)
   unset(Torch_DIR CACHE)  # another request: search again
 endif()
 
-# 2. The torch package of CASEBOOK_PYTHON.
-if(NOT _casebook_torch_why AND NOT CASEBOOK_TORCH_FROM STREQUAL "system")
+# 2. The torch package of CASEBOOK_PYTHON. In pip's build (SKBUILD), build
+# isolation hides the environment's own site-packages from the Python that
+# builds: `-I` (isolated mode, which ignores PYTHONPATH) sees them again, so
+# `pip install` builds against the torch of the environment it installs into.
+set(_casebook_python_modes "-c")
+if(SKBUILD)
+  list(APPEND _casebook_python_modes "-Ic")
+endif()
+foreach(_casebook_python_mode IN LISTS _casebook_python_modes)
+  if(_casebook_torch_why OR CASEBOOK_TORCH_FROM STREQUAL "system")
+    break()
+  endif()
   execute_process(
-    COMMAND "${CASEBOOK_PYTHON}" -c
+    COMMAND "${CASEBOOK_PYTHON}" ${_casebook_python_mode}
       "import os, torch; print(torch.__version__); print(os.path.dirname(torch.__file__))"
     OUTPUT_VARIABLE _casebook_python_torch
     ERROR_VARIABLE _casebook_python_error
@@ -80,14 +93,15 @@ if(NOT _casebook_torch_why AND NOT CASEBOOK_TORCH_FROM STREQUAL "system")
       set(_casebook_torch_dir "${_casebook_torch_root}/share/cmake/Torch")
     endif()
   endif()
-endif()
+endforeach()
 
 if(NOT _casebook_torch_dir AND CASEBOOK_TORCH_FROM STREQUAL "python")
   string(STRIP "${_casebook_python_error}" _casebook_python_error)
   message(FATAL_ERROR "casebook: CASEBOOK_TORCH_FROM=python, and ${CASEBOOK_PYTHON} "
     "gives no torch package with CMake files (${_casebook_python_error}). "
     "Name a Python with torch installed by pip: "
-    "CASEBOOK_PYTHON=$(ci/install-torch.sh 2.13.0).")
+    "CASEBOOK_PYTHON=$(ci/install-torch.sh 2.13.0); for `pip install`, "
+    "install torch into that environment first.")
 endif()
 
 if(_casebook_torch_dir)

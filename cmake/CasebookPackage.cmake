@@ -21,7 +21,13 @@ set(CASEBOOK_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/casebook)
 # find_package(casebook) loads, in a project of any languages), and the
 # libraries a program with its own ops links (casebookLibTargets, loaded with
 # their dependencies for the `lib` component; cmake/casebookConfig.cmake.in).
-install(TARGETS casebook EXPORT casebookTargets
+# pip's build (cmake/CasebookWheel.cmake) bundles what the executable and
+# plugins link beyond the C/C++ runtimes and torch.
+set(_casebook_bundle "")
+if(SKBUILD)
+  set(_casebook_bundle RUNTIME_DEPENDENCY_SET casebook_bundled)
+endif()
+install(TARGETS casebook EXPORT casebookTargets ${_casebook_bundle}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS casebook_lib casebook_core casebook_kernels_cpu casebook_torch
                 casebook_warnings
@@ -32,7 +38,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/framework/include/casebook
 # The runner looks for kernel plugins beside its executable.
 foreach(_plugin casebook_kernels_cuda_plugin)
   if(TARGET ${_plugin})
-    install(TARGETS ${_plugin} LIBRARY DESTINATION ${CMAKE_INSTALL_BINDIR})
+    install(TARGETS ${_plugin} ${_casebook_bundle} LIBRARY DESTINATION ${CMAKE_INSTALL_BINDIR})
   endif()
 endforeach()
 if(TARGET casebook_kernels_hip_plugin)
@@ -48,6 +54,18 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/casebook_capture
   PATTERN "__pycache__" EXCLUDE)
 install(FILES ${PROJECT_SOURCE_DIR}/python/pyproject.toml
   DESTINATION ${CASEBOOK_INSTALL_DATADIR}/python)
+# Joins the JUnit files and summaries of a case set run in shards
+# (--shard I/N) on several CI machines (ci/templates/).
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/ci/merge-results.sh
+  DESTINATION ${CMAKE_INSTALL_BINDIR} RENAME casebook-merge-results)
+if(SKBUILD)
+  install(RUNTIME_DEPENDENCY_SET casebook_bundled
+    DESTINATION ${CASEBOOK_BUNDLED_LIBDIR}
+    PRE_EXCLUDE_REGEXES "${CASEBOOK_SYSTEM_SONAMES}"
+    POST_EXCLUDE_REGEXES "/torch/lib/" "/nvidia/")
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/casebook_capture
+    DESTINATION ${SKBUILD_PLATLIB_DIR} PATTERN "__pycache__" EXCLUDE)
+endif()
 
 install(EXPORT casebookTargets NAMESPACE casebook::
   DESTINATION ${CASEBOOK_INSTALL_CMAKEDIR})
