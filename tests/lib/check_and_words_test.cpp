@@ -112,6 +112,43 @@ TEST(CheckCatchesWhatRunRefuses, FixturesArgumentWordsAndMissingOutcomes) {
   EXPECT_EQ(run.status, 1) << run.output;
 }
 
+// Issue 51: `check` and `run` agree on layouts. A stride 0 (an expanded
+// input) is accepted by both; values that differ where elements share
+// storage are refused by both, at the input's line.
+TEST(CheckCatchesWhatRunRefuses, LayoutsAsRunMakesThem) {
+  Project project;
+  const std::string target = "  target: {dtype: int64, values: [0, 2, 1]}\n";
+  project.write("expanded.yaml",
+                std::string(kHeader) + "inputs:\n" +
+                    "  input: {dtype: float32, shape: [3, 4], values: [[1, 2, "
+                    "3, 4], [1, 2, 3, 4], [1, 2, 3, 4]], layout: {stride: [0, "
+                    "1]}}\n" +
+                    target);
+  project.write("differ.yaml",
+                std::string(kHeader) + "inputs:\n" +
+                    "  input: {dtype: float32, shape: [3, 4], values: [[1, 2, "
+                    "3, 4], [1, 2, 3, 4], [1, 2, 3, 5]], layout: {stride: [0, "
+                    "1]}}\n" +
+                    target);
+  const auto check = run_casebook("check " + project.cases().string());
+  EXPECT_EQ(check.status, 1) << check.output;
+  EXPECT_TRUE(has_line(check.output,
+                       "differ\\.yaml:5:10: input `input`: layout\\.stride "
+                       "\\[0, 1\\] puts element \\[2, 3\\] on storage "
+                       "element 3, which holds element \\[0, 3\\], and "
+                       "their values differ"))
+      << check.output;
+  EXPECT_FALSE(has_line(check.output, "expanded\\.yaml")) << check.output;
+  const std::string run = "run --backend cpu --brief --evidence '' ";
+  const auto expanded =
+      run_casebook(run + (project.cases() / "expanded.yaml").string());
+  EXPECT_EQ(expanded.status, 0) << expanded.output;
+  const auto differ =
+      run_casebook(run + (project.cases() / "differ.yaml").string());
+  EXPECT_EQ(differ.status, 1) << differ.output;
+  EXPECT_TRUE(has_line(differ.output, "their values differ")) << differ.output;
+}
+
 TEST(SpeakPyTorch, PythonSpellingsOfAnOpSuggestTheCasesName) {
   Project project;
   for (const char* op : {"F.cross_entropy", "nn.CrossEntropyLoss",

@@ -231,14 +231,40 @@ TEST(Layouts, SkippedStorageHoldsNanOrTheSentinel) {
             skipped_storage_value(at::kLong).toLong());
 }
 
-TEST(Layouts, OverlappingStridesAreAnError) {
-  TensorSpec spec = filled(DType::kFloat32, {2, 3}, Fill::Kind::kFull, 1, 0, 0);
-  spec.layout = {Layout::Kind::kStrided, {}, {1, 1}, 0};
+// Issue 51: a stride 0 (what expand() makes) is a layout a case can state,
+// as `check` already said: elements that share storage hold one value.
+TEST(Layouts, StrideZeroIsAnExpandedTensor) {
+  TensorSpec rows = spec_of(DType::kFloat32, {3, 2});
+  rows.float_values = {1, 2, 1, 2, 1, 2};
+  rows.layout = {Layout::Kind::kStrided, {}, {0, 1}, 0};
+  const MaterialisedTensor expanded = materialise(rows);
+  EXPECT_EQ(expanded.view.strides(), c10::IntArrayRef({0, 1}));
+  EXPECT_EQ(expanded.storage.numel(), 2);
+  EXPECT_TRUE(
+      at::equal(expanded.view, at::tensor({1.0F, 2.0F}).expand({3, 2})));
+  // A fill: each storage element holds the first of its elements, as
+  // expand() of the first row would; every row the same.
+  TensorSpec fill =
+      filled(DType::kFloat32, {4, 3}, Fill::Kind::kRandint, -50, 50, 5);
+  fill.layout = {Layout::Kind::kStrided, {}, {0, 1}, 0};
+  const at::Tensor view = materialise(fill).view;
+  TensorSpec plain = fill;
+  plain.layout = {};
+  EXPECT_TRUE(at::equal(view, materialise(plain).view[0].expand({4, 3})));
+}
+
+TEST(Layouts, WrittenValuesThatShareStorageMustAgree) {
+  TensorSpec spec = spec_of(DType::kInt64, {2, 3});
+  spec.int_values = {1, 2, 3, 1, 9, 3};
+  spec.layout = {Layout::Kind::kStrided, {}, {0, 1}, 0};
   const std::string message = error_of(spec);
   EXPECT_EQ(message.rfind("cases/t.yaml:3:5: input `x`: ", 0), 0u) << message;
-  EXPECT_NE(message.find("overlapping strides cannot hold distinct values"),
+  EXPECT_NE(message.find("puts element [1, 1] on storage element 1, which "
+                         "holds element [0, 1], and their values differ"),
             std::string::npos)
       << message;
+  spec.int_values = {1, 2, 3, 1, 2, 3};
+  EXPECT_EQ(error_of(spec), "(no error)");
 }
 
 TEST(Layouts, NonContiguousNeedsTwoElementsAndPermuteAPermutation) {

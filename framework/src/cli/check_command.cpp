@@ -19,18 +19,25 @@ namespace casebook {
 namespace {
 
 // A fixture read as a run reads it (tensors/materialise.h): its sha256, its
-// dtype and its shape against the case's. Empty when it reads.
-std::string fixture_problem(const TensorSpec& spec) {
-  if (spec.source != TensorSpec::Source::kFile) return "";
+// dtype and its shape against the case's; an input with a `layout` made as a
+// run makes it (the layout fits its shape, values that share storage agree).
+// Empty when it reads.
+std::string tensor_problem(const TensorSpec& spec) {
+  const bool laid_out = spec.layout.kind != Layout::Kind::kDefault;
+  if (spec.source != TensorSpec::Source::kFile && !laid_out) return "";
   try {
-    read_only_values(spec);
+    if (laid_out) {
+      materialise(spec);
+    } else {
+      read_only_values(spec);
+    }
     return "";
   } catch (const std::exception& error) {
     return error.what();
   }
 }
 
-void check_fixtures(const Case& kase, std::vector<std::string>* problems) {
+void check_tensors(const Case& kase, std::vector<std::string>* problems) {
   std::vector<const TensorSpec*> specs;
   for (const TensorSpec& spec : kase.inputs) specs.push_back(&spec);
   for (const OutputExpectation& output : kase.outputs) {
@@ -44,7 +51,7 @@ void check_fixtures(const Case& kase, std::vector<std::string>* problems) {
     }
   }
   for (const TensorSpec* spec : specs) {
-    std::string problem = fixture_problem(*spec);
+    std::string problem = tensor_problem(*spec);
     if (!problem.empty()) problems->push_back(std::move(problem));
   }
 }
@@ -86,7 +93,7 @@ std::vector<std::string> problems_of(const PlannedCase& planned,
   }
   if (!planned.loaded.value) return problems;
   // A neighbour reads its base's fixtures: checked once, with the base.
-  if (!planned.neighbor) check_fixtures(planned.value(), &problems);
+  if (!planned.neighbor) check_tensors(planned.value(), &problems);
   check_expectations(planned, plan, &problems);
   return problems;
 }

@@ -78,32 +78,6 @@ Geometry transpose_geometry(const std::vector<int64_t>& dims,
   return permuted(perm, shape);
 }
 
-// Two elements in one storage element could not hold their distinct values.
-void check_no_overlap(const Geometry& geometry) {
-  const int64_t numel = c10::multiply_integers(geometry.sizes);
-  std::vector<bool> used(geometry.storage_numel, false);
-  std::vector<int64_t> index(geometry.sizes.size(), 0);
-  for (int64_t n = 0; n < numel; ++n) {
-    int64_t at = geometry.storage_offset;
-    for (size_t d = 0; d < index.size(); ++d) {
-      at += index[d] * geometry.strides[d];
-    }
-    if (used[at]) {
-      throw std::invalid_argument(
-          "layout.stride " + shape_text(geometry.strides) + " over shape " +
-          shape_text(geometry.sizes) + " maps element " + shape_text(index) +
-          " onto storage element " + std::to_string(at) +
-          " that an earlier element already uses; overlapping strides "
-          "cannot hold distinct values");
-    }
-    used[at] = true;
-    for (size_t d = index.size(); d-- > 0;) {
-      if (++index[d] < geometry.sizes[d]) break;
-      index[d] = 0;
-    }
-  }
-}
-
 Geometry strided_geometry(const Layout& layout,
                           const std::vector<int64_t>& shape) {
   if (layout.stride.size() != shape.size()) {
@@ -135,7 +109,6 @@ Geometry strided_geometry(const Layout& layout,
       furthest += (shape[d] - 1) * layout.stride[d];
   }
   geometry.storage_numel = empty ? layout.storage_offset : furthest + 1;
-  if (!empty) check_no_overlap(geometry);
   return geometry;
 }
 

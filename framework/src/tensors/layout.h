@@ -18,8 +18,9 @@ struct Geometry {
 
 // Throws std::invalid_argument (a message without the case location) when the
 // layout does not fit the shape: a bad permutation, a stride list of the
-// wrong length, negative strides, strides under which two elements share a
-// storage element, or `contiguous: false` on a tensor of 0 or 1 elements.
+// wrong length, negative strides, or `contiguous: false` on a tensor of 0 or
+// 1 elements. Strides under which elements share a storage element (a
+// stride 0) are a geometry: what they hold is materialise()'s question.
 Geometry layout_geometry(const Layout& layout,
                          const std::vector<int64_t>& shape);
 

@@ -133,6 +133,58 @@ at::Scalar skipped_storage_value(at::ScalarType type) {
   }
 }
 
+// The index (one per dim) of the element at row-major position `flat`.
+std::vector<int64_t> element_index(int64_t flat,
+                                   const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> index(sizes.size(), 0);
+  for (size_t d = sizes.size(); d-- > 0;) {
+    index[d] = flat % sizes[d];
+    flat /= sizes[d];
+  }
+  return index;
+}
+
+// A strided layout whose strides may put several elements on one storage
+// element (a stride 0, as expand() makes): each storage element holds the
+// first of its elements in row-major order, as expanding the first slice
+// would. Written values (inline or a fixture) must agree where elements
+// share storage: a case cannot state two values in one place. Generated
+// ones (`fill`) are what the view then shows, on every backend alike.
+void fill_strided(MaterialisedTensor& result, const at::Tensor& logical,
+                  const TensorSpec& spec) {
+  const int64_t numel = logical.numel();
+  const at::Tensor where =
+      at::arange(result.storage.numel(), at::kLong)
+          .as_strided(result.view.sizes(), result.view.strides(),
+                      result.view.storage_offset())
+          .contiguous();
+  // (A loop, not scatter_reduce: LibTorch 1.13 warns that it is in beta.)
+  at::Tensor first = at::full({result.storage.numel()}, numel, at::kLong);
+  const int64_t* storage_of = where.data_ptr<int64_t>();
+  int64_t* first_of = first.data_ptr<int64_t>();
+  for (int64_t element = numel; element-- > 0;) {
+    first_of[storage_of[element]] = element;
+  }
+  const at::Tensor used = first.lt(numel);
+  result.storage.index_put_(
+      {used}, logical.reshape({-1}).index_select(0, first.masked_select(used)));
+  if (spec.source == TensorSpec::Source::kFill || numel == 0) return;
+  const at::Tensor same = result.view.eq(logical).logical_or(
+      result.view.isnan().logical_and(logical.isnan()));
+  if (same.all().item<bool>()) return;
+  const int64_t differs =
+      same.logical_not().reshape({-1}).nonzero().flatten()[0].item<int64_t>();
+  const int64_t shared = storage_of[differs];
+  const std::vector<int64_t> sizes = logical.sizes().vec();
+  fail(spec, "layout.stride " + shape_text(result.view.strides().vec()) +
+                 " puts element " + shape_text(element_index(differs, sizes)) +
+                 " on storage element " + std::to_string(shared) +
+                 ", which holds element " +
+                 shape_text(element_index(first_of[shared], sizes)) +
+                 ", and their values differ: elements that share storage (a "
+                 "stride 0, as expand() makes) hold one value");
+}
+
 MaterialisedTensor materialise(const TensorSpec& spec) {
   at::Tensor logical;
   Geometry geometry;
@@ -147,7 +199,11 @@ MaterialisedTensor materialise(const TensorSpec& spec) {
   result.storage.fill_(skipped_storage_value(logical.scalar_type()));
   result.view = result.storage.as_strided(geometry.sizes, geometry.strides,
                                           geometry.storage_offset);
-  result.view.copy_(logical);
+  if (spec.layout.kind == Layout::Kind::kStrided) {
+    fill_strided(result, logical, spec);
+  } else {
+    result.view.copy_(logical);
+  }
   return result;
 }
 
