@@ -215,6 +215,36 @@ backends: []
   EXPECT_EQ(value.backends, std::vector<Backend>{Backend::kCpu});
 }
 
+// Issue 51: the cpu64 and torch references compute from contiguous inputs
+// unless `reference_layout: kept`; the key needs a reference of its own.
+TEST(Loader, ReferenceLayout) {
+  const std::string head =
+      "casebook: 1\nsummary: s\nop: torch.sum\n"
+      "inputs: {x: {dtype: float32, shape: [2, 3], fill: {full: 1}, layout: "
+      "{transpose: [0, 1]}}}\n";
+  EXPECT_FALSE(
+      load_every_key(head + "reference: cpu64\n").reference_keeps_layout);
+  EXPECT_TRUE(
+      load_every_key(head + "reference: cpu64\nreference_layout: kept\n")
+          .reference_keeps_layout);
+  EXPECT_FALSE(load_every_key(head + "reference: cpu64\nreference_layout: "
+                                     "contiguous\n")
+                   .reference_keeps_layout);
+  EXPECT_EQ(
+      error_lines(
+          load_case_text(head + "reference_layout: kept\n", "cases/bad.yaml")),
+      std::vector<std::string>{
+          "cases/bad.yaml:5:19: `reference_layout`: goes with `reference: "
+          "cpu64` or `reference: torch` (a reference run of its own); the cpu "
+          "reference is the CPU's own run, with the case's layouts"});
+  EXPECT_EQ(error_lines(load_case_text(
+                head + "reference: cpu64\nreference_layout: strided\n",
+                "cases/bad.yaml")),
+            std::vector<std::string>{
+                "cases/bad.yaml:6:19: `reference_layout`: expected contiguous "
+                "or kept; got `strided`"});
+}
+
 TEST(Loader, TensorSourcesAndGenerators) {
   const Case value = load_every_key(R"(casebook: 1
 summary: every generator

@@ -137,6 +137,25 @@ TEST(NumberText, WhatTheWriterWritesTheLoaderReadsBackBitForBit) {
   }
 }
 
+// Issue 51: a NaN keeps its sign bit: `-.nan` reads as NaN with the sign
+// set, and the writer writes such a NaN as `-.nan` (before, `-.nan` was
+// refused and a negative NaN written as `.nan`).
+TEST(NumberText, ANegativeNanKeepsItsSign) {
+  const double negative_nan =
+      std::copysign(std::numeric_limits<double>::quiet_NaN(), -1.0);
+  EXPECT_EQ(yaml_number(negative_nan), "-.nan");
+  EXPECT_EQ(yaml_number(std::numeric_limits<double>::quiet_NaN()), ".nan");
+  const LoadedCase loaded = load_values("float32", "-.nan, .nan, +.nan");
+  ASSERT_TRUE(loaded.ok()) << all_errors(loaded);
+  const std::vector<double>& read = loaded.value->inputs[0].float_values;
+  ASSERT_EQ(read.size(), 3u);
+  EXPECT_TRUE(std::isnan(read[0]) && std::signbit(read[0]));
+  EXPECT_TRUE(std::isnan(read[1]) && !std::signbit(read[1]));
+  EXPECT_TRUE(std::isnan(read[2]) && !std::signbit(read[2]));
+  const std::string written = case_to_yaml(*loaded.value);
+  EXPECT_NE(written.find("[-.nan, .nan, .nan]"), std::string::npos) << written;
+}
+
 // case_to_yaml: the writer of `neighbors --write` and of a report's carried
 // case. Written, loaded and written again: the same text and the same bits.
 TEST(CaseWriterNumbers, Int64ExtremesFloat64SubnormalsAndSignedZerosRoundTrip) {

@@ -323,6 +323,11 @@ struct Case {
   // GPU.
   enum class Reference { kCpu, kCpu64, kTorch, kNone };
   Reference reference = Reference::kCpu;
+  // `reference_layout`: the cpu64 and torch references compute from
+  // contiguous inputs (`contiguous`, the default), so that a layout bug the
+  // reference would share (the same kernel on the same strides) fails;
+  // `kept` gives them the inputs' layouts, for a case that needs them.
+  bool reference_keeps_layout = false;
   std::optional<Tolerance> tolerance;  // nullopt: by output dtype
   // `tolerance.equal_nan`, also where rtol and atol are not given (then
   // `tolerance` is nullopt): use tolerance_for(), which applies both.

@@ -132,6 +132,11 @@ std::vector<at::Tensor> make_inputs(const Case& kase, const OpDef& op,
         at::isFloatingType(tensor.scalar_type())) {
       tensor = tensor.to(at::kDouble);
     }
+    // A reference of its own computes from contiguous inputs unless the case
+    // keeps the layout: a layout bug it shared would pass (case.h).
+    const bool reference = request.kind == JobKind::kReferenceCpu64 ||
+                           request.kind == JobKind::kReferenceTorch;
+    if (reference && !kase.reference_keeps_layout) tensor = tensor.contiguous();
     inputs.push_back(tensor);
   }
   return inputs;

@@ -18,10 +18,11 @@ namespace {
 constexpr int kFormatVersion = 1;
 
 const std::vector<std::string> kTopKeys{
-    "casebook",      "id",        "summary",   "op",        "args",
-    "inputs",        "backends",  "reference", "tolerance", "expect",
-    "timeout",       "origin",    "grad",      "outputs",   "repeat",
-    "deterministic", "neighbors", "rounding",  "steps"};
+    "casebook",      "id",        "summary",          "op",
+    "args",          "inputs",    "backends",         "reference",
+    "tolerance",     "expect",    "reference_layout", "timeout",
+    "origin",        "grad",      "outputs",          "repeat",
+    "deterministic", "neighbors", "rounding",         "steps"};
 
 void read_id(Reader& reader, const Entry& entry, Case& out) {
   const auto text = reader.read_string(entry, "id");
@@ -100,6 +101,26 @@ void read_reference(Reader& reader, const Entry& entry, Case& out) {
     reader.error(reader.where(entry), "reference",
                  "expected one of cpu, cpu64, torch, none; got " +
                      describe(entry.value));
+  }
+}
+
+// `reference_layout`: contiguous (the default) or kept; only where a
+// reference run of its own computes (cpu64, torch): the cpu reference is the
+// CPU's judged run itself.
+void read_reference_layout(Reader& reader, const Entry& entry, Case& out) {
+  const auto text = reader.read_string(entry, "reference_layout");
+  if (!text) return;
+  if (*text != "contiguous" && *text != "kept") {
+    reader.error(reader.where(entry), "reference_layout",
+                 "expected contiguous or kept; got `" + *text + "`");
+  } else if (out.reference != Case::Reference::kCpu64 &&
+             out.reference != Case::Reference::kTorch) {
+    reader.error(reader.where(entry), "reference_layout",
+                 "goes with `reference: cpu64` or `reference: torch` (a "
+                 "reference run of its own); the cpu reference is the CPU's "
+                 "own run, with the case's layouts");
+  } else {
+    out.reference_keeps_layout = *text == "kept";
   }
 }
 
@@ -269,6 +290,9 @@ void read_judging(const TopLevel& top, Case& out) {
   }
   if (const Entry* reference = top.entry("reference")) {
     read_reference(reader, *reference, out);
+  }
+  if (const Entry* layout = top.entry("reference_layout")) {
+    read_reference_layout(reader, *layout, out);
   }
   if (const Entry* tolerance = top.entry("tolerance")) {
     read_tolerance(reader, *tolerance, out);

@@ -186,8 +186,8 @@ void write_inputs(std::ostream& out, const std::vector<TensorSpec>& inputs) {
   }
 }
 
-void write_reference(std::ostream& out, Case::Reference reference) {
-  switch (reference) {
+void write_reference(std::ostream& out, const Case& kase) {
+  switch (kase.reference) {
     case Case::Reference::kCpu:
       break;
     case Case::Reference::kCpu64:
@@ -200,6 +200,7 @@ void write_reference(std::ostream& out, Case::Reference reference) {
       out << "reference: none\n";
       break;
   }
+  if (kase.reference_keeps_layout) out << "reference_layout: kept\n";
 }
 
 void write_tolerance(std::ostream& out, const Case& kase) {
@@ -379,7 +380,7 @@ std::string case_to_yaml(const Case& kase) {
   write_args(out, kase.args);
   write_inputs(out, kase.inputs);
   out << backends_to_yaml(kase.backends);
-  write_reference(out, kase.reference);
+  write_reference(out, kase);
   write_tolerance(out, kase);
   out << expect_to_yaml(kase.expect_entries);
   out << outputs_to_yaml(kase.outputs);

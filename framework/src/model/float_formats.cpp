@@ -104,7 +104,7 @@ std::optional<double> inexact_in(DType dtype, double value) {
 namespace casebook {
 
 std::string number_text(double value) {
-  if (std::isnan(value)) return ".nan";
+  if (std::isnan(value)) return std::signbit(value) ? "-.nan" : ".nan";
   if (std::isinf(value)) return value > 0 ? ".inf" : "-.inf";
   // The shortest digits that read back as `value` (std::to_chars: exact, and
   // shortest where %.Ng's nearest N digits are not, e.g. 2^-44 is

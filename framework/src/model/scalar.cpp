@@ -130,9 +130,12 @@ Scalar resolve_scalar(const YAML::Node& node) {
     if (rest == ".inf" || rest == ".Inf" || rest == ".INF") {
       out.kind = Scalar::Kind::kFloat;
       out.float_value = negative ? -inf : inf;
-    } else if (text == ".nan" || text == ".NaN" || text == ".NAN") {
+    } else if (rest == ".nan" || rest == ".NaN" || rest == ".NAN") {
+      // `-.nan`: a NaN with its sign bit set (casebook's addition to the
+      // core schema), as torch.save keeps and a kernel may produce.
       out.kind = Scalar::Kind::kFloat;
-      out.float_value = std::numeric_limits<double>::quiet_NaN();
+      out.float_value = std::copysign(std::numeric_limits<double>::quiet_NaN(),
+                                      negative ? -1.0 : 1.0);
     }
   }
   return out;

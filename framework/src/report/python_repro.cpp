@@ -414,6 +414,11 @@ std::string run_function(const Case& kase, const PythonCall& call,
     }
     elements[position] = "place(" + tensors[i].variable +
                          ", device, floating)" + tensors[i].view;
+    // casebook's cpu64 reference computes from contiguous inputs (case.h).
+    if (!tensors[i].view.empty() && kase.reference == Case::Reference::kCpu64 &&
+        !kase.reference_keeps_layout) {
+      elements[position] = "as_reference(" + elements[position] + ", floating)";
+    }
   }
   for (const std::string& name : order) {
     const std::map<size_t, std::string>& elements = grouped[name];
@@ -717,7 +722,10 @@ const char kPlace[] =
     "def place(tensor, device, floating=None):\n"
     "    if floating is not None and tensor.is_floating_point():\n"
     "        tensor = tensor.to(floating)\n"
-    "    return tensor.to(device)\n";
+    "    return tensor.to(device)\n\n\n"
+    "def as_reference(tensor, floating):\n"
+    "    # the float64 reference computes from a contiguous copy\n"
+    "    return tensor.contiguous() if floating is not None else tensor\n";
 
 std::string header(const Case& kase, Backend backend, const std::string& seen,
                    const PythonCall& call) {
