@@ -79,6 +79,20 @@ def activate(env, venv):
     env["VIRTUAL_ENV"] = str(venv)
 
 
+def require_python(asked, venv, where):
+    """The Python a template asks for (`3.11`, from setup-python's
+    python-version or an image python:3.11) is the venv's: a wheel is built
+    for one Python, so a template that asks for another would not install
+    what this test installs."""
+    have = subprocess.run(
+        [f"{venv}/bin/python", "-c",
+         "import sys; print('%d.%d' % sys.version_info[:2])"],
+        capture_output=True, text=True, check=True).stdout.strip()
+    if asked and asked != have:
+        raise TemplateError(f"{where}: asks for Python {asked}; the venv "
+                            f"given is Python {have}")
+
+
 def run_bash(script, cwd, env, log):
     """Runs SCRIPT as GitHub's `shell: bash` and GitLab's bash do (-e, and
     pipefail); returns its exit status. Its output goes to LOG."""
@@ -343,8 +357,9 @@ class GitHub(Runner):
         return Runner.checkout(self, workspace, log)
 
     def setup_python(self, inputs, where, env, workspace, log):
-        """VENV on PATH; the version asked for is noted, not enforced."""
+        """VENV on PATH, when it is the Python version asked for."""
         check_keys(f"{where}.with", inputs, ("python-version", "cache"))
+        require_python(str(inputs.get("python-version", "")), self.venv, where)
         note(log, f"setup-python {inputs.get('python-version', '')}: {self.venv}")
         activate(env, self.venv)
         return 0
@@ -429,6 +444,8 @@ class GitLab(Runner):
             if not re.fullmatch(r"python:[A-Za-z0-9_.-]+", image):
                 raise TemplateError(f"{key}.image: unsupported image "
                                     f"{image!r} (python:* only)")
+            require_python(re.sub(r"^python:([0-9]+\.[0-9]+).*", r"\1",
+                                  image), self.venv, f"{key}.image")
             if value.get("stage", "test") not in stages:
                 raise TemplateError(f"{key}.stage: no stage {value['stage']}")
             jobs[key] = value
