@@ -114,6 +114,36 @@ TEST(AtenOps, TensorListsDefaultsDevicesAndScalarTypes) {
             at::kDouble);
 }
 
+// Issue 51: a complex Scalar (`[real, imaginary]`, Python's 1j) and a
+// Scalar[] (gradient's `spacing`), which a case could not state before.
+TEST(AtenOps, ComplexScalarsAndScalarLists) {
+  const at::Tensor self = at::zeros({3}, at::kComplexFloat);
+  const at::Tensor mask = at::tensor({1, 0, 1}).to(at::kBool);
+  const at::Tensor filled =
+      run("aten::masked_fill.Scalar", {{"self", self}, {"mask", mask}},
+          {{"value", list_arg({0, 1})}})
+          .tensors[0];
+  EXPECT_TRUE(at::equal(
+      filled, at::masked_fill(self, mask, c10::complex<double>(0, 1))));
+  const at::Tensor y = at::tensor({1.0F, 2.0F, 4.0F, 7.0F});
+  ArgValue spacing = list_arg({});
+  spacing.list = {testing_support::float_arg(0.1)};
+  const NamedOutputs gradient =
+      run("aten::gradient.scalarrayint", {{"self", y}},
+          {{"spacing", spacing}, {"dim", int_arg(0)}});
+  ASSERT_EQ(gradient.tensors.size(), 1u);
+  // Central differences inside, one-sided at the ends, over a spacing of 0.1.
+  EXPECT_TRUE(at::allclose(gradient.tensors[0],
+                           at::tensor({10.0F, 15.0F, 25.0F, 30.0F})))
+      << gradient.tensors[0];
+  EXPECT_NE(
+      problem_of("aten::masked_fill.Scalar", {{"self", self}, {"mask", mask}},
+                 {{"value", list_arg({0, 1, 2})}})
+          .find("expected a number, true/false, or [real, imaginary] "
+                "for a complex (Scalar), got [0, 1, 2]"),
+      std::string::npos);
+}
+
 TEST(AtenOps, OutputsNamedBySchemaReturnNames) {
   const at::Tensor input = seeded({3, 5}, 6);
   const NamedOutputs top =

@@ -181,13 +181,45 @@ Converted to_str(const Conversion& c) {
   return c10::IValue(c.value.string_value);
 }
 
-Converted to_scalar(const Conversion& c) {
-  if (is_bool(c.value)) return c10::IValue(c.value.bool_value);
-  if (is_int(c.value)) return c10::IValue(c.value.int_value);
-  if (c.value.kind == ArgValue::Kind::kFloat) {
-    return c10::IValue(c.value.float_value);
+// A complex Scalar is written `[real, imaginary]`, as a complex tensor's
+// values are (Python's 1j is [0, 1]).
+bool is_complex_pair(const ArgValue& value) {
+  return value.kind == ArgValue::Kind::kList && value.list.size() == 2 &&
+         is_number(value.list[0]) && is_number(value.list[1]);
+}
+
+std::optional<c10::IValue> scalar_value(const ArgValue& value) {
+  if (is_bool(value)) return c10::IValue(value.bool_value);
+  if (is_int(value)) return c10::IValue(value.int_value);
+  if (value.kind == ArgValue::Kind::kFloat) {
+    return c10::IValue(value.float_value);
   }
-  return c.fail("a number or true/false");
+  if (is_complex_pair(value)) {
+    return c10::IValue(c10::complex<double>(number_of(value.list[0]),
+                                            number_of(value.list[1])));
+  }
+  return std::nullopt;
+}
+
+Converted to_scalar(const Conversion& c) {
+  if (auto scalar = scalar_value(c.value)) return scalar;
+  return c.fail("a number, true/false, or [real, imaginary] for a complex");
+}
+
+// `Scalar[]` (gradient's `spacing`): a list of what `Scalar` takes.
+Converted to_scalar_list(const Conversion& c) {
+  if (c.value.kind != ArgValue::Kind::kList) {
+    return c.fail("a list of numbers, true/false or [real, imaginary]");
+  }
+  c10::impl::GenericList scalars(c10::NumberType::get());
+  for (const ArgValue& item : c.value.list) {
+    auto scalar = scalar_value(item);
+    if (!scalar) {
+      return c.fail("a list of numbers, true/false or [real, imaginary]");
+    }
+    scalars.push_back(std::move(*scalar));
+  }
+  return c10::IValue(scalars);
 }
 
 Converted to_scalar_type(const Conversion& c) {
@@ -260,6 +292,7 @@ const std::map<std::string, Converted (*)(const Conversion&)>& converters() {
       {"bool", &to_bool},
       {"str", &to_str},
       {"Scalar", &to_scalar},
+      {"Scalar[]", &to_scalar_list},
       {"ScalarType", &to_scalar_type},
       {"Layout", &to_layout},
       {"MemoryFormat", &to_memory_format},

@@ -256,10 +256,19 @@ std::string python_value(const ArgValue& value, const std::string& type) {
       return python_string(value.string_value);
     }
     case ArgValue::Kind::kList: {
+      // A complex Scalar, written [real, imaginary] (ops/aten_values.cpp).
+      const bool optional = !type.empty() && type.back() == '?';
+      const std::string base =
+          optional ? type.substr(0, type.size() - 1) : type;
+      if (base == "Scalar" && value.list.size() == 2) {
+        return "complex(" + python_value(value.list[0], "") + ", " +
+               python_value(value.list[1], "") + ")";
+      }
+      const std::string item_type = base == "Scalar[]" ? "Scalar" : type;
       return "[" +
              joined(value.list, ", ",
-                    [&type](const ArgValue& item) {
-                      return python_value(item, type);
+                    [&item_type](const ArgValue& item) {
+                      return python_value(item, item_type);
                     }) +
              "]";
     }
