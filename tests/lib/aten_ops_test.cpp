@@ -144,6 +144,26 @@ TEST(AtenOps, ComplexScalarsAndScalarLists) {
       std::string::npos);
 }
 
+// Issue 51: an empty Tensor[] is `args: {tensors: []}`; PyTorch then says
+// what it says of cat([]), not casebook "a required input is missing".
+TEST(AtenOps, AnEmptyTensorListIsGivenInArgs) {
+  try {
+    run("torch.cat", {}, {{"tensors", list_arg({})}});
+    ADD_FAILURE() << "cat of no tensors ran";
+  } catch (const c10::Error& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("expected a non-empty list of "
+                        "Tensors"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_EQ(problem_of("torch.cat", {}, {})
+                    .find("the required input "
+                          "`tensors` (Tensor[]) is "
+                          "missing") != std::string::npos,
+            true);
+}
+
 TEST(AtenOps, OutputsNamedBySchemaReturnNames) {
   const at::Tensor input = seeded({3, 5}, 6);
   const NamedOutputs top =

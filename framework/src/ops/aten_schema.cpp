@@ -279,6 +279,14 @@ class NameBinder {
       return std::nullopt;
     }
     if (!source.inputs.empty()) return source;
+    // An empty list of tensors (`args: {tensors: []}`, Python's cat([])):
+    // no input can name it.
+    if (given && given->second.kind == ArgValue::Kind::kList &&
+        given->second.list.empty() && base_type(type) != "Tensor") {
+      source.kind = ArgumentSource::Kind::kInputList;
+      args_used_.insert(given->first);
+      return source;
+    }
     if (given && given->second.kind == ArgValue::Kind::kNull &&
         is_optional(type)) {
       source.kind = ArgumentSource::Kind::kNone;
