@@ -157,11 +157,19 @@ TEST(AtenOps, AnEmptyTensorListIsGivenInArgs) {
               std::string::npos)
         << error.what();
   }
-  EXPECT_EQ(problem_of("torch.cat", {}, {})
-                    .find("the required input "
-                          "`tensors` (Tensor[]) is "
-                          "missing") != std::string::npos,
-            true);
+  EXPECT_NE(problem_of("torch.cat", {}, {})
+                .find("the required input `tensors` (Tensor[]) is missing"),
+            std::string::npos);
+  // An input named as the whole list (issue 51: aten::cat.out said the
+  // required input `tensors` was missing although it was given).
+  const at::Tensor one = at::ones({2});
+  const std::string whole =
+      problem_of("aten::cat.out", {{"tensors", one}, {"out", one}});
+  EXPECT_NE(whole.find("`tensors` is a list of tensors (Tensor[]): name its "
+                       "inputs tensors[0], tensors[1], ... (an empty list: "
+                       "`args: {tensors: []}`)"),
+            std::string::npos)
+      << whole;
 }
 
 TEST(AtenOps, OutputsNamedBySchemaReturnNames) {

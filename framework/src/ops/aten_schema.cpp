@@ -299,6 +299,16 @@ class NameBinder {
               "): give it under `inputs`";
       return std::nullopt;
     }
+    const auto whole =
+        std::find(input_names_.begin(), input_names_.end(), argument.name());
+    if (base_type(type) != "Tensor" && whole != input_names_.end()) {
+      *culprit_ = *whole;
+      *why_ = "`" + argument.name() + "` is a list of tensors (" + type +
+              "): name its inputs " + argument.name() + "[0], " +
+              argument.name() + "[1], ... (an empty list: `args: {" +
+              argument.name() + ": []}`)";
+      return std::nullopt;
+    }
     return not_given(argument, type,
                      "the required input `" + argument.name() + "` (" + type +
                          ") is missing");
