@@ -42,8 +42,8 @@ std::vector<Malformed> malformed_files() {
        with_extra("zzzzzzzz: 1\n"),
        {f + "6:1: `zzzzzzzz`: unknown key `zzzzzzzz`; expected one of "
             "casebook, id, summary, op, args, inputs, backends, reference, "
-            "tolerance, expect, timeout, origin, grad, outputs, repeat, "
-            "deterministic, neighbors, rounding, steps"}},
+            "reference_layout, tolerance, expect, timeout, origin, grad, "
+            "outputs, repeat, deterministic, neighbors, rounding, steps"}},
       {"duplicate_key",
        with_extra("op: torch.mul\n"),
        {f + "6:1: `op`: duplicate key `op`; first given at line 3"}},

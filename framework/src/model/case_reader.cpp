@@ -17,12 +17,26 @@ namespace {
 
 constexpr int kFormatVersion = 1;
 
-const std::vector<std::string> kTopKeys{
-    "casebook",      "id",        "summary",          "op",
-    "args",          "inputs",    "backends",         "reference",
-    "tolerance",     "expect",    "reference_layout", "timeout",
-    "origin",        "grad",      "outputs",          "repeat",
-    "deterministic", "neighbors", "rounding",         "steps"};
+const std::vector<std::string> kTopKeys{"casebook",
+                                        "id",
+                                        "summary",
+                                        "op",
+                                        "args",
+                                        "inputs",
+                                        "backends",
+                                        "reference",
+                                        "reference_layout",
+                                        "tolerance",
+                                        "expect",
+                                        "timeout",
+                                        "origin",
+                                        "grad",
+                                        "outputs",
+                                        "repeat",
+                                        "deterministic",
+                                        "neighbors",
+                                        "rounding",
+                                        "steps"};
 
 void read_id(Reader& reader, const Entry& entry, Case& out) {
   const auto text = reader.read_string(entry, "id");
