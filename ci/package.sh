@@ -15,8 +15,8 @@
 # 3. In each venv, a scratch training repository (git, no CMake, no C++):
 #    the README's capture example prints what the README shows; `casebook
 #    run cases` fails with index_out_of_range. In the user's venv also:
-#    `casebook accept` makes it pass; the README's case gives the README's
-#    counts; a LANGUAGES NONE project finds the installed CMake package from
+#    `casebook accept` makes it pass; the report's reproduce.py raises the
+#    failure as the run saw it; the README's case gives the README's counts; a LANGUAGES NONE project finds the installed CMake package from
 #    the venv alone and ctest runs the case.
 # 4. user: the CI templates' steps in a scratch repository, with the wheel
 #    (tests/ci/templates_test.sh).
@@ -116,6 +116,16 @@ journeys() {
   [ "$status" -eq 0 ] && grep -qE "^cross_entropy/label_4 +PASS" "$repo/accept.log" &&
     pass "$venv: after casebook accept, PASS, exit 0" ||
     fail "$venv: casebook accept, then run (exit $status)" "$repo/accept.log"
+
+  # The report's reproduction ends as casebook's run did: the expected
+  # IndexError, raised after the line that says it is the expected one.
+  status=0
+  (cd "$repo" && $run casebook report cases/cross_entropy/label_4.yaml --backend cpu \
+    --bundle report && cd report && $run python reproduce.py) >"$repo/report.log" 2>&1 || status=$?
+  [ "$status" -eq 1 ] && grep -q "the call raises the error the case expects" "$repo/report.log" &&
+    grep -q "^IndexError: Target 4 is out of bounds" "$repo/report.log" &&
+    pass "$venv: the report's reproduce.py raises the expected IndexError, as the run did" ||
+    fail "$venv: casebook report, then python reproduce.py (exit $status)" "$repo/report.log"
 
   cp cases/cross_entropy/label_out_of_range.yaml "$repo/cases/cross_entropy/"
   (cd "$repo" && $run casebook run cases/cross_entropy/label_out_of_range.yaml) \
