@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <typeinfo>
 
 #include "casebook/diagnosis.h"
@@ -196,6 +197,51 @@ NamedOutputs call_op(const Case& kase, const OpDef& op,
   return outputs;
 }
 
+// The op, then its repeats (`repeat`: only a judged run is repeated, the
+// reference runs once): the first run's outputs, or nullopt where a repeat
+// differed from it (recorded in `report` as not deterministic).
+std::optional<NamedOutputs> repeated_outputs(
+    const Case& kase, const OpDef& op, const RunRequest& request,
+    const BackendRuntime& runtime, at::Device device, StepWatch* watch,
+    EntryCount* count, ChildReport* report) {
+  const std::map<std::string, ArgValue> args = args_for(kase, request);
+  NamedOutputs outputs = call_op(kase, op, request, runtime, device, args, true,
+                                 &report->seconds, count, watch);
+  for (size_t i = 0; i < outputs.tensors.size(); ++i) {
+    refuse_oversized_output(outputs.tensors[i], i);
+  }
+  const int repeats = request.kind == JobKind::kRun ? kase.repeat : 1;
+  for (int run = 2; run <= repeats; ++run) {
+    NamedOutputs again = call_op(kase, op, request, runtime, device, args,
+                                 false, &report->seconds, nullptr, watch);
+    if (kase.deterministic == Case::Determinism::kNone) continue;
+    const std::string difference =
+        repeat_difference(kase, outputs.tensors, again.tensors);
+    if (!difference.empty()) {
+      record_error(report, Family::kMismatch,
+                   "not deterministic: run " + std::to_string(run) + " of " +
+                       std::to_string(repeats) + " differs from run 1 " +
+                       difference,
+                   "casebook::NotDeterministic");
+      return std::nullopt;
+    }
+  }
+  return outputs;
+}
+
+// The outputs as files in the request's folder, named in the report.
+void write_outputs(const NamedOutputs& outputs, const RunRequest& request,
+                   ChildReport* report) {
+  report->status = ChildReport::Status::kOutputs;
+  for (size_t i = 0; i < outputs.tensors.size(); ++i) {
+    std::string path =
+        request.output_dir + "/output" + std::to_string(i) + ".bin";
+    report->outputs.push_back(write_tensor_file(outputs.tensors[i], path));
+    if (i < outputs.names.size())
+      report->outputs.back().name = outputs.names[i];
+  }
+}
+
 // Runs the op and writes its outputs; every exception becomes an error.
 void run_op(const Case& kase, const OpDef& op, const RunRequest& request,
             const BackendRuntime& runtime, at::Device device, StepWatch* watch,
@@ -210,37 +256,10 @@ void run_op(const Case& kase, const OpDef& op, const RunRequest& request,
     }
   };
   try {
-    const std::map<std::string, ArgValue> args = args_for(kase, request);
-    NamedOutputs outputs = call_op(kase, op, request, runtime, device, args,
-                                   true, &report->seconds, &count, watch);
-    for (size_t i = 0; i < outputs.tensors.size(); ++i) {
-      refuse_oversized_output(outputs.tensors[i], i);
-    }
-    // `repeat`: the reference runs once; only a judged run is repeated.
-    const int repeats = request.kind == JobKind::kRun ? kase.repeat : 1;
-    for (int run = 2; run <= repeats; ++run) {
-      NamedOutputs again = call_op(kase, op, request, runtime, device, args,
-                                   false, &report->seconds, nullptr, watch);
-      if (kase.deterministic == Case::Determinism::kNone) continue;
-      const std::string difference =
-          repeat_difference(kase, outputs.tensors, again.tensors);
-      if (!difference.empty()) {
-        record_error(report, Family::kMismatch,
-                     "not deterministic: run " + std::to_string(run) + " of " +
-                         std::to_string(repeats) + " differs from run 1 " +
-                         difference,
-                     "casebook::NotDeterministic");
-        return;
-      }
-    }
-    report->status = ChildReport::Status::kOutputs;
-    for (size_t i = 0; i < outputs.tensors.size(); ++i) {
-      std::string path =
-          request.output_dir + "/output" + std::to_string(i) + ".bin";
-      report->outputs.push_back(write_tensor_file(outputs.tensors[i], path));
-      if (i < outputs.names.size())
-        report->outputs.back().name = outputs.names[i];
-    }
+    const std::optional<NamedOutputs> outputs = repeated_outputs(
+        kase, op, request, runtime, device, watch, &count, report);
+    if (!outputs) return;
+    write_outputs(*outputs, request, report);
   } catch (const InternalError& error) {
     record_internal(report, error);
     place();

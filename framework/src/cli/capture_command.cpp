@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <system_error>
 
 #include "capture/capture.h"
@@ -90,9 +91,9 @@ int report_reproduction(const std::filesystem::path& case_file,
   return arguments.expect_failure && !failed_as_expected ? 1 : 0;
 }
 
-}  // namespace
-
-int capture_command(const CaptureArguments& arguments) {
+// The command line's request, saved tensors aside; nullopt where an --arg
+// or --origin is not NAME=VALUE (said on stderr).
+std::optional<CaptureRequest> request_of(const CaptureArguments& arguments) {
   CaptureRequest request;
   request.op = arguments.op;
   request.name = arguments.name;
@@ -100,11 +101,31 @@ int capture_command(const CaptureArguments& arguments) {
   request.fixtures = arguments.fixtures;
   request.summary = arguments.summary;
   for (const std::string& arg : arguments.args) {
-    if (!split_pair(arg, "--arg", &request.args)) return kExitUsage;
+    if (!split_pair(arg, "--arg", &request.args)) return std::nullopt;
   }
   for (const std::string& origin : arguments.origin) {
-    if (!split_pair(origin, "--origin", &request.origin)) return kExitUsage;
+    if (!split_pair(origin, "--origin", &request.origin)) return std::nullopt;
   }
+  return request;
+}
+
+// What the capture wrote: its notes (stderr), the case file and fixtures.
+void say_written(const CaptureResult& result) {
+  for (const std::string& note : result.notes) {
+    std::cerr << "casebook capture: " << printable_line(note) << "\n";
+  }
+  std::cout << "wrote " << printable_line(result.case_file.string()) << "\n";
+  for (const auto& fixture : result.fixtures) {
+    std::cout << "fixture " << printable_line(fixture.string()) << "\n";
+  }
+}
+
+}  // namespace
+
+int capture_command(const CaptureArguments& arguments) {
+  std::optional<CaptureRequest> asked = request_of(arguments);
+  if (!asked) return kExitUsage;
+  CaptureRequest& request = *asked;
   CaptureResult result;
   try {
     for (const std::string& text : arguments.tensors) {
@@ -132,13 +153,7 @@ int capture_command(const CaptureArguments& arguments) {
     std::cerr << "casebook capture: " << printable_text(error.what()) << "\n";
     return kExitNotWritten;
   }
-  for (const std::string& note : result.notes) {
-    std::cerr << "casebook capture: " << printable_line(note) << "\n";
-  }
-  std::cout << "wrote " << printable_line(result.case_file.string()) << "\n";
-  for (const auto& fixture : result.fixtures) {
-    std::cout << "fixture " << printable_line(fixture.string()) << "\n";
-  }
+  say_written(result);
   if (arguments.no_run) return 0;
   const CaseRun run = run_case(result.case_file, arguments.backends);
   if (!run.invalid.empty()) {

@@ -97,6 +97,35 @@ std::string out_of_range_message(const Scalar& scalar) {
                       "0 (write 0)";
 }
 
+namespace {
+
+// One of YAML's spellings of a word (`true`, `True`, `TRUE`).
+bool spells(std::string_view text, std::string_view lower,
+            std::string_view title, std::string_view upper) {
+  return text == lower || text == title || text == upper;
+}
+
+// `.inf`, `-.inf` and `.nan` as the core schema spells them; `-.nan` is a
+// NaN with its sign bit set (casebook's addition, as torch.save keeps and a
+// kernel may produce). Leaves `out` a string where `text` is none of them.
+void resolve_non_finite(std::string_view text, Scalar& out) {
+  const bool negative = !text.empty() && text[0] == '-';
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
+    text.remove_prefix(1);
+  }
+  const double sign = negative ? -1.0 : 1.0;
+  if (spells(text, ".inf", ".Inf", ".INF")) {
+    out.kind = Scalar::Kind::kFloat;
+    out.float_value = sign * std::numeric_limits<double>::infinity();
+  } else if (spells(text, ".nan", ".NaN", ".NAN")) {
+    out.kind = Scalar::Kind::kFloat;
+    out.float_value =
+        std::copysign(std::numeric_limits<double>::quiet_NaN(), sign);
+  }
+}
+
+}  // namespace
+
 Scalar resolve_scalar(const YAML::Node& node) {
   Scalar out;
   if (!node.IsScalar()) return out;  // kNull
@@ -105,10 +134,10 @@ Scalar resolve_scalar(const YAML::Node& node) {
   out.kind = Scalar::Kind::kString;
   if (out.quoted) return out;
   const std::string& text = out.text;
-  if (text == "true" || text == "True" || text == "TRUE") {
+  if (spells(text, "true", "True", "TRUE")) {
     out.kind = Scalar::Kind::kBool;
     out.bool_value = true;
-  } else if (text == "false" || text == "False" || text == "FALSE") {
+  } else if (spells(text, "false", "False", "FALSE")) {
     out.kind = Scalar::Kind::kBool;
   } else if (is_integer_syntax(text)) {
     resolve_integer(text, out);
@@ -121,22 +150,7 @@ Scalar resolve_scalar(const YAML::Node& node) {
     out.float_out_of_range = errno == ERANGE && (std::isinf(out.float_value) ||
                                                  out.float_value == 0.0);
   } else {
-    std::string_view rest = text;
-    const bool negative = !rest.empty() && rest[0] == '-';
-    if (!rest.empty() && (rest[0] == '-' || rest[0] == '+')) {
-      rest.remove_prefix(1);
-    }
-    const double inf = std::numeric_limits<double>::infinity();
-    if (rest == ".inf" || rest == ".Inf" || rest == ".INF") {
-      out.kind = Scalar::Kind::kFloat;
-      out.float_value = negative ? -inf : inf;
-    } else if (rest == ".nan" || rest == ".NaN" || rest == ".NAN") {
-      // `-.nan`: a NaN with its sign bit set (casebook's addition to the
-      // core schema), as torch.save keeps and a kernel may produce.
-      out.kind = Scalar::Kind::kFloat;
-      out.float_value = std::copysign(std::numeric_limits<double>::quiet_NaN(),
-                                      negative ? -1.0 : 1.0);
-    }
+    resolve_non_finite(text, out);
   }
   return out;
 }
