@@ -19,6 +19,7 @@
 #include "large_output.h"
 #include "machine_floor.h"
 #include "memory.h"
+#include "parallel_section.h"
 #include "simulated_section.h"
 #include "strategies.h"
 #include "synthetic_cases.h"
@@ -163,7 +164,8 @@ int bench_main(int argc, char** argv) {
   int repeats = 3;
   int jobs = 0;
   bool skip_large = false, skip_usual = false, only_simulated = false,
-       only_gpu = false;
+       only_gpu = false, only_parallel = false;
+  ParallelPlan parallel;
   app.add_option("--sizes", sizes, "numbers of synthetic cases")
       ->delimiter(',');
   app.add_option(
@@ -180,7 +182,17 @@ int bench_main(int argc, char** argv) {
   app.add_flag("--only-gpu", only_gpu,
                "only the GPU section (a real CUDA device), over the first of "
                "--sizes cases");
+  app.add_flag("--only-parallel", only_parallel,
+               "only the parallel runs of the casebook executable");
+  app.add_option("--parallel-cases", parallel.large_cases,
+                 "the large set of the parallel runs (default 10000)");
   CLI11_PARSE(app, argc, argv);
+  if (only_parallel) {
+    ScratchFolder scratch;
+    return run_parallel_section(scratch.path(), casebook_beside_me(), parallel)
+               ? 0
+               : 1;
+  }
   if (only_simulated) {
     ScratchFolder scratch;
     return run_simulated_section(scratch.path()) ? 0 : 1;
@@ -309,6 +321,7 @@ int bench_main(int argc, char** argv) {
   std::fflush(stdout);
   ok = run_simulated_section(scratch.path()) && ok;
   ok = run_gpu_section(scratch.path(), sizes.front()) && ok;
+  ok = run_parallel_section(scratch.path(), casebook, parallel) && ok;
   std::fflush(stdout);
   if (skip_large) {
     std::printf("\n== A 1 GiB output ==\nleft out (--skip-large)\n");

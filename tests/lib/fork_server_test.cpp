@@ -1,7 +1,9 @@
 // The CPU fork server on its own: it forks a child per request, the child is
 // the caller's (waitpid works, its group is its own), runs the request and
 // reports; a crashing child leaves the server serving; a dead server makes
-// spawn() throw, so that the scheduler can fork the child itself.
+// spawn() throw, so that the scheduler can fork the child itself. The child
+// that takes a request was forked before it (the spare), and the spare never
+// used is reaped with the server.
 #include "process/fork_server.h"
 
 #include <gtest/gtest.h>
@@ -10,9 +12,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include "casebook/loader.h"
@@ -76,6 +82,24 @@ class ForkServerTest : public ::testing::Test {
     return status;
   }
 
+  // Seconds since boot now (/proc/uptime), and when `pid` started
+  // (/proc/<pid>/stat, field 22, in clock ticks since boot).
+  static double uptime_seconds() {
+    std::ifstream uptime("/proc/uptime");
+    double seconds = 0;
+    uptime >> seconds;
+    return seconds;
+  }
+  static double started_seconds(pid_t pid) {
+    std::ifstream stat_file("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat_file)), {});
+    std::istringstream fields(text.substr(text.rfind(')') + 2));
+    std::string field;
+    for (int index = 3; index <= 22 && fields >> field; ++index) {
+    }
+    return std::stod(field) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  }
+
   fs::path scratch_;
   std::string scratch_dir_;  // scratch_, kept alive for the server's work
   ChildEnvironment environment_;
@@ -134,15 +158,44 @@ TEST_F(ForkServerTest, SpawnThrowsOnceTheServerIsGone) {
                std::system_error);
 }
 
+// The spare: a request is answered by a child forked after the previous
+// reply, not by a fork made while the caller waits.
+TEST_F(ForkServerTest, TheChildThatTakesARequestWasForkedBeforeIt) {
+  ForkServer server(cpu_fork_server_work(table_, environment_, scratch_dir_),
+                    false);
+  ChildProcess first = server.spawn(encode_request(request_for(0, "first")));
+  EXPECT_EQ(decode_report(read_report(first)).status,
+            ChildReport::Status::kOutputs);
+  reap(first.pid);
+  close_fd(&first.from_child);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const double asked = uptime_seconds();
+  ChildProcess second = server.spawn(encode_request(request_for(0, "second")));
+  EXPECT_LT(started_seconds(second.pid), asked - 0.1)
+      << "forked when asked, not before";
+  EXPECT_EQ(getpgid(second.pid), second.pid) << "a process group of its own";
+  EXPECT_EQ(decode_report(read_report(second)).status,
+            ChildReport::Status::kOutputs);
+  reap(second.pid);
+  close_fd(&second.from_child);
+}
+
 TEST_F(ForkServerTest, TheServerEndsWithItsOwner) {
   pid_t server_pid = 0;
   {
     ForkServer server(cpu_fork_server_work(table_, environment_, scratch_dir_),
                       false);
     server_pid = server.pid();
+    ChildProcess child = server.spawn(encode_request(request_for(0, "one")));
+    read_report(child);
+    reap(child.pid);
+    close_fd(&child.from_child);
   }
   // The destructor reaped it: it is no child of ours any more.
   EXPECT_EQ(waitpid(server_pid, nullptr, WNOHANG), -1);
+  EXPECT_EQ(errno, ECHILD);
+  // Nor is the spare it had forked for the next request (in its group).
+  EXPECT_EQ(waitpid(-server_pid, nullptr, WNOHANG), -1) << "a spare is left";
   EXPECT_EQ(errno, ECHILD);
 }
 

@@ -15,6 +15,12 @@
 // children, not the server's, so the runner waits for them, reads their exit
 // status and kills their process groups exactly as for a child it forked.
 // Requests carry the child's report pipe as SCM_RIGHTS.
+//
+// Each child is forked ahead of its request: a spare waits for it in the
+// server's process group, so that spawn() is answered without waiting for a
+// fork and the next fork overlaps the runner's judging and the run under way
+// (bench/: --only-parallel). The spare never used is reaped by the owner's
+// destructor, by that group.
 #pragma once
 
 #include <sys/types.h>
@@ -43,7 +49,8 @@ class ForkServer {
   // LibTorch's hot code onto huge pages (process/huge_text.h: worth it for
   // runs with many CPU cases), and waits for requests.
   ForkServer(ForkServerWork work, bool huge_text);
-  // Closes the request socket (the server then exits) and reaps it.
+  // Closes the request socket (the server then exits and its spare with it)
+  // and reaps both.
   ~ForkServer();
   ForkServer(const ForkServer&) = delete;
   ForkServer& operator=(const ForkServer&) = delete;

@@ -3,8 +3,6 @@
 #include <filesystem>
 #include <utility>
 
-#include "process/fork_rules.h"
-
 namespace casebook {
 namespace {
 
@@ -51,9 +49,12 @@ bool ChildLauncher::launch_from_server(const RunRequest& request,
 
 ChildProcess ChildLauncher::launch(const RunRequest& request,
                                    size_t cpu_runs_left) {
-  // The runner's state decides, whoever forks: refused here, not swallowed
-  // by the fallback from the fork server to the runner's own fork.
-  require_safe_to_fork("a CPU child");
+  // No fork rule is read here: the server forks from its own single-threaded,
+  // GPU-free state, whatever the runner does meanwhile (execute_plan checked
+  // the runner once, before the first run); a fork by the runner itself is
+  // checked by spawn_child, outside the fallback's catch, so that a refusal
+  // is thrown, not swallowed. Reading the rules per run cost the runner a
+  // walk of /proc/self/maps (thousands of LibTorch mappings) per case.
   ChildProcess child;
   if (launch_from_server(request, cpu_runs_left, &child)) return child;
   const CaseTable& table = table_;
