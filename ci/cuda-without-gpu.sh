@@ -49,24 +49,29 @@ pass "one CUDA runtime: $cudart (LibTorch: $torch_cuda); the plugin's is static"
 # No device: every cuda run is SKIP with the reason said once: nothing was
 # tested, exit 77 (0 with --allow-skipped).
 status=0
-"$casebook" run cases --backend cuda,hip --verbose >"$work/skip.log" 2>&1 || status=$?
+"$casebook" run cases --backend cuda,hip --verbose --json "$work/skip.json" >"$work/skip.log" 2>&1 || status=$?
 [ "$status" -eq 77 ] || { tail -40 "$work/skip.log"; fail "run --backend cuda,hip exited $status, not 77"; }
 status=0
 "$casebook" run cases --backend cuda,hip --quiet --allow-skipped >/dev/null 2>&1 || status=$?
 [ "$status" -eq 0 ] || fail "run --backend cuda,hip --allow-skipped exited $status"
-grep -Eq '^ +cuda +absent: no CUDA device: no NVIDIA driver or device' "$work/skip.log" ||
-  { head -30 "$work/skip.log"; fail "the environment does not say cuda is absent for want of a driver or device"; }
+env_of() { python3 "$(dirname "${BASH_SOURCE[0]}")/results.py" "$work/skip.json" env "$1"; }
+case "$(env_of cuda)" in
+  "absent: no CUDA device: no NVIDIA driver or device"*) ;;
+  *) head -30 "$work/skip.log"; fail "the environment does not say cuda is absent for want of a driver or device" ;;
+esac
 if grep -Eqi 'built without cuda|cuda +broken|internal error' "$work/skip.log"; then
   fail "a CUDA build says: $(grep -Ei 'built without cuda|cuda +broken|internal error' "$work/skip.log" | head -3)"
 fi
-grep -Eq '^ +hip +absent: ' "$work/skip.log" || fail "the environment does not say hip is absent"
-if grep -Eq '^(PASS|FAIL|XFAIL|XPASS|ERROR|TIMEOUT) +[^ ]+ +(cuda|hip)' "$work/skip.log"; then
+[[ "$(env_of hip)" == absent:* ]] || fail "the environment does not say hip is absent"
+ran="$(python3 "$(dirname "${BASH_SOURCE[0]}")/results.py" "$work/skip.json" ran cuda hip)" ||
+  fail "no results of run --backend cuda,hip"
+if [ "$ran" -ne 0 ]; then
   fail "a cuda or hip verdict other than SKIP without a GPU"
 fi
-grep -Eq '^ +casebook\.libtorch_flavour +cuda$' "$work/skip.log" ||
+[ "$(env_of casebook.libtorch_flavour)" = cuda ] ||
   fail "$casebook is not built against a CUDA LibTorch"
-pass "built against a CUDA LibTorch: $(grep -E '^ +libtorch\.library ' "$work/skip.log" | sed 's/^ *//')"
-pass "$(grep -E '^ +cuda +absent: ' "$work/skip.log" | sed 's/^ *//')"
+pass "built against a CUDA LibTorch: libtorch.library $(env_of libtorch.library)"
+pass "cuda $(env_of cuda)"
 pass "$(tail -1 "$work/skip.log")"
 
 # Required: absent is an ERROR, exit 1.

@@ -126,10 +126,9 @@ echo "== plugin architectures: $(grep -o 'sm_[0-9a-z]*' <<<"${elf}" | sort -u | 
 shard=()
 if [[ -n "${CASEBOOK_SHARD:-}" ]]; then shard=(--shard "${CASEBOOK_SHARD}"); fi
 check cases build/cuda/bin/casebook run cases --verbose --backend cpu,cuda --require cuda \
-  "${shard[@]}" --junit "${out}/cases.xml" --summary "${out}/cases.md"
-# Distinct lines: a line printed twice is one verdict.
-ran="$({ grep -E '^(PASS|FAIL|XFAIL|XPASS|ERROR|TIMEOUT) +[^ ]+ +cuda( |$)' \
-  "${out}/cases.log" || true; } | sort -u | wc -l)"
+  "${shard[@]}" --junit "${out}/cases.xml" --summary "${out}/cases.md" \
+  --json "${out}/cases.json"
+ran="$(python3 ci/results.py "${out}/cases.json" ran cuda || echo 0)"
 echo "== cuda verdicts that ran: ${ran}"
 [[ "${ran}" -gt 0 ]] || failed_steps+=("cases (no cuda verdict ran)")
 # The real error texts of this torch on this GPU (tests/data/messages).

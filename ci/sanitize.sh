@@ -43,14 +43,16 @@ if [[ ! -x "${casebook}" ]]; then
 fi
 
 log="$(mktemp)"
-trap 'rm -f "${log}"' EXIT
+results="$(mktemp)"
+trap 'rm -f "${log}" "${results}"' EXIT
 status=0
 # CASEBOOK_TOOL_THREADS=1: compute-sanitizer's launcher starts a thread in
 # every process it follows, which casebook's fork rules must not count
 # (framework/src/process/fork_rules.h).
 CASEBOOK_TOOL_THREADS=1 PYTORCH_NO_CUDA_MEMORY_CACHING=1 "${sanitizer}" --tool memcheck \
   --target-processes all --error-exitcode 86 --print-limit 20 \
-  "${casebook}" run --verbose --backend cuda --require cuda --isolation strict "${cases[@]}" \
+  "${casebook}" run --verbose --backend cuda --require cuda --isolation strict \
+  --json "${results}" "${cases[@]}" \
   2>&1 | tee "${log}" || status=$?
 
 # A child's memcheck errors do not always reach the parent's exit status:
@@ -63,7 +65,7 @@ if [[ ${status} -ne 0 ]]; then
   echo "sanitize: exit status ${status}" >&2
   exit 1
 fi
-ran="$(grep -cE '^(PASS|FAIL|XFAIL|XPASS|ERROR|TIMEOUT) +[^ ]+ +cuda( |$)' "${log}" || true)"
+ran="$(python3 "${here}/results.py" "${results}" ran cuda || echo 0)"
 if [[ "${ran}" -eq 0 ]]; then
   echo "sanitize: no cuda verdict ran under memcheck" >&2
   exit 1

@@ -136,6 +136,21 @@ def _op_folder(op):
     return op.replace(".", "/", 1)
 
 
+def _listed_ops(executable, query):
+    """The records of ``casebook ops --json QUERY``: casebook's own ops (their
+    ``args``) and ATen operators (their ``overloads``, each with typed
+    ``arguments``); [] when casebook cannot say."""
+    try:
+        listed = subprocess.run([executable, "ops", "--json", query],
+                                capture_output=True, text=True, check=False)
+        document = json.loads(listed.stdout)
+    except (OSError, ValueError):
+        return []
+    if not isinstance(document, dict) or document.get("casebook_ops") != 1:
+        return []
+    return document.get("ops", [])
+
+
 def _unknown_op(executable, op):
     """Why `op` is refused: casebook lists no such op; the nearest of the
     names ``casebook ops`` lists for its last word (an aten:: operator also
@@ -143,13 +158,8 @@ def _unknown_op(executable, op):
     word = re.split(r"[.:]+", op)[-1]
     names = set()
     if len(word) > 3:
-        listed = subprocess.run([executable, "ops", word[:-1]],
-                                capture_output=True, text=True,
-                                check=False).stdout.splitlines()
-        for line in listed:
-            name = line.split("(")[0]
-            if "(" not in line or " " in name:
-                continue
+        for record in _listed_ops(executable, word[:-1]):
+            name = record["name"]
             names.add(name)
             if name.startswith("aten::"):
                 names.add("torch." + name[len("aten::"):].split(".")[0])
@@ -162,60 +172,31 @@ def _unknown_op(executable, op):
 
 
 def _op_arguments(executable, op):
-    """The names of `op`'s non-tensor arguments, from ``casebook ops``:
-    ``torch.x(input, target[, weight]; reduction, ...)`` (casebook's own), or
-    else ATen schemas ``aten::x(Tensor self, int dim=-1, ...)`` (for a
-    ``torch.x`` the names of any of its overloads); None when it cannot tell.
-    """
+    """The names of `op`'s non-tensor arguments, from ``casebook ops
+    --json``: a casebook op's ``args``, or else those of the ATen overloads
+    whose type is not a tensor's (for a ``torch.x`` those of any overload of
+    ``aten::x``); None when it cannot tell."""
     query = op.split(".", 1)[0] if op.startswith("aten::") else op
-    try:
-        listed = subprocess.run([executable, "ops", query],
-                                capture_output=True, text=True,
-                                check=False).stdout.splitlines()
-    except OSError:
+    records = _listed_ops(executable, query)
+    for record in records:
+        if record["name"] == op and "args" in record:
+            return set(record["args"])
+    if op.startswith("aten::"):
+        overloads = [overload for record in records
+                     for overload in record.get("overloads", [])
+                     if overload["schema"].startswith(op + "(")]
+    elif op.startswith("torch."):
+        aten = "aten::" + op[len("torch."):]
+        overloads = [overload for record in records
+                     if record["name"] == aten
+                     for overload in record.get("overloads", [])]
+    else:
+        overloads = []
+    if not overloads:
         return None
-    own = [line for line in listed if line.startswith(op + "(")]
-    if not own and op.startswith("torch."):
-        name = op[len("torch."):]
-        own = [line for line in listed
-               if line.startswith((f"aten::{name}(", f"aten::{name}."))]
-    if not own:
-        return None
-    names = set()
-    for line in own:
-        names |= _schema_arguments(line[line.index("(") + 1:])
-    return names
-
-
-def _schema_arguments(text):
-    """The non-tensor argument names in `text`, what follows a listed op's
-    `(`."""
-    depth, pieces, piece = 0, [], ""
-    for char in text:
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            if depth == 0:
-                break
-            depth -= 1
-        elif char in ",;" and depth == 0:
-            pieces.append((piece, char))
-            piece = ""
-            continue
-        piece += char
-    pieces.append((piece, ")"))
-    names, first_form, after = set(), any(
-        end == ";" for _, end in pieces), False
-    for piece, end in pieces:
-        words = piece.split("=")[0].strip(" []").split()
-        # The first form: the arguments after `;`; a schema: typed.
-        if first_form and after and words:
-            names.add(words[-1])
-        elif (not first_form and len(words) > 1
-              and not words[0].startswith("Tensor")):
-            names.add(words[-1])
-        after = after or end == ";"
-    return names
+    return {argument["name"] for overload in overloads
+            for argument in overload["arguments"]
+            if not argument["type"].startswith("Tensor")}
 
 
 def _arg_text(value):
@@ -571,7 +552,7 @@ class Recorder:
             # The case does not run: what it said is the verdict.
             self.verdict = self.verdict or "the new case does not run"
             print(self.capture_output, file=sys.stderr)
-        for line in _verdict_table(result.stdout):
+        for line in _verdict_rows(getattr(result, "verdicts", [])):
             print(f"casebook:   {line}", file=sys.stderr)
         lines = result.stdout.splitlines()
         if self.verdict:
@@ -627,8 +608,15 @@ class Recorder:
                 accept=self.accept)
             if os.path.lexists(os.path.join(folder, name + ".yaml")):
                 continue
-            result = subprocess.run(self.capture_command, capture_output=True,
-                                    text=True, check=False)
+            scratch = tempfile.mkdtemp(prefix="casebook-results-")
+            results = os.path.join(scratch, "results.json")
+            try:
+                result = subprocess.run(
+                    self.capture_command + ["--json", results],
+                    capture_output=True, text=True, check=False)
+                result.verdicts = _read_verdicts(results)
+            finally:
+                shutil.rmtree(scratch, ignore_errors=True)
             # Taken meanwhile (another process), or a folder guessed wrong:
             # the next name.
             if result.returncode == 2 and _TAKEN in result.stderr:
@@ -649,16 +637,38 @@ def _case_value(value):
     return value is None or isinstance(value, (bool, int, float, str))
 
 
-def _verdict_table(stdout):
-    """The verdict table of ``casebook run``'s output: its `case` header and
-    the rows up to the first empty line."""
-    lines = stdout.splitlines()
-    for index, line in enumerate(lines):
-        if line.split()[:1] == ["case"]:
-            table = [line]
-            for row in lines[index + 1:]:
-                if not row.strip():
-                    break
-                table.append(row)
-            return table
-    return []
+def _read_verdicts(path):
+    """The verdict records of ``casebook run --json``'s results
+    (schema/results.schema.json); [] where the run wrote none."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            document = json.load(file)
+    except (OSError, ValueError):
+        return []
+    if not isinstance(document, dict) or \
+            document.get("casebook_results") != 1:
+        return []
+    return document.get("verdicts", [])
+
+
+def _verdict_rows(verdicts):
+    """The verdicts as ``casebook run``'s table shows them: a `case` header,
+    a row per case, a column per backend that ran (an absent backend's SKIP
+    is left out, as the table leaves it), each cell the verdict and its
+    family."""
+    ran = [v for v in verdicts if not v.get("backend_absent")]
+    backends = list(dict.fromkeys(v["backend"] for v in ran))
+    cases = list(dict.fromkeys(v["case"] for v in ran))
+    if not ran:
+        return []
+    cell = {(v["case"], v["backend"]): " ".join(
+        filter(None, (v["verdict"], v.get("family")))) for v in ran}
+    widths = [max(len(text) for text in ["case"] + cases) + 2]
+    widths += [max([len(backend)] + [len(cell.get((case, backend), "-"))
+                                     for case in cases]) + 2
+               for backend in backends]
+    rows = [["case"] + backends] + [
+        [case] + [cell.get((case, backend), "-") for backend in backends]
+        for case in cases]
+    return ["".join(text.ljust(width) for text, width in
+                    zip(row[:-1], widths)) + row[-1] for row in rows]

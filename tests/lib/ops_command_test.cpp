@@ -2,6 +2,8 @@
 // the loader refuses until its TODOs are filled in, then accepts and binds.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "casebook/loader.h"
 #include "casebook/op_catalog.h"
 #include "casebook/ops.h"
@@ -79,6 +81,41 @@ TEST(OpsCommand, ListsSchemasAndCasebooksOwnOps) {
   testing::internal::CaptureStderr();
   EXPECT_EQ(ops_command("zzz_no_such_*"), 1);
   testing::internal::GetCapturedStderr();
+}
+
+// `ops --json`: the same facts as data, each ATen argument with its type, a
+// registered op's arguments apart from its inputs; none matching is an
+// empty list, exit 0.
+TEST(OpsCommand, TheJsonFormHoldsTypedArgumentsAndRegisteredOnesApart) {
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(ops_command("index_select", true), 0);
+  const nlohmann::json listed =
+      nlohmann::json::parse(testing::internal::GetCapturedStdout());
+  EXPECT_EQ(listed["casebook_ops"], 1);
+  const nlohmann::json* aten = nullptr;
+  for (const nlohmann::json& op : listed["ops"]) {
+    if (op["name"] == "aten::index_select") aten = &op;
+  }
+  ASSERT_NE(aten, nullptr) << listed.dump(1);
+  const nlohmann::json& first = (*aten)["overloads"][0];
+  EXPECT_EQ(first["schema"],
+            "aten::index_select(Tensor self, int dim, Tensor index) -> Tensor");
+  EXPECT_EQ(first["arguments"][1],
+            (nlohmann::json{{"name", "dim"}, {"type", "int"}}));
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(ops_command("torch.cross_entropy", true), 0);
+  const nlohmann::json own =
+      nlohmann::json::parse(testing::internal::GetCapturedStdout());
+  ASSERT_FALSE(own["ops"].empty());
+  EXPECT_EQ(own["ops"][0]["name"], "torch.cross_entropy");
+  EXPECT_EQ(own["ops"][0]["optional_inputs"], (nlohmann::json{"weight"}));
+  EXPECT_EQ(own["ops"][0]["args"],
+            (nlohmann::json{"ignore_index", "reduction", "label_smoothing"}));
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(ops_command("zzz_no_such_*", true), 0);
+  EXPECT_TRUE(
+      nlohmann::json::parse(testing::internal::GetCapturedStdout())["ops"]
+          .empty());
 }
 
 }  // namespace

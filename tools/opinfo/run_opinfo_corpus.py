@@ -3,16 +3,16 @@
 
 Contract
 --------
-    run_opinfo_corpus.py CORPUS --casebook PATH [-j 2] [--junit FILE]
+    run_opinfo_corpus.py CORPUS --casebook PATH [-j 2] [--results FILE]
                          [--no-run] [--report FILE.csv] [--markdown FILE.md]
                          [--expect-all-pass] [--expect-fail ENTRY] [--per-entry]
 
 CORPUS is a folder written by make_opinfo_cases.py (CORPUS/cases/,
 CORPUS/manifest.json). Runs `casebook run CORPUS/cases --backend cpu
---jobs J --junit FILE --evidence '' --quiet --brief` (FILE defaults to
-CORPUS/junit.xml; --no-run reads an existing one), joins each JUnit
-verdict (testcase classname = case id, name = backend) back to its
-OpInfo entry through the manifest, and prints:
+--jobs J --json FILE --evidence '' --quiet --brief` (FILE defaults to
+CORPUS/results.json; --no-run reads an existing one), joins each verdict of
+those results (schema/results.schema.json) back to its OpInfo entry through
+the manifest, and prints:
 
   entries, expressible (entries with at least one case), entries with every
   case passing, with some but not all passing, with a passing case (the two
@@ -30,7 +30,7 @@ as a Markdown table with the counts above it.
 Exit status: 0; with --expect-all-pass, 1 unless every case outside the
 --expect-fail entries PASSes and every case of those entries FAILs (what
 the ctest test asserts); 2 when casebook could not be run or wrote no
-JUnit.
+results.
 """
 
 import argparse
@@ -41,41 +41,29 @@ import os
 import re
 import subprocess
 import sys
-import xml.etree.ElementTree as ET
 
 
-def run_casebook(casebook, cases, jobs, junit):
+def run_casebook(casebook, cases, jobs, results):
     cmd = [casebook, "run", cases, "--backend", "cpu", "--jobs", str(jobs),
-           "--junit", junit, "--evidence", "", "--quiet", "--brief"]
+           "--json", results, "--evidence", "", "--quiet", "--brief"]
     print("+ " + " ".join(c if c else "''" for c in cmd), flush=True)
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     tail = proc.stdout.strip().splitlines()[-1:] if proc.stdout.strip() else []
     print("casebook: exit %d; %s" % (proc.returncode, tail[0] if tail else "(no output)"))
-    if proc.returncode == 2 or not os.path.exists(junit):
+    if proc.returncode == 2 or not os.path.exists(results):
         print(proc.stdout[-4000:])
         sys.exit(2)
 
 
-def read_junit(path):
-    """{case id: (verdict, first message)} for the cpu backend."""
-    verdicts = {}
-    for tc in ET.parse(path).getroot().iter("testcase"):
-        cid, backend = tc.get("classname"), tc.get("name")
-        if backend not in ("cpu", None, ""):
-            continue
-        verdict, message = "PASS", ""
-        for child in tc:
-            if child.tag in ("failure", "error", "skipped"):
-                typ = child.get("type") or child.tag.upper()
-                verdict = typ.split()[0] if typ else child.tag.upper()
-                if child.tag == "error" and verdict not in ("ERROR", "TIMEOUT", "XPASS"):
-                    verdict = "ERROR"
-                if child.tag == "skipped":
-                    verdict = "SKIP"
-                message = child.get("message") or (child.text or "").strip().split("\n")[0]
-                break
-        verdicts[cid] = (verdict, message)
-    return verdicts
+def read_results(path):
+    """{case id: (verdict, first message)} for the cpu backend, from
+    `casebook run --json`'s results."""
+    with open(path, encoding="utf-8") as f:
+        document = json.load(f)
+    if document.get("casebook_results") != 1:
+        sys.exit("%s: not casebook results of format 1" % path)
+    return {v["case"]: (v["verdict"], v.get("message", ""))
+            for v in document["verdicts"] if v["backend"] == "cpu"}
 
 
 def reason_group(reason):
@@ -98,7 +86,7 @@ def main():
     ap.add_argument("corpus")
     ap.add_argument("--casebook", required=True)
     ap.add_argument("-j", "--jobs", type=int, default=2)
-    ap.add_argument("--junit")
+    ap.add_argument("--results")
     ap.add_argument("--no-run", action="store_true")
     ap.add_argument("--report")
     ap.add_argument("--markdown")
@@ -110,10 +98,10 @@ def main():
 
     with open(os.path.join(opts.corpus, "manifest.json")) as f:
         manifest = json.load(f)
-    junit = opts.junit or os.path.join(opts.corpus, "junit.xml")
+    results = opts.results or os.path.join(opts.corpus, "results.json")
     if not opts.no_run:
-        run_casebook(opts.casebook, os.path.join(opts.corpus, "cases"), opts.jobs, junit)
-    verdicts = read_junit(junit)
+        run_casebook(opts.casebook, os.path.join(opts.corpus, "cases"), opts.jobs, results)
+    verdicts = read_results(results)
 
     rows = []
     case_counts = collections.Counter()
@@ -126,7 +114,7 @@ def main():
     for e in manifest["entries"]:
         c = collections.Counter()
         for case in e["cases"]:
-            verdict, message = verdicts.get(case["id"], ("NOT RUN", "no JUnit entry"))
+            verdict, message = verdicts.get(case["id"], ("NOT RUN", "no result"))
             c[verdict] += 1
             case_counts[verdict] += 1
             if verdict != "PASS":

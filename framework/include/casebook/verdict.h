@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "casebook/verdict_list.h"
 
@@ -29,6 +30,8 @@ bool verdict_is_success(Verdict verdict);
 std::string_view verdict_colour(Verdict verdict);
 // What its JUnit <testcase> holds (runner/junit.h).
 JunitElement verdict_junit_element(Verdict verdict);
+// Every verdict, in the list's order (counts and summaries follow it).
+const std::vector<Verdict>& all_verdicts();
 // The verdict whose name (verdict_name) is `name`, as a report or a JUnit
 // type spells it ("NOT RUN"); nullopt for anything else.
 std::optional<Verdict> parse_verdict(std::string_view name);

@@ -155,7 +155,8 @@ int capture_command(const CaptureArguments& arguments) {
   }
   say_written(result);
   if (arguments.no_run) return 0;
-  const CaseRun run = run_case(result.case_file, arguments.backends);
+  const CaseRun run =
+      run_case(result.case_file, arguments.backends, arguments.results_json);
   if (!run.invalid.empty()) {
     // The case's own fault, never a reproduced failure. Its file goes (this
     // capture made it, replacing nothing), so that the corrected capture can
@@ -214,6 +215,10 @@ Command add_capture(CLI::App& app) {
   capture->add_option("--fixtures", arguments->fixtures,
                       "the fixtures folder (default: the nearest fixtures/ "
                       "above the case, else one beside the cases folder)");
+  capture->add_option("--json", arguments->results_json,
+                      "keep the run's results as FILE (schema/"
+                      "results.schema.json), as `casebook run --json` "
+                      "writes them");
   capture->add_option("--summary", arguments->summary,
                       "the case's one-line summary");
   capture->add_option("--origin", arguments->origin,

@@ -1,8 +1,8 @@
 // What `casebook capture` and `casebook accept` learn by running a case:
-// each run's verdict and family (from the JUnit file of a `casebook run` in
-// a fresh process), whether that is the failure the case's
-// `origin.first_error` reported, and the `expect` that turns a reproduced
-// failure into a regression case.
+// each run's verdict and family (from the JSON results of a `casebook run`
+// in a fresh process, runner/json_results.h), whether that is the failure the
+// case's `origin.first_error` reported, and the `expect` that turns a
+// reproduced failure into a regression case.
 #pragma once
 
 #include <filesystem>
@@ -13,6 +13,7 @@
 #include "casebook/backend.h"
 #include "casebook/case.h"
 #include "casebook/family.h"
+#include "casebook/runner.h"
 #include "casebook/verdict.h"
 
 namespace casebook {
@@ -33,14 +34,15 @@ struct CaseRun {
 
 // `casebook run` on `case_file` in a fresh process of this executable (the
 // caller may hold threads; the runner must not fork from it), its output
-// shown; its JUnit file, in a temporary folder, read back.
+// shown; its JSON results read back, from a temporary folder or, where
+// `keep_results` names a file, from that file, which stays.
 CaseRun run_case(const std::filesystem::path& case_file,
-                 const std::string& backends);
+                 const std::string& backends,
+                 const std::filesystem::path& keep_results = {});
 
-// The runs of a JUnit document (runner/junit.cpp's layout) of case `id`
-// (nullopt: of every case).
-std::vector<JudgedRun> junit_outcomes(const std::string& junit,
-                                      const std::optional<std::string>& id);
+// The runs of case `id` (nullopt: of every case) in a run's results.
+std::vector<JudgedRun> judged_runs(const RunSummary& results,
+                                   const std::optional<std::string>& id);
 
 // Whether the case's runs reproduce the failure of its origin.
 struct Reproduction {

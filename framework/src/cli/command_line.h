@@ -50,6 +50,7 @@ Command add_explain(CLI::App& app);    // cli/explain_command.cpp
 Command add_diagnose(CLI::App& app);   // cli/diagnose_command.cpp
 Command add_report(CLI::App& app);     // cli/report_command.cpp
 Command add_ops(CLI::App& app);        // cli/ops_command.cpp
+Command add_describe(CLI::App& app);   // cli/describe_command.cpp
 Command add_new(CLI::App& app);        // cli/ops_command.cpp
 Command add_show(CLI::App& app);       // cli/show_command.cpp
 Command add_capture(CLI::App& app);    // cli/capture_command.cpp

@@ -57,6 +57,7 @@ bool to_run_options(const CommonArguments& arguments, RunOptions* options,
 struct RunOutput {
   std::string junit;     // JUnit XML, written as results arrive
   std::string summary;   // Markdown summary ($GITHUB_STEP_SUMMARY)
+  std::string json;      // the results as data (runner/json_results.h)
   bool details = true;   // failure blocks with details (false: --brief)
   bool verbose = false;  // a line per case and backend, absent ones too
   bool quiet = false;    // no progress, no table: failures and counts
@@ -93,7 +94,7 @@ int explain_command(const std::string& family);
 // ops (torch.*, kernels.*, validate.*, a downstream program's), then every
 // operator of the running LibTorch, each overload with its schema. 1 when
 // none matches.
-int ops_command(const std::string& glob);
+int ops_command(const std::string& glob, bool as_json = false);
 // What a registered op is, by its name's family ("a kernel of kernels/"):
 // what `ops` lists beside it and `new` writes above it.
 std::string registered_kind(const std::string& name);
@@ -157,6 +158,7 @@ void apply_ctest_gpu_allocation();
 // PASS, or when the new case does not run); 2 for bad input.
 struct CaptureArguments {
   std::string op, name, cases = "cases", fixtures, summary;
+  std::string results_json;  // --json: the run's results kept as FILE
   std::vector<std::string> tensors, args, origin;
   std::string backends = "cpu,cuda,hip";
   bool expect_failure = false;

@@ -86,10 +86,10 @@ int main_entry(int argc, char** argv) {
   // In the order `casebook --help` lists them (a braced list is evaluated
   // left to right).
   const std::vector<Command> commands = {
-      add_run(app),     add_list(app),     add_check(app),   add_test(app),
-      add_explain(app), add_diagnose(app), add_report(app),  add_ops(app),
-      add_new(app),     add_show(app),     add_capture(app), add_accept(app),
-      add_reduce(app),  add_neighbors(app)};
+      add_run(app),      add_list(app),     add_check(app),    add_test(app),
+      add_explain(app),  add_diagnose(app), add_report(app),   add_ops(app),
+      add_describe(app), add_new(app),      add_show(app),     add_capture(app),
+      add_accept(app),   add_reduce(app),   add_neighbors(app)};
 
   if (unknown_command(app, argc, argv)) return kExitUsage;
   try {

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "casebook/joined.h"
@@ -44,13 +45,50 @@ std::string registered_kind(const std::string& name) {
   return "registered by this program";
 }
 
-int ops_command(const std::string& glob) {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// One registered op's record: its inputs and its non-tensor arguments.
+Json registered_record(const std::string& name, const OpDef& def) {
+  return {{"name", name},
+          {"kind", registered_kind(name)},
+          {"inputs", def.inputs},
+          {"optional_inputs", def.optional_inputs},
+          {"args", def.args}};
+}
+
+// One ATen operator's record: each overload's schema and its arguments
+// with their types, as c10 states them.
+Json aten_record(const std::string& name) {
+  Json overloads = Json::array();
+  for (const c10::OperatorHandle& handle : aten::overloads_of(name)) {
+    Json arguments = Json::array();
+    for (const c10::Argument& argument : handle.schema().arguments()) {
+      arguments.push_back(
+          {{"name", argument.name()}, {"type", argument.type()->str()}});
+    }
+    overloads.push_back({{"schema", aten::schema_text(handle.schema())},
+                         {"arguments", std::move(arguments)}});
+  }
+  return {{"name", name}, {"overloads", std::move(overloads)}};
+}
+
+}  // namespace
+
+int ops_command(const std::string& glob, bool as_json) {
   size_t shown = 0;
+  Json records = Json::array();
   // Every registered op (torch.*, kernels.*, validate.*, a downstream
   // program's), then every operator of the running LibTorch.
   for (const std::string& name : default_registry().names()) {
     if (!matches(glob, name)) continue;
     const OpDef* def = default_registry().find(name);
+    ++shown;
+    if (as_json) {
+      records.push_back(registered_record(name, *def));
+      continue;
+    }
     std::string inputs = joined(def->inputs);
     for (const std::string& input : def->optional_inputs) {
       inputs += "[, " + input + "]";
@@ -58,14 +96,25 @@ int ops_command(const std::string& glob) {
     const std::string args = joined(def->args);
     std::cout << name << "(" << inputs << (args.empty() ? "" : "; ") << args
               << ")  " << registered_kind(name) << "\n";
-    ++shown;
   }
   for (const std::string& name : aten::all_operator_names()) {
     if (!matches(glob, name)) continue;
+    ++shown;
+    if (as_json) {
+      records.push_back(aten_record(name));
+      continue;
+    }
     for (const c10::OperatorHandle& handle : aten::overloads_of(name)) {
       std::cout << aten::schema_text(handle.schema()) << "\n";
     }
-    ++shown;
+  }
+  if (as_json) {
+    // An empty list is an answer: a program asks, it is not told off.
+    const Json document = {{"casebook_ops", 1},
+                           {"libtorch", aten::libtorch_version()},
+                           {"ops", std::move(records)}};
+    std::cout << document.dump(1) << "\n";
+    return 0;
   }
   if (shown == 0) {
     std::cerr << "no operator of LibTorch " << aten::libtorch_version()
@@ -77,6 +126,7 @@ int ops_command(const std::string& glob) {
 
 Command add_ops(CLI::App& app) {
   auto glob = std::make_shared<std::string>();
+  auto as_json = std::make_shared<bool>(false);
   CLI::App* ops = app.add_subcommand(
       "ops",
       "list the operators a case can name, with their schemas: casebook's "
@@ -86,7 +136,12 @@ Command add_ops(CLI::App& app) {
   ops->add_option("glob", *glob,
                   "a glob or a word on the name (softmax, torch.soft*, "
                   "aten::*_)");
-  return {ops, [glob] { return ops_command(*glob); }};
+  ops->add_flag("--json", *as_json,
+                "the same as one JSON document (casebook_ops: 1): each "
+                "registered op's inputs and arguments, each ATen "
+                "overload's schema and typed arguments; exit 0 when none "
+                "matches");
+  return {ops, [glob, as_json] { return ops_command(*glob, *as_json); }};
 }
 
 }  // namespace casebook

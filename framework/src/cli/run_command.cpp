@@ -19,9 +19,7 @@
 #include "cli/ctest_records.h"
 #include "cli/filter_check.h"
 #include "cli/last_failed.h"
-#include "runner/junit.h"
-#include "runner/output.h"
-#include "runner/progress.h"
+#include "cli/run_listeners.h"
 #include "runner/session.h"
 #include "runner/verdict_table.h"
 
@@ -226,77 +224,16 @@ size_t count_selected(const Plan& plan, const Selection& selected) {
   return runs;
 }
 
-// The run's files after the table (JUnit ended, the Markdown summary, the
-// record for --last-failed) and standard output flushed: each one that
-// could not be written (a full disk, a planted link) is said last, under
-// the table it did not hold, and makes the exit status 2 (README); the
-// record for --last-failed only warns. Returns what was not written.
-std::vector<std::string> finish_outputs(JunitWriter* junit,
-                                        const RunOutput& output,
-                                        const RunSummary& summary,
-                                        const Environment& environment,
-                                        const fs::path& record) {
-  std::vector<std::string> not_written;
-  if (junit != nullptr) {
-    junit->finish();
-    if (!junit->write_error().empty()) {
-      not_written.push_back("--junit: " + junit->write_error());
-    }
-  } else if (!output.junit.empty()) {  // no run started
-    try {
-      write_junit(output.junit, summary, environment);
-    } catch (const std::runtime_error& error) {
-      not_written.push_back(std::string("--junit: ") + error.what());
-    }
-  }
-  if (!output.summary.empty()) {
-    try {
-      write_markdown_summary(output.summary, summary,
-                             environment_line(environment));
-    } catch (const std::runtime_error& error) {
-      not_written.push_back(std::string("--summary: ") + error.what());
-    }
-  }
-  if (!std::cout.flush()) {
-    not_written.push_back("standard output: cannot write the table");
-  }
+// Each file that could not be written (a full disk, a planted link) is said
+// last, under the table it did not hold, and makes the exit status 2
+// (README).
+void say_not_written(const std::vector<std::string>& not_written) {
   for (const std::string& what : not_written) {
     std::cerr << "casebook: not written: " << printable_text(what)
               << (what.rfind("standard", 0) == 0
                       ? ""
                       : "; the table above holds every result")
               << "\n";
-  }
-  const std::string record_error = record_verdicts(record, summary);
-  if (!record_error.empty()) {
-    std::cerr << "casebook: warning: the record of failed runs for "
-                 "--last-failed: "
-              << printable_text(record_error) << "\n";
-  }
-  return not_written;
-}
-
-// What a run prints once it has ended: the number of case files the paths
-// hold (those refused with them: a walk that lost files would show it
-// here), the environment, the table and, where asked, the slowest runs.
-void print_after_the_run(const Plan& plan, const RunSummary& summary,
-                         const Environment& environment,
-                         const RunOutput& output, bool colour) {
-  const auto files = std::count_if(
-      plan.cases.begin(), plan.cases.end(),
-      [](const PlannedCase& planned) { return !planned.neighbor; });
-  std::cout << files
-            << (files == 1 ? " case file found\n" : " case files found\n");
-  if (!output.quiet) print_environment(std::cout, environment);
-  TableStyle style;
-  style.colour = colour;
-  style.details = output.details;
-  style.every_run = output.verbose;
-  style.quiet = output.quiet;
-  style.every_case = output.table;
-  print_verdict_table(std::cout, summary, style);
-  if (output.durations > 0) {
-    print_durations(std::cout, summary, output.durations);
   }
 }
 
@@ -344,41 +281,19 @@ int run_command(const CommonArguments& arguments, const RunOutput& output) {
   const Selection selected =
       run_selection(plan, options, output.last_failed, record);
   const bool colour = colour_wanted(STDOUT_FILENO);
-  Progress progress(std::cout, isatty(STDOUT_FILENO) == 1, colour,
-                    count_selected(plan, selected));
-  std::unique_ptr<JunitWriter> junit;
-  RunObserver observer;
-  observer.on_start = [&](const std::map<Backend, BackendStatus>& backends) {
-    // JUnit is written as results arrive: a crash loses no finished result.
-    if (!output.junit.empty()) {
-      junit = std::make_unique<JunitWriter>(output.junit,
-                                            run_environment(backends));
-    }
-  };
-  observer.on_case_started = [&](const PlannedCase& planned) {
-    if (!output.quiet) progress.case_started(planned.loaded.id);
-  };
-  observer.on_verdict = [&](const CaseVerdict& verdict) {
-    if (junit) junit->add(verdict);
-    if (output.verbose) {
-      print_verdict_line(std::cout, verdict, false);
-    } else if (!output.quiet) {
-      progress.verdict_landed(verdict);
-    }
-  };
+  RunListeners listeners =
+      run_listeners({output, count_selected(plan, selected),
+                     isatty(STDOUT_FILENO) == 1, colour, record});
   Execution execution;
   try {
-    execution = execute_plan(plan, options, selected, observer);
+    execution = execute_plan(plan, options, selected, listeners);
   } catch (const std::runtime_error& error) {
-    // The JUnit or summary file cannot be written: a configuration error.
+    // The JUnit file cannot be made: a configuration error.
     std::cerr << "casebook: " << printable_text(error.what()) << "\n";
     return kExitUsage;
   }
-  progress.finish();
-  const Environment environment = run_environment(execution.backends);
-  print_after_the_run(plan, execution.summary, environment, output, colour);
-  const std::vector<std::string> not_written = finish_outputs(
-      junit.get(), output, execution.summary, environment, record);
+  const std::vector<std::string> not_written = listeners.write_errors();
+  say_not_written(not_written);
   if (!not_written.empty()) return kExitNotWritten;
   if (output.ctest_records.empty()) {
     return exit_status_of(execution.summary, arguments.allow_skipped,
@@ -404,6 +319,9 @@ Command add_run(CLI::App& app) {
   add_evidence_option(run, arguments.get());
   run->add_option("--junit", output->junit,
                   "also write a JUnit XML file, as results arrive");
+  run->add_option("--json", output->json,
+                  "also write the results as JSON once the run has ended "
+                  "(schema/results.schema.json): what programs read");
   run->add_option("--summary", output->summary,
                   "also write a Markdown summary (the cases x backends "
                   "table, each failure with its rerun command), e.g. "

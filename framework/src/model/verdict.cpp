@@ -5,6 +5,7 @@
 #include <iterator>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace casebook {
 namespace {
@@ -41,6 +42,18 @@ std::string_view verdict_colour(Verdict verdict) {
 
 JunitElement verdict_junit_element(Verdict verdict) {
   return row_of(verdict).junit;
+}
+
+const std::vector<Verdict>& all_verdicts() {
+  static const std::vector<Verdict> verdicts = [] {
+    std::vector<Verdict> each;
+    each.reserve(std::size(kVerdictRows));
+    for (size_t i = 0; i < std::size(kVerdictRows); ++i) {
+      each.push_back(static_cast<Verdict>(i));
+    }
+    return each;
+  }();
+  return verdicts;
 }
 
 std::optional<Verdict> parse_verdict(std::string_view name) {

@@ -22,6 +22,7 @@
 #include "process/subprocess.h"
 #include "runner/evidence.h"
 #include "runner/judge.h"
+#include "runner/output.h"
 #include "runner/planner.h"
 #include "runner/rerun.h"
 #include "runner/scheduler.h"
@@ -259,9 +260,9 @@ std::map<Backend, BackendStatus> probe_backends(
 Execution execute_plan(
     Plan& plan, const RunOptions& options, const Selection& selected,
     const std::function<void(const CaseVerdict&)>& on_verdict) {
-  RunObserver observer;
-  observer.on_verdict = on_verdict;
-  return execute_plan(plan, options, selected, observer);
+  RunListeners listeners;
+  listeners.append(verdict_callback(on_verdict));
+  return execute_plan(plan, options, selected, listeners);
 }
 
 namespace {
@@ -313,10 +314,57 @@ CaseVerdict judge_pair(const Plan& plan, const JobPlan& jobs,
   return fit_to_show(std::move(judged.verdict));
 }
 
+// Runs the jobs: a case that cannot run (it did not load) is judged at once,
+// a runnable one as its jobs finish. Whether every job ran (not interrupted
+// or stopped); the scheduler's counters into `execution`.
+bool run_jobs(Plan& plan, JobPlan& jobs, const SchedulerOptions& options,
+              const std::function<void(size_t)>& judge_case,
+              Execution* execution) {
+  Scheduler scheduler(jobs.table, plan.cases, jobs.jobs, options);
+  for (size_t position : jobs.order) {
+    if (plan.cases[position].jobs.empty()) judge_case(position);
+  }
+  const bool finished = scheduler.run(judge_case);
+  execution->workers_started = scheduler.counters().workers_started;
+  execution->confirm_reruns = scheduler.counters().confirm_reruns;
+  return finished;
+}
+
+// Each judgement's listeners, before its verdict is fit to show: the
+// evidence writer where there is a root (the judge writes no file).
+std::vector<JudgementListener> judgement_listeners_for(
+    const RunOptions& options) {
+  std::vector<JudgementListener> listeners;
+  if (!options.evidence_root.empty()) {
+    listeners.push_back(evidence_listener(options.evidence_root));
+  }
+  return listeners;
+}
+
+// Interrupted, or stopped by --fail-fast: the cases that finished keep their
+// verdicts; every other selected pair is NOT RUN, delivered. Whether the run
+// counts as interrupted (a signal, or any pair not run).
+bool deliver_not_run(const Plan& plan, const std::vector<size_t>& order,
+                     const Selection& selected, const RunOptions& options,
+                     const std::function<void(CaseVerdict)>& deliver) {
+  const int signal = last_interrupting_signal();
+  std::vector<CaseVerdict> not_run =
+      not_run_verdicts(plan, order, selected, options, signal);
+  const bool interrupted = signal != 0 || !not_run.empty();
+  for (CaseVerdict& verdict : not_run) {
+    if (signal == 0) {
+      verdict.message =
+          "not run: --fail-fast stopped the run at the first failure";
+    }
+    deliver(std::move(verdict));
+  }
+  return interrupted;
+}
+
 }  // namespace
 
 Execution execute_plan(Plan& plan, const RunOptions& options,
-                       const Selection& selected, const RunObserver& observer) {
+                       const Selection& selected, RunListeners& listeners) {
   Execution execution;
   // Before anything runs: a runner that may not fork runs nothing.
   require_safe_to_fork("the runs of this plan");
@@ -324,22 +372,18 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
       plan.probed
           ? *plan.probed
           : probe_backends(backends_to_probe(plan, selected, options.required));
-  if (observer.on_start) observer.on_start(execution.backends);
+  listeners.on_start(execution.backends);
   record_device_facts(plan, execution.backends);
   apply_required(options.required, &execution.backends);
   JobPlan jobs = plan_jobs(plan, execution.backends, selected);
 
-  // Each judgement's listeners, before its verdict is fit to show: the
-  // evidence writer where there is a root (the judge writes no file).
-  std::vector<JudgementListener> listeners;
-  if (!options.evidence_root.empty()) {
-    listeners.push_back(evidence_listener(options.evidence_root));
-  }
+  const std::vector<JudgementListener> judgement_listeners =
+      judgement_listeners_for(options);
   // --fail-fast: the first verdict that is not a success stops the run.
   bool failed = false;
-  auto deliver = [&](CaseVerdict verdict) {
+  const std::function<void(CaseVerdict)> deliver = [&](CaseVerdict verdict) {
     failed = failed || !verdict_is_success(verdict.verdict);
-    if (observer.on_verdict) observer.on_verdict(verdict);
+    listeners.on_verdict(verdict);
     execution.summary.verdicts.push_back(std::move(verdict));
   };
   auto judge_case = [&](size_t position) {
@@ -348,7 +392,7 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
     for (Backend backend : planned.reported) {
       if (!selected(planned, backend)) continue;
       deliver(judge_pair(plan, jobs, execution.backends, planned, backend,
-                         reference, options, listeners));
+                         reference, options, judgement_listeners));
     }
     // Outputs are judged: release the mapped files.
     for (size_t index : planned.jobs) jobs.jobs[index].result.outputs.clear();
@@ -361,38 +405,18 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
   if (options.fail_fast) {
     scheduler_options.stop_requested = [&failed] { return failed; };
   }
-  if (observer.on_case_started) {
-    scheduler_options.on_case_started = [&plan, &observer](size_t position) {
-      observer.on_case_started(plan.cases[position]);
-    };
-  }
-  bool finished = true;
-  {
-    Scheduler scheduler(jobs.table, plan.cases, jobs.jobs, scheduler_options);
-    // Broken cases are judged at once; runnable ones as their jobs finish.
-    for (size_t position : jobs.order) {
-      if (plan.cases[position].jobs.empty()) judge_case(position);
-    }
-    finished = scheduler.run(judge_case);
-    execution.workers_started = scheduler.counters().workers_started;
-    execution.confirm_reruns = scheduler.counters().confirm_reruns;
-  }
+  scheduler_options.on_case_started = [&plan, &listeners](size_t position) {
+    listeners.on_case_started(plan.cases[position]);
+  };
+  const bool finished =
+      run_jobs(plan, jobs, scheduler_options, judge_case, &execution);
   if (!finished) {
-    // Interrupted, or stopped by --fail-fast: the cases that finished keep
-    // their verdicts; every other selected pair is NOT RUN.
-    const int signal = last_interrupting_signal();
-    std::vector<CaseVerdict> not_run =
-        not_run_verdicts(plan, jobs.order, selected, options, signal);
-    execution.summary.interrupted = signal != 0 || !not_run.empty();
-    for (CaseVerdict& verdict : not_run) {
-      if (signal == 0) {
-        verdict.message =
-            "not run: --fail-fast stopped the run at the first failure";
-      }
-      deliver(std::move(verdict));
-    }
+    execution.summary.interrupted =
+        deliver_not_run(plan, jobs.order, selected, options, deliver);
   }
   order_verdicts(plan, &execution.summary.verdicts);
+  const Environment environment = run_environment(execution.backends);
+  listeners.on_end({plan, execution.summary, environment});
   return execution;
 }
 

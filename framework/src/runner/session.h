@@ -13,6 +13,7 @@
 #include "casebook/runner.h"
 #include "child/execute.h"
 #include "runner/plan.h"
+#include "runner/run_listener.h"
 
 namespace casebook {
 
@@ -68,19 +69,10 @@ struct Execution {
   int confirm_reruns = 0;
 };
 
-// What a caller sees of a run while it goes; every member may be empty.
-struct RunObserver {
-  // After the GPU backends were probed, before anything runs.
-  std::function<void(const std::map<Backend, BackendStatus>&)> on_start;
-  // A case's first run starts.
-  std::function<void(const PlannedCase&)> on_case_started;
-  // Each verdict as it lands (cases finish in any order).
-  std::function<void(const CaseVerdict&)> on_verdict;
-};
-
-// Runs the selected pairs under `observer`.
+// Runs the selected pairs, telling `listeners` (runner/run_listener.h) as
+// the run goes and, once it has ended, the run's end.
 Execution execute_plan(Plan& plan, const RunOptions& options,
-                       const Selection& selected, const RunObserver& observer);
+                       const Selection& selected, RunListeners& listeners);
 
 // Runs the selected pairs; `on_verdict` sees each verdict as it lands.
 Execution execute_plan(
