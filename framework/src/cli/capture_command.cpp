@@ -179,6 +179,30 @@ int capture_command(const CaptureArguments& arguments) {
   return report_reproduction(result.case_file, run, arguments);
 }
 
+namespace {
+
+// What capture does with the case it wrote: run it (where), and what it does
+// with the verdict.
+void add_run_options(CLI::App* capture, CaptureArguments* arguments) {
+  capture
+      ->add_option("--backend,-b", arguments->backends,
+                   "backends to run the new case on")
+      ->capture_default_str();
+  capture->add_flag("--expect-failure", arguments->expect_failure,
+                    "exit 1 when the capture does not reproduce a failure: "
+                    "every verdict PASS, or the case invalid");
+  capture->add_flag("--no-run", arguments->no_run,
+                    "write the case without running it");
+  capture->add_flag("--accept", arguments->accept,
+                    "write a reproduced failure into the case as its expect");
+  capture->add_flag("--keep-unreproduced", arguments->keep_unreproduced,
+                    "keep the case when it fails otherwise than its "
+                    "origin.first_error, or passes (else it is removed, "
+                    "exit 1)");
+}
+
+}  // namespace
+
 Command add_capture(CLI::App& app) {
   auto arguments = std::make_shared<CaptureArguments>();
   CLI::App* capture = app.add_subcommand(
@@ -224,21 +248,7 @@ Command add_capture(CLI::App& app) {
   capture->add_option("--origin", arguments->origin,
                       "KEY=VALUE for the dossier: first_error, iteration, "
                       "last_completed_step, versions.NAME, data.NAME, ...");
-  capture
-      ->add_option("--backend,-b", arguments->backends,
-                   "backends to run the new case on")
-      ->capture_default_str();
-  capture->add_flag("--expect-failure", arguments->expect_failure,
-                    "exit 1 when the capture does not reproduce a failure: "
-                    "every verdict PASS, or the case invalid");
-  capture->add_flag("--no-run", arguments->no_run,
-                    "write the case without running it");
-  capture->add_flag("--accept", arguments->accept,
-                    "write a reproduced failure into the case as its expect");
-  capture->add_flag("--keep-unreproduced", arguments->keep_unreproduced,
-                    "keep the case when it fails otherwise than its "
-                    "origin.first_error, or passes (else it is removed, "
-                    "exit 1)");
+  add_run_options(capture, arguments.get());
   return {capture, [arguments] { return capture_command(*arguments); }};
 }
 
