@@ -301,6 +301,31 @@ std::optional<std::string> read_words(Reader& reader, const Entry& item,
   return words;
 }
 
+// The value of a version fact: comma-separated constraints (">=1.13, <2.1"),
+// each one parse_constraint reads; nullopt once the error is reported.
+std::optional<std::string> read_constraints(Reader& reader, const Entry& item,
+                                            const std::string& item_path) {
+  const Scalar scalar = resolve_scalar(item.value);
+  bool ok = item.value.IsScalar() && scalar.kind != Scalar::Kind::kNull;
+  for (const std::string& part : split(scalar.text, ',')) {
+    Constraint constraint;
+    ok = ok && parse_constraint(part, &constraint);
+  }
+  if (!ok) {
+    const std::string device_version = device_version_of(item.key);
+    reader.error(reader.where(item), item_path,
+                 !device_version.empty()
+                     ? "expected " + device_version +
+                           " constraints like \">=8.0\" or \"9.0\"; got " +
+                           describe(item.value)
+                     : "expected version constraints like \">=1.13, "
+                       "<2.1\" or \"1.13\"; got " +
+                           describe(item.value));
+    return std::nullopt;
+  }
+  return scalar.text;
+}
+
 }  // namespace
 
 std::vector<Condition> read_when(Reader& reader, const Entry& entry,
@@ -330,25 +355,9 @@ std::vector<Condition> read_when(Reader& reader, const Entry& entry,
     condition.fact = item.key;
     condition.where = reader.where(item);
     if (is_version_fact(item.key)) {
-      const Scalar scalar = resolve_scalar(item.value);
-      bool ok = item.value.IsScalar() && scalar.kind != Scalar::Kind::kNull;
-      for (const std::string& part : split(scalar.text, ',')) {
-        Constraint constraint;
-        ok = ok && parse_constraint(part, &constraint);
-      }
-      if (!ok) {
-        const std::string device_version = device_version_of(item.key);
-        reader.error(condition.where, item_path,
-                     !device_version.empty()
-                         ? "expected " + device_version +
-                               " constraints like \">=8.0\" or \"9.0\"; got " +
-                               describe(item.value)
-                         : "expected version constraints like \">=1.13, "
-                           "<2.1\" or \"1.13\"; got " +
-                               describe(item.value));
-        continue;
-      }
-      condition.text = scalar.text;
+      const auto text = read_constraints(reader, item, item_path);
+      if (!text) continue;
+      condition.text = *text;
     } else {
       const std::string what =
           item.key == "cpu"

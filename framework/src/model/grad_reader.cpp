@@ -76,6 +76,21 @@ void read_wrt(Reader& reader, const Entry& entry, Case& out, GradSpec& grad) {
   }
 }
 
+// `grad.grad_outputs`: a map of output names (or indices) to tensors, each
+// appended to grad.grad_outputs; errors go to the reader.
+void read_grad_outputs(Reader& reader, const Entry& outputs, const Case& out,
+                       GradSpec& grad) {
+  const auto tensors =
+      reader.read_map(outputs.value, reader.where(outputs), "grad.grad_outputs",
+                      {}, "a map of output names (or indices) to tensors");
+  if (!tensors) return;
+  for (const Entry& tensor : *tensors) {
+    auto spec = read_tensor(
+        reader, tensor, join_path("grad.grad_outputs", tensor.key), out.file);
+    if (spec) grad.grad_outputs.push_back(std::move(*spec));
+  }
+}
+
 }  // namespace
 
 void read_grad(Reader& reader, const Entry& entry, Case& out) {
@@ -115,17 +130,7 @@ void read_grad(Reader& reader, const Entry& entry, Case& out) {
     }
   }
   if (const Entry* outputs = find_entry(*map, "grad_outputs")) {
-    const auto tensors = reader.read_map(
-        outputs->value, reader.where(*outputs), "grad.grad_outputs", {},
-        "a map of output names (or indices) to tensors");
-    if (tensors) {
-      for (const Entry& tensor : *tensors) {
-        auto spec =
-            read_tensor(reader, tensor,
-                        join_path("grad.grad_outputs", tensor.key), out.file);
-        if (spec) grad.grad_outputs.push_back(std::move(*spec));
-      }
-    }
+    read_grad_outputs(reader, *outputs, out, grad);
   }
   if (const Entry* check = find_entry(*map, "check")) {
     const Scalar scalar = resolve_scalar(check->value);

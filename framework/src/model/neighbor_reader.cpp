@@ -133,6 +133,37 @@ std::vector<std::string> dtype_list() {
   return {"float16", "bfloat16", "float32", "float64"};
 }
 
+// `block_boundaries.blocks`: a list of block sizes, each at least 1,
+// appended to rule.blocks; a value that is no list is reported as such.
+void read_blocks(Reader& reader, const Entry& item, const std::string& path,
+                 NeighborRule& rule) {
+  if (!item.value.IsSequence()) {
+    reader.read_int_list(item, path, 1);  // reports the kind
+    return;
+  }
+  for (size_t i = 0; i < item.value.size(); ++i) {
+    const Entry block{item.key, item.value[i], item.value[i]};
+    const std::string at = path + "[" + std::to_string(i) + "]";
+    if (auto size = read_count(reader, block, at, 1)) {
+      rule.blocks.push_back(*size);
+    }
+  }
+}
+
+// `dtypes.reference`: only `cpu64`, which sets rule.reference_cpu64.
+void read_reference(Reader& reader, const Entry& item, const std::string& path,
+                    NeighborRule& rule) {
+  const auto text = reader.read_string(item, path);
+  if (text && *text == "cpu64") {
+    rule.reference_cpu64 = true;
+  } else if (text) {
+    reader.error(reader.where(item), path,
+                 "expected `cpu64` (without it the base's reference stays); "
+                 "got `" +
+                     *text + "`");
+  }
+}
+
 void read_parameter(Reader& reader, const Entry& item, const std::string& path,
                     const Case& kase, NeighborRule& rule) {
   const std::string& key = item.key;
@@ -157,17 +188,7 @@ void read_parameter(Reader& reader, const Entry& item, const std::string& path,
   } else if (key == "empty") {
     rule.empty = reader.read_bool(item, path);
   } else if (key == "blocks") {
-    if (!item.value.IsSequence()) {
-      reader.read_int_list(item, path, 1);  // reports the kind
-      return;
-    }
-    for (size_t i = 0; i < item.value.size(); ++i) {
-      const Entry block{key, item.value[i], item.value[i]};
-      const std::string at = path + "[" + std::to_string(i) + "]";
-      if (auto size = read_count(reader, block, at, 1)) {
-        rule.blocks.push_back(*size);
-      }
-    }
+    read_blocks(reader, item, path, rule);
   } else if (key == "along") {
     rule.along = read_along(reader, item, path);
   } else if (key == "layouts") {
@@ -184,15 +205,7 @@ void read_parameter(Reader& reader, const Entry& item, const std::string& path,
       rule.dtypes.push_back(*dtype);
     }
   } else if (key == "reference") {
-    const auto text = reader.read_string(item, path);
-    if (text && *text == "cpu64") {
-      rule.reference_cpu64 = true;
-    } else if (text) {
-      reader.error(reader.where(item), path,
-                   "expected `cpu64` (without it the base's reference stays); "
-                   "got `" +
-                       *text + "`");
-    }
+    read_reference(reader, item, path, rule);
   }
 }
 

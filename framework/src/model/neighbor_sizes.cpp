@@ -35,6 +35,33 @@ struct ResizedDims {
 
 using OpDims = std::vector<std::pair<std::string, int64_t>> NeighborOpTraits::*;
 
+// Sets out->size to the size every dim in out->dims shares, and out->names
+// to their names; `guessed` (dim 0 of every input) words a disagreement.
+// Returns why they differ, or "".
+std::string common_size(const Case& base, bool guessed, ResizedDims* out) {
+  const std::vector<Dim>& dims = out->dims;
+  int64_t& size = out->size;
+  std::vector<std::string> names;
+  for (const Dim& dim : dims) {
+    names.push_back(dim_name(dim));
+    const int64_t here = find_input(base, dim.input)->shape[dim.dim];
+    if (size >= 0 && here != size) {
+      return guessed
+                 ? "the inputs differ in size at dim 0 (" +
+                       dim_name(dims.front()) + " is " + std::to_string(size) +
+                       ", " + dim_name(dim) + " is " + std::to_string(here) +
+                       "): name the dims to resize with `along: {input: "
+                       "dim, ...}`"
+                 : "the dims to resize differ in size: " +
+                       dim_name(dims.front()) + " is " + std::to_string(size) +
+                       ", " + dim_name(dim) + " is " + std::to_string(here);
+    }
+    size = here;
+  }
+  out->names = joined(names);
+  return "";
+}
+
 // The dims to resize: those written in `along`, else the op's (`op_dims` of
 // its traits), else dim 0 of every input when they all agree on its size.
 // Returns why there are none, or "".
@@ -81,26 +108,36 @@ std::string resolve_dims(const Case& base, const NeighborRule& rule,
     return "no input of the case has the dims op `" + base.op +
            "` resizes; name them with `along: {input: dim, ...}`";
   }
-  int64_t& size = out->size;
-  std::vector<std::string> names;
-  for (const Dim& dim : dims) {
-    names.push_back(dim_name(dim));
-    const int64_t here = find_input(base, dim.input)->shape[dim.dim];
-    if (size >= 0 && here != size) {
-      return guessed
-                 ? "the inputs differ in size at dim 0 (" +
-                       dim_name(dims.front()) + " is " + std::to_string(size) +
-                       ", " + dim_name(dim) + " is " + std::to_string(here) +
-                       "): name the dims to resize with `along: {input: "
-                       "dim, ...}`"
-                 : "the dims to resize differ in size: " +
-                       dim_name(dims.front()) + " is " + std::to_string(size) +
-                       ", " + dim_name(dim) + " is " + std::to_string(here);
-    }
-    size = here;
+  return common_size(base, guessed, out);
+}
+
+// Repeats the `values` of `spec` cyclically along `dim` to `size` (from its
+// present size there, which is not 0); the shape is left to the caller.
+void repeat_values(TensorSpec& spec, int64_t dim, int64_t size) {
+  const int64_t old_size = spec.shape[dim];
+  int64_t inner = 1;
+  int64_t outer = 1;
+  for (size_t d = 0; d < spec.shape.size(); ++d) {
+    if (static_cast<int64_t>(d) < dim) outer *= spec.shape[d];
+    if (static_cast<int64_t>(d) > dim) inner *= spec.shape[d];
   }
-  out->names = joined(names);
-  return "";
+  auto repeat = [&](auto& values) {
+    std::remove_reference_t<decltype(values)> out;
+    out.reserve(static_cast<size_t>(outer * size * inner));
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t i = 0; i < size; ++i) {
+        const int64_t from = (o * old_size + i % old_size) * inner;
+        out.insert(out.end(), values.begin() + from,
+                   values.begin() + from + inner);
+      }
+    }
+    values = std::move(out);
+  };
+  if (is_floating(spec.dtype)) {
+    repeat(spec.float_values);
+  } else {
+    repeat(spec.int_values);
+  }
 }
 
 // Resizes `dim` of `spec`; `values` repeat cyclically along it.
@@ -140,29 +177,7 @@ std::string resize(TensorSpec& spec, int64_t dim, int64_t size) {
       return "input `" + spec.name + "` has no values along dim " +
              std::to_string(dim) + " to repeat";
     }
-    int64_t inner = 1;
-    int64_t outer = 1;
-    for (size_t d = 0; d < spec.shape.size(); ++d) {
-      if (static_cast<int64_t>(d) < dim) outer *= spec.shape[d];
-      if (static_cast<int64_t>(d) > dim) inner *= spec.shape[d];
-    }
-    auto repeat = [&](auto& values) {
-      std::remove_reference_t<decltype(values)> out;
-      out.reserve(static_cast<size_t>(outer * size * inner));
-      for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t i = 0; i < size; ++i) {
-          const int64_t from = (o * old_size + i % old_size) * inner;
-          out.insert(out.end(), values.begin() + from,
-                     values.begin() + from + inner);
-        }
-      }
-      values = std::move(out);
-    };
-    if (is_floating(spec.dtype)) {
-      repeat(spec.float_values);
-    } else {
-      repeat(spec.int_values);
-    }
+    repeat_values(spec, dim, size);
   }
   spec.shape[dim] = size;
   return "";

@@ -58,6 +58,23 @@ std::string layout_needs(const std::string& layout) {
   return "a 4-D input";
 }
 
+// Gives every floating input and grad output of `kase` the dtype `dtype`;
+// written `values` are rounded to the nearest the dtype holds.
+void recast_floating(Case& kase, DType dtype) {
+  auto recast = [dtype](TensorSpec& tensor) {
+    if (!is_floating(tensor.dtype)) return;
+    tensor.dtype = dtype;
+    // The same numbers, rounded to the nearest the dtype holds.
+    if (tensor.source == TensorSpec::Source::kValues) {
+      tensor.round_to_nearest = true;
+    }
+  };
+  for (TensorSpec& input : kase.inputs) recast(input);
+  if (kase.grad) {
+    for (TensorSpec& fed : kase.grad->grad_outputs) recast(fed);
+  }
+}
+
 }  // namespace
 
 RuleResult layouts_rule(const Case& base, const NeighborRule& rule) {
@@ -141,18 +158,7 @@ RuleResult dtypes_rule(const Case& base, const NeighborRule& rule) {
         start_neighbor(base, "dtypes", name,
                        "floating inputs as " + name +
                            (rule.reference_cpu64 ? ", reference cpu64" : ""));
-    auto recast = [dtype](TensorSpec& tensor) {
-      if (!is_floating(tensor.dtype)) return;
-      tensor.dtype = dtype;
-      // The same numbers, rounded to the nearest the dtype holds.
-      if (tensor.source == TensorSpec::Source::kValues) {
-        tensor.round_to_nearest = true;
-      }
-    };
-    for (TensorSpec& input : neighbor.value.inputs) recast(input);
-    if (neighbor.value.grad) {
-      for (TensorSpec& fed : neighbor.value.grad->grad_outputs) recast(fed);
-    }
+    recast_floating(neighbor.value, dtype);
     if (rule.reference_cpu64 &&
         neighbor.value.reference == Case::Reference::kCpu) {
       neighbor.value.reference = Case::Reference::kCpu64;
