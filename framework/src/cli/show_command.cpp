@@ -216,36 +216,11 @@ bool write_expected(const fs::path& file, const Case& kase,
   }
 }
 
-}  // namespace
-
-int show_command(const std::string& argument, const std::string& backend_name_,
-                 bool full, bool write) {
-  keep_aten_single_threaded();  // before the fork
-  Backend backend = Backend::kCpu;
-  if (!backend_name_.empty()) {
-    const auto parsed = parse_backend_option("show", backend_name_);
-    if (!parsed) return kExitUsage;
-    backend = *parsed;
-  }
-  fs::path file;
-  if (!resolve_case_argument(argument, &file)) return kExitUsage;
-  LoadedCase loaded = load_case_file(file);
-  if (!loaded.ok()) {
-    for (const CaseError& error : loaded.errors) {
-      std::cerr << error.to_string() << "\n";
-    }
-    return 1;
-  }
-  const Case& kase = *loaded.value;
-  // The one answer to "what does this case run?": registered or dispatcher.
-  const ResolvedOp resolved = resolve_op(kase, default_registry());
-  const OpDef* op = resolved.def;
-  if (op == nullptr || !resolved.problems.empty()) {
-    for (const std::string& problem : resolved.problems) {
-      std::cerr << problem << "\n";
-    }
-    return 1;
-  }
+// Runs `kase` with `op` on `backend` in a child and prints what it gave (its
+// outputs, error or skip, and any `processed` count); --write-expected adds
+// the outputs to `file`. Returns the exit status: 0, or 1 when it failed.
+int run_and_show(const fs::path& file, const Case& kase, const OpDef& op,
+                 Backend backend, bool full, bool write) {
   // The child's output files; removed when show ends.
   std::unique_ptr<ScratchFolder> run_root;
   try {
@@ -255,14 +230,14 @@ int show_command(const std::string& argument, const std::string& backend_name_,
     return 1;
   }
   ChildReport report;
-  run_in_child(kase, *op, backend, run_root->path(), &report);
+  run_in_child(kase, op, backend, run_root->path(), &report);
   const std::vector<at::Tensor> outputs = read_report_outputs(&report);
   int status = 0;
   std::cout << kase.id << " on " << backend_name(backend) << "\n";
   // Which overload a `torch.` or `aten::` name resolved to, chosen by the
   // case's inputs and args (ops/aten_op.cpp): what the author meant to run?
-  if (!op->schema.empty()) {
-    std::cout << "op: " << kase.op << " resolved to " << op->schema << "\n";
+  if (!op.schema.empty()) {
+    std::cout << "op: " << kase.op << " resolved to " << op.schema << "\n";
   }
   if (report.internal) {
     // "internal error: ...": casebook's fault, never the case's family.
@@ -293,6 +268,39 @@ int show_command(const std::string& argument, const std::string& backend_name_,
     std::cout << "\n";
   }
   return status;
+}
+
+}  // namespace
+
+int show_command(const std::string& argument, const std::string& backend_name_,
+                 bool full, bool write) {
+  keep_aten_single_threaded();  // before the fork
+  Backend backend = Backend::kCpu;
+  if (!backend_name_.empty()) {
+    const auto parsed = parse_backend_option("show", backend_name_);
+    if (!parsed) return kExitUsage;
+    backend = *parsed;
+  }
+  fs::path file;
+  if (!resolve_case_argument(argument, &file)) return kExitUsage;
+  LoadedCase loaded = load_case_file(file);
+  if (!loaded.ok()) {
+    for (const CaseError& error : loaded.errors) {
+      std::cerr << error.to_string() << "\n";
+    }
+    return 1;
+  }
+  const Case& kase = *loaded.value;
+  // The one answer to "what does this case run?": registered or dispatcher.
+  const ResolvedOp resolved = resolve_op(kase, default_registry());
+  const OpDef* op = resolved.def;
+  if (op == nullptr || !resolved.problems.empty()) {
+    for (const std::string& problem : resolved.problems) {
+      std::cerr << problem << "\n";
+    }
+    return 1;
+  }
+  return run_and_show(file, kase, *op, backend, full, write);
 }
 
 namespace {

@@ -18,6 +18,30 @@ std::string backend_title(Backend backend) {
   return std::string(backend_hooks(backend).runtime);
 }
 
+// Why the table a plugin's entry returned is not one this casebook can use
+// (none, another ABI, a launcher left null), or "".
+std::string table_problem(const std::string& path,
+                          const CasebookKernelPluginV1* table) {
+  if (table == nullptr) {
+    return path + ": " CASEBOOK_KERNEL_PLUGIN_ENTRY
+                  " returned no table (a broken test plugin without "
+                  "$CASEBOOK_BROKEN_VARIANT?)";
+  }
+  if (table->abi_version != CASEBOOK_KERNEL_PLUGIN_ABI_VERSION ||
+      table->struct_size < sizeof(CasebookKernelPluginV1)) {
+    return path + ": plugin ABI " + std::to_string(table->abi_version) +
+           " (table of " + std::to_string(table->struct_size) +
+           " bytes), this casebook needs ABI " +
+           std::to_string(CASEBOOK_KERNEL_PLUGIN_ABI_VERSION) + " (" +
+           std::to_string(sizeof(CasebookKernelPluginV1)) + " bytes)";
+  }
+  if (const char* missing = first_missing_launcher(*table)) {
+    return path + ": plugin table has no `" + missing +
+           "` launcher (a field of the kernel list left null)";
+  }
+  return "";
+}
+
 // Loads without caching; the caller caches.
 KernelPlugin* open_plugin(Backend backend, std::string* why_not) {
   const std::string file_name = kernel_plugin_file_name(backend);
@@ -52,26 +76,8 @@ KernelPlugin* open_plugin(Backend backend, std::string* why_not) {
     return nullptr;
   }
   const CasebookKernelPluginV1* table = entry();
-  if (table == nullptr) {
-    *why_not = path.string() +
-               ": " CASEBOOK_KERNEL_PLUGIN_ENTRY
-               " returned no table (a broken test plugin without "
-               "$CASEBOOK_BROKEN_VARIANT?)";
-    return nullptr;
-  }
-  if (table->abi_version != CASEBOOK_KERNEL_PLUGIN_ABI_VERSION ||
-      table->struct_size < sizeof(CasebookKernelPluginV1)) {
-    *why_not = path.string() + ": plugin ABI " +
-               std::to_string(table->abi_version) + " (table of " +
-               std::to_string(table->struct_size) +
-               " bytes), this casebook needs ABI " +
-               std::to_string(CASEBOOK_KERNEL_PLUGIN_ABI_VERSION) + " (" +
-               std::to_string(sizeof(CasebookKernelPluginV1)) + " bytes)";
-    return nullptr;
-  }
-  if (const char* missing = first_missing_launcher(*table)) {
-    *why_not = path.string() + ": plugin table has no `" + missing +
-               "` launcher (a field of the kernel list left null)";
+  if (std::string why = table_problem(path.string(), table); !why.empty()) {
+    *why_not = why;
     return nullptr;
   }
   auto* plugin = new KernelPlugin();  // lives as long as the process

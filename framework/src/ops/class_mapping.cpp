@@ -47,6 +47,31 @@ std::string positions_text(const std::vector<int64_t>& positions) {
   return text;
 }
 
+// Adds a problem for each label (`by_label`: label -> positions) and each
+// name (`by_name`) given at more than one position, rejecting those positions.
+void repeat_problems(const std::map<int64_t, std::vector<int64_t>>& by_label,
+                     const std::map<std::string, std::vector<int64_t>>& by_name,
+                     const std::vector<std::string>& names,
+                     std::vector<std::string>* problems,
+                     std::set<int64_t>* rejected) {
+  for (const auto& [label, at] : by_label) {
+    if (at.size() < 2) continue;
+    const std::string whose =
+        joined(at, ", ", [&names](int64_t i) { return backticked(names[i]); });
+    rejected->insert(at.begin(), at.end());
+    problems->push_back("label " + std::to_string(label) + " is given " +
+                        std::to_string(at.size()) + " times (" + whose +
+                        " at " + positions_text(at) + ")");
+  }
+  for (const auto& [name, at] : by_name) {
+    if (at.size() < 2) continue;
+    for (int64_t i : at) rejected->insert(i);
+    problems->push_back(backticked(name) + " is mapped " +
+                        std::to_string(at.size()) + " times (at " +
+                        positions_text(at) + ")");
+  }
+}
+
 // Checks the mapping `names[i] -> labels[i]` against `classes` (label
 // `base + k` is classes[k]): no label twice, no class without a label, no
 // label outside the classes; where the names are given (`named`), each is
@@ -99,22 +124,7 @@ std::vector<std::string> mapping_problems(
       rejected->insert(i);
     }
   }
-  for (const auto& [label, at] : by_label) {
-    if (at.size() < 2) continue;
-    const std::string whose =
-        joined(at, ", ", [&names](int64_t i) { return backticked(names[i]); });
-    rejected->insert(at.begin(), at.end());
-    problems.push_back("label " + std::to_string(label) + " is given " +
-                       std::to_string(at.size()) + " times (" + whose + " at " +
-                       positions_text(at) + ")");
-  }
-  for (const auto& [name, at] : by_name) {
-    if (at.size() < 2) continue;
-    for (int64_t i : at) rejected->insert(i);
-    problems.push_back(backticked(name) + " is mapped " +
-                       std::to_string(at.size()) + " times (at " +
-                       positions_text(at) + ")");
-  }
+  repeat_problems(by_label, by_name, names, &problems, rejected);
   for (int64_t k = 0; k < count; ++k) {
     if (covered[k]) continue;
     problems.push_back("class " + std::to_string(k) + " " +

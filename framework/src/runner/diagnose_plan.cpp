@@ -121,6 +121,27 @@ const Neighbor* neighbor_named(const NeighborExpansion& every,
   return nullptr;
 }
 
+// Appends to `detail` the first four labels that differ between `before`
+// and `after` ("target[2]: 7 -> 0"), then how many more do.
+void tell_changes(const TensorSpec& before, const TensorSpec& after,
+                  std::string* detail) {
+  int shown = 0;
+  int more = 0;
+  for (size_t at = 0; at < after.int_values.size(); ++at) {
+    if (after.int_values[at] == before.int_values[at]) continue;
+    if (shown == 4) {
+      ++more;
+      continue;
+    }
+    *detail += std::string(detail->empty() ? "" : ", ") + after.name + "[" +
+               std::to_string(at) +
+               "]: " + std::to_string(before.int_values[at]) + " -> " +
+               std::to_string(after.int_values[at]);
+    ++shown;
+  }
+  if (more > 0) *detail += " and " + std::to_string(more) + " more";
+}
+
 // The first element of the input the rule rewrote, in a neighbour.
 std::optional<int64_t> first_label(const Neighbor* neighbor,
                                    const std::string& input) {
@@ -227,21 +248,7 @@ std::optional<Case> with_valid_indices(const Case& kase, std::string* detail,
         ((first >= 0 && first < *classes) || (ignored && first == *ignored))) {
       labels.int_values.front() = first;
     }
-    int shown = 0;
-    int more = 0;
-    for (size_t at = 0; at < labels.int_values.size(); ++at) {
-      if (labels.int_values[at] == before.int_values[at]) continue;
-      if (shown == 4) {
-        ++more;
-        continue;
-      }
-      *detail += std::string(detail->empty() ? "" : ", ") + labels.name + "[" +
-                 std::to_string(at) +
-                 "]: " + std::to_string(before.int_values[at]) + " -> " +
-                 std::to_string(labels.int_values[at]);
-      ++shown;
-    }
-    if (more > 0) *detail += " and " + std::to_string(more) + " more";
+    tell_changes(before, labels, detail);
   }
   if (detail->empty()) {
     *why_not = "every index is already in range";

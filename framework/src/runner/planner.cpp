@@ -16,6 +16,25 @@ std::string required_but_absent(const std::string& reason) {
   return "required (--require, $CASEBOOK_REQUIRE) but absent: " + reason;
 }
 
+// The GPU backends of `planned` that run: selected, expected neither to skip
+// nor missing an expectation, and ready for the case's op.
+std::vector<Backend> gpu_runs_of(
+    const Plan& plan, const std::map<Backend, BackendStatus>& readiness,
+    const PlannedCase& planned, const Selection& selected) {
+  std::vector<Backend> gpu_runs;
+  for (Backend backend : planned.reported) {
+    if (!is_gpu(backend) || !selected(planned, backend)) continue;
+    const Expectation expectation = expectation_in_run(plan, planned, backend);
+    if (expectation.kind == Expectation::Kind::kSkip) continue;
+    if (!expectation.missing.empty()) continue;  // its ERROR, unrun
+    const std::optional<PartReadiness> part =
+        readiness_for_case(readiness, planned, backend);
+    if (!part || !part->ready()) continue;
+    gpu_runs.push_back(backend);
+  }
+  return gpu_runs;
+}
+
 }  // namespace
 
 std::vector<Backend> backends_to_probe(const Plan& plan,
@@ -137,18 +156,8 @@ JobPlan plan_jobs(Plan& plan, const std::map<Backend, BackendStatus>& readiness,
       planned.jobs.push_back(out.jobs.size());
       out.jobs.push_back(std::move(job));
     };
-    std::vector<Backend> gpu_runs;
-    for (Backend backend : planned.reported) {
-      if (!is_gpu(backend) || !selected(planned, backend)) continue;
-      const Expectation expectation =
-          expectation_in_run(plan, planned, backend);
-      if (expectation.kind == Expectation::Kind::kSkip) continue;
-      if (!expectation.missing.empty()) continue;  // its ERROR, unrun
-      const std::optional<PartReadiness> part =
-          readiness_for_case(readiness, planned, backend);
-      if (!part || !part->ready()) continue;
-      gpu_runs.push_back(backend);
-    }
+    const std::vector<Backend> gpu_runs =
+        gpu_runs_of(plan, readiness, planned, selected);
     // The CPU runs when it is judged itself or when it is the reference of a
     // GPU run; a cuda-only lane on a machine without CUDA runs nothing.
     const bool cpu_judged = contains(planned.reported, Backend::kCpu) &&

@@ -246,16 +246,12 @@ uint32_t little_endian(const unsigned char* bytes, size_t count) {
   return value;
 }
 
-// The one reader of .npy files: every check, then the tensor over the
-// file's mapping (`over_mapping`: read-only, alive as long as the tensor) or
-// a copy of it. Fortran order is always a C-order copy.
-at::Tensor load_npy(const std::filesystem::path& file,
-                    std::optional<at::ScalarType> declared, bool over_mapping) {
-  std::string why;
-  const std::optional<MappedFile> mapped = map_file(file, &why);
-  if (!mapped) throw FixtureError(file.string() + ": " + why);
-  const unsigned char* data = mapped->bytes;
-  const size_t size = mapped->size;
+// The header of the .npy bytes `data` (`size` of them) of `file`, after the
+// magic, the version (1, 2 or 3) and the header's length are checked;
+// `data_start` is set to the offset of the data after it.
+std::string header_text(const std::filesystem::path& file,
+                        const unsigned char* data, size_t size,
+                        size_t* data_start) {
   if (size < 10 || std::memcmp(data, kMagic, kMagicSize) != 0) {
     throw FixtureError(file.string() + ": not a .npy file (no \\x93NUMPY)");
   }
@@ -282,8 +278,23 @@ at::Tensor load_npy(const std::filesystem::path& file,
   if (size - header_start < header_size) {
     throw FixtureError(file.string() + ": .npy header is truncated");
   }
-  const std::string text(reinterpret_cast<const char*>(data) + header_start,
-                         header_size);
+  *data_start = header_start + header_size;
+  return std::string(reinterpret_cast<const char*>(data) + header_start,
+                     header_size);
+}
+
+// The one reader of .npy files: every check, then the tensor over the
+// file's mapping (`over_mapping`: read-only, alive as long as the tensor) or
+// a copy of it. Fortran order is always a C-order copy.
+at::Tensor load_npy(const std::filesystem::path& file,
+                    std::optional<at::ScalarType> declared, bool over_mapping) {
+  std::string why;
+  const std::optional<MappedFile> mapped = map_file(file, &why);
+  if (!mapped) throw FixtureError(file.string() + ": " + why);
+  const unsigned char* data = mapped->bytes;
+  const size_t size = mapped->size;
+  size_t data_start = 0;
+  const std::string text = header_text(file, data, size, &data_start);
   const Header header = HeaderParser(text, file).parse();
   const at::ScalarType type = descr_type(header.descr, file, declared);
   std::vector<int64_t> shape = header.shape;
@@ -291,14 +302,14 @@ at::Tensor load_npy(const std::filesystem::path& file,
   check_fixture_shape(file, shape, type);  // sizes >= 0, within the limit
   const size_t expected =
       static_cast<size_t>(element_count(shape)) * c10::elementSize(type);
-  const size_t present = size - header_start - header_size;
+  const size_t present = size - data_start;
   if (present != expected) {
     throw FixtureError(file.string() + ": .npy data holds " +
                        std::to_string(present) +
                        " bytes, the header's shape and dtype need " +
                        std::to_string(expected));
   }
-  void* start = const_cast<unsigned char*>(data + header_start + header_size);
+  void* start = const_cast<unsigned char*>(data + data_start);
   at::Tensor tensor = at::from_blob(
       start, shape, [keep = mapped->keep](void*) {},
       at::TensorOptions().dtype(type));

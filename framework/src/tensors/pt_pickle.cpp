@@ -98,6 +98,22 @@ const char* const kDtypes[] = {
     "bfloat16", "int64", "long",    "int32",  "int",       "int16",
     "short",    "int8",  "uint8",   "bool",   "complex64", "complex128"};
 
+// The kind of value a node expands to; nullopt for a global or a storage,
+// which are no value.
+std::optional<PtValue::Kind> value_kind(Node::Kind kind) {
+  using N = Node::Kind;
+  using V = PtValue::Kind;
+  static const std::map<N, V> kKinds{
+      {N::kNone, V::kNone},     {N::kBool, V::kBool},
+      {N::kInt, V::kInt},       {N::kFloat, V::kFloat},
+      {N::kString, V::kString}, {N::kDtype, V::kDtype},
+      {N::kTensor, V::kTensor}, {N::kList, V::kList},
+      {N::kTuple, V::kTuple},   {N::kDict, V::kDict}};
+  const auto found = kKinds.find(kind);
+  if (found == kKinds.end()) return std::nullopt;
+  return found->second;
+}
+
 class PickleMachine {
  public:
   PickleMachine(std::string_view pickle,
@@ -638,41 +654,11 @@ PtValue PickleMachine::expand(uint32_t index, int depth,
   }
   if (on_path[index]) refuse("a container that holds itself");
   const Node& node = nodes_[index];
+  const std::optional<PtValue::Kind> kind = value_kind(node.kind);
+  if (!kind) refuse("a global or storage where a value was expected");
   PtValue value;
-  switch (node.kind) {
-    case Node::Kind::kNone:
-      value.kind = PtValue::Kind::kNone;
-      return value;
-    case Node::Kind::kBool:
-      value.kind = PtValue::Kind::kBool;
-      break;
-    case Node::Kind::kInt:
-      value.kind = PtValue::Kind::kInt;
-      break;
-    case Node::Kind::kFloat:
-      value.kind = PtValue::Kind::kFloat;
-      break;
-    case Node::Kind::kString:
-      value.kind = PtValue::Kind::kString;
-      break;
-    case Node::Kind::kDtype:
-      value.kind = PtValue::Kind::kDtype;
-      break;
-    case Node::Kind::kTensor:
-      value.kind = PtValue::Kind::kTensor;
-      break;
-    case Node::Kind::kList:
-      value.kind = PtValue::Kind::kList;
-      break;
-    case Node::Kind::kTuple:
-      value.kind = PtValue::Kind::kTuple;
-      break;
-    case Node::Kind::kDict:
-      value.kind = PtValue::Kind::kDict;
-      break;
-    default:
-      refuse("a global or storage where a value was expected");
-  }
+  value.kind = *kind;
+  if (value.kind == PtValue::Kind::kNone) return value;
   value.integer = node.integer;
   value.real = node.real;
   value.text = node.text;
