@@ -47,7 +47,7 @@ namespace {
 
 // The base case's id: the first without `~` (a neighbour's is
 // `<id>~<rule>[...]`).
-std::optional<std::string> base_case_id(const RunSummary& results) {
+std::string base_case_id(const RunSummary& results) {
   for (const CaseVerdict& verdict : results.verdicts) {
     if (verdict.case_id.find('~') == std::string::npos) return verdict.case_id;
   }
@@ -86,20 +86,23 @@ void read_results(const fs::path& file, CaseRun* run) {
 CaseRun run_case(const fs::path& case_file, const std::string& backends,
                  const fs::path& keep_results) {
   CaseRun run;
-  // The results of the run (runner/json_results.h), in a folder removed
-  // when this returns unless they are kept.
+  // The results of the run (runner/json_results.h): the file kept, cleared
+  // first so that a stale one is never read; else one in a folder removed
+  // when this returns.
   std::unique_ptr<ScratchFolder> folder;
-  try {
-    folder = std::make_unique<ScratchFolder>("capture");
-  } catch (const std::runtime_error& error) {
-    std::cerr << "casebook: " << printable_text(error.what()) << "\n";
-    return run;
+  fs::path results = keep_results;
+  if (results.empty()) {
+    try {
+      folder = std::make_unique<ScratchFolder>("capture");
+    } catch (const std::runtime_error& error) {
+      std::cerr << "casebook: " << printable_text(error.what()) << "\n";
+      return run;
+    }
+    results = fs::path(folder->path()) / "capture.json";
+  } else {
+    std::error_code stale;
+    fs::remove(results, stale);
   }
-  const fs::path results = keep_results.empty()
-                               ? fs::path(folder->path()) / "capture.json"
-                               : keep_results;
-  std::error_code stale;
-  if (!keep_results.empty()) fs::remove(keep_results, stale);  // not read
   std::vector<std::string> arguments = {
       "casebook", "run",    "--backend",      backends,          "--evidence",
       "",         "--json", results.string(), case_file.string()};
