@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "casebook/diagnosis.h"
+#include "casebook/quoted.h"
 #include "diagnosis/text.h"
 
 namespace casebook {
@@ -189,23 +190,6 @@ bool is_plain_number(const std::string& value) {
   char* end = nullptr;
   std::strtod(value.c_str(), &end);
   return end == value.c_str() + value.size();
-}
-
-std::string double_quoted(const std::string& value) {
-  std::string out = "\"";
-  for (char c : value) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
 }
 
 // `value` written where the scalar stood, in its style where that style

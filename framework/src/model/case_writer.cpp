@@ -22,7 +22,6 @@ using model::yaml_ints;
 using model::yaml_key;
 using model::yaml_list;
 using model::yaml_map;
-using model::yaml_quoted;
 
 std::string tolerance(const Tolerance& t) {
   return "{rtol: " + yaml_number(t.rtol) + ", atol: " + yaml_number(t.atol) +
@@ -75,11 +74,11 @@ std::string outputs_map(const std::vector<OutputExpectation>& outputs) {
 
 std::string when(const std::vector<Condition>& conditions) {
   return yaml_map(conditions, [](const Condition& c) {
-    std::string value = yaml_quoted(c.text);
+    std::string value = double_quoted(c.text);
     if (c.fact == "cpu" || c.text.find(' ') != std::string::npos) {
       std::vector<std::string> words;
       std::istringstream in(c.text);
-      for (std::string word; in >> word;) words.push_back(yaml_quoted(word));
+      for (std::string word; in >> word;) words.push_back(double_quoted(word));
       value = yaml_list(words, [](const std::string& w) { return w; });
     }
     return c.fact + ": " + value;
@@ -93,18 +92,18 @@ std::string expectation(const Expectation& e) {
       break;
     case Expectation::Kind::kError:
       fields.push_back("error: " + std::string(family_name(e.family)));
-      if (e.message) fields.push_back("message: " + yaml_quoted(*e.message));
+      if (e.message) fields.push_back("message: " + double_quoted(*e.message));
       if (e.positions)
         fields.push_back("positions: " + yaml_ints(*e.positions));
       break;
     case Expectation::Kind::kXfail:
-      fields.push_back("xfail: " + yaml_quoted(e.reason));
+      fields.push_back("xfail: " + double_quoted(e.reason));
       if (e.family != Family::kNone) {
         fields.push_back("family: " + std::string(family_name(e.family)));
       }
       break;
     case Expectation::Kind::kSkip:
-      fields.push_back("skip: " + yaml_quoted(e.reason));
+      fields.push_back("skip: " + double_quoted(e.reason));
       break;
   }
   // With match (alone it is one), error or xfail.
@@ -153,7 +152,7 @@ std::string step_inputs_map(const std::vector<StepInput>& inputs) {
                           : std::stoul(input.argument.substr(open + 1));
     entry->list = open != std::string::npos;
     if (entry->items.size() <= at) entry->items.resize(at + 1, "null");
-    entry->items[at] = yaml_quoted(input.source);
+    entry->items[at] = double_quoted(input.source);
   }
   return yaml_map(written, [](const Written& w) {
     return yaml_key(w.name) + ": " +
@@ -167,7 +166,7 @@ void write_steps(std::ostream& out, const std::vector<Step>& steps) {
   out << "steps:\n";
   for (const Step& step : steps) {
     out << "  - ";
-    if (step.named) out << "name: " << yaml_quoted(step.name) << "\n    ";
+    if (step.named) out << "name: " << double_quoted(step.name) << "\n    ";
     out << "op: " << step.op << "\n";
     if (!step.args.empty()) out << "    args: " << args_map(step.args) << "\n";
     out << "    inputs: " << step_inputs_map(step.inputs) << "\n";
@@ -230,7 +229,7 @@ void write_runs(std::ostream& out, const Case& kase) {
 
 void write_grad(std::ostream& out, const GradSpec& grad) {
   out << "grad:\n  wrt: " << yaml_list(grad.wrt, [](const std::string& w) {
-    return yaml_quoted(w);
+    return double_quoted(w);
   }) << "\n";
   if (!grad.grad_outputs.empty()) {
     out << "  grad_outputs:\n";
@@ -304,7 +303,7 @@ std::string origin_value(const std::string& text) {
   const bool integer =
       !text.empty() && text.size() < 19 &&
       text.find_first_not_of("0123456789") == std::string::npos;
-  return integer ? text : yaml_quoted(text);
+  return integer ? text : double_quoted(text);
 }
 
 }  // namespace
@@ -370,8 +369,8 @@ std::string origin_to_yaml(const Origin& origin) {
 std::string case_to_yaml(const Case& kase) {
   std::ostringstream out;
   out << "casebook: 1\n";
-  if (kase.id_written) out << "id: " << yaml_quoted(kase.id) << "\n";
-  out << "summary: " << yaml_quoted(kase.summary) << "\n";
+  if (kase.id_written) out << "id: " << double_quoted(kase.id) << "\n";
+  out << "summary: " << double_quoted(kase.summary) << "\n";
   if (kase.steps.empty()) {
     out << "op: " << kase.op << "\n";
   } else {

@@ -6,7 +6,6 @@
 
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 
 #include "casebook/limits.h"
 #include "casebook/number_text.h"
@@ -14,31 +13,12 @@
 
 namespace casebook::model {
 
-std::string yaml_quoted(const std::string& text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c < 0x20) {
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "\\x%02x", c);
-      out += buffer;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
 std::string yaml_key(const std::string& text) {
   const bool plain =
       !text.empty() && text.find_first_not_of(
                            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"
                            "WXYZ0123456789_.") == std::string::npos;
-  return plain ? text : yaml_quoted(text);
+  return plain ? text : double_quoted(text);
 }
 
 std::string yaml_ints(const std::vector<int64_t>& values) {
@@ -80,7 +60,7 @@ std::string yaml_arg(const ArgValue& value) {
     case ArgValue::Kind::kString:
       return plain_reads_back(value.string_value)
                  ? value.string_value
-                 : yaml_quoted(value.string_value);
+                 : double_quoted(value.string_value);
     case ArgValue::Kind::kList:
       return yaml_list(value.list,
                        [](const ArgValue& item) { return yaml_arg(item); });
@@ -222,7 +202,7 @@ std::string tensor_fields(const TensorSpec& spec) {
     case TensorSpec::Source::kFile:
       out += ", file: " +
              // `file` is as written: its `#name` is in it already.
-             yaml_quoted(spec.file);
+             double_quoted(spec.file);
       if (!spec.sha256.empty()) out += ", sha256: " + spec.sha256;
       break;
   }

@@ -8,11 +8,9 @@
 
 #include "casebook/case.h"
 #include "casebook/joined.h"
+#include "casebook/quoted.h"
 
 namespace casebook::model {
-
-// A double-quoted YAML scalar (JSON escapes are YAML's).
-std::string yaml_quoted(const std::string& text);
 
 // A key as written: plain where it is a plain word or index ("0",
 // "grad.input"), else quoted (a quoted "0" would be a name, not an index).

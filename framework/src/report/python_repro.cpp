@@ -15,6 +15,7 @@
 
 #include "casebook/joined.h"
 #include "casebook/number_text.h"
+#include "casebook/quoted.h"
 #include "report/carry.h"
 #include "tensors/materialise.h"
 
@@ -81,24 +82,6 @@ std::string python_number(double value, DType dtype) {
     if (std::strtof(text, nullptr) == narrow) break;
   }
   return float_literal(text);
-}
-
-std::string python_string(const std::string& text) {
-  std::string out = "\"";
-  static const char* const kHex = "0123456789abcdef";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
 }
 
 std::string python_ints(const std::vector<int64_t>& values) {
@@ -184,7 +167,7 @@ PythonTensor python_tensor(const TensorSpec& spec, const std::string& variable,
              file.substr(file.size() - 4) == ".npy" &&
              spec.dtype != DType::kBFloat16) {
     expression = "torch.from_numpy(np.load(" +
-                 python_string("fixtures/" + file) + ")).to(" +
+                 double_quoted("fixtures/" + file) + ")).to(" +
                  torch_dtype(spec.dtype) + ")";
   } else {
     // NumPy has no bfloat16: its values travel as float32, exactly.
@@ -193,7 +176,7 @@ PythonTensor python_tensor(const TensorSpec& spec, const std::string& variable,
     written.values = spec.dtype == DType::kBFloat16 ? base.to(at::kFloat)
                                                     : base.contiguous();
     files->push_back(written);
-    expression = "torch.from_numpy(np.load(" + python_string(written.file) +
+    expression = "torch.from_numpy(np.load(" + double_quoted(written.file) +
                  ")).to(" + torch_dtype(spec.dtype) + ")";
   }
   tensor.definition = variable + " = " + expression + reshape;
@@ -253,7 +236,7 @@ std::string python_value(const ArgValue& value, const std::string& type) {
               "abcdefghijklmnopqrstuvwxyz0123456789_") == std::string::npos) {
         return "torch." + value.string_value;
       }
-      return python_string(value.string_value);
+      return double_quoted(value.string_value);
     }
     case ArgValue::Kind::kList: {
       // A complex Scalar, written [real, imaginary] (ops/aten_values.cpp).
@@ -475,7 +458,7 @@ std::string property_checks(const OutputExpectation& entry,
                             const std::string& label) {
   std::string text;
   const auto check = [&](const std::string& held, const std::string& what) {
-    text += "check(" + held + ", " + python_string(label + ": " + what) + ")\n";
+    text += "check(" + held + ", " + double_quoted(label + ": " + what) + ")\n";
   };
   if (entry.shape) {
     check("tuple(out.shape) == " + python_ints(*entry.shape),
@@ -556,7 +539,7 @@ std::string entry_checks(const Case& kase, const OutputExpectation& entry,
   const std::string index = std::to_string(position);
   const std::string label = "output " + entry.key;
   std::string text = "check(len(outputs) > " + index + ", " +
-                     python_string(label + ": missing") + ")\n" +
+                     double_quoted(label + ": missing") + ")\n" +
                      "if len(outputs) > " + index + ":\n";
   std::string body = "out = outputs[" + index + "].detach().cpu()\n" +
                      property_checks(entry, label);
@@ -567,7 +550,7 @@ std::string entry_checks(const Case& kase, const OutputExpectation& entry,
       const Tolerance tolerance = tolerance_in_force(
           kase.tolerance_rule(), &entry, entry.values->dtype);
       body += expected.definition + expected.view + "\n" + "check_close(out, " +
-              expected.variable + ", " + python_string(label + ": values") +
+              expected.variable + ", " + double_quoted(label + ": values") +
               tolerance_arguments(tolerance) + ")\n";
     } catch (const std::exception&) {
       body += "# its expected values cannot be made here\n";
@@ -660,7 +643,7 @@ std::string expected_error(const Expectation& expected) {
   const std::string family(family_name(expected.family));
   std::string held = family_test(expected.family);
   if (expected.message) {
-    held = "(" + held + ") and re.search(" + python_string(*expected.message) +
+    held = "(" + held + ") and re.search(" + double_quoted(*expected.message) +
            ", str(error))";
   }
   return "try:\n"
@@ -671,13 +654,13 @@ std::string expected_error(const Expectation& expected) {
          held +
          ":\n"
          "        print(" +
-         python_string("the call raises the error the case expects (" + family +
+         double_quoted("the call raises the error the case expects (" + family +
                        "), as casebook's run did:") +
          ", flush=True)\n"
          "        raise\n"
          "    print(\"raised\", type(error).__name__ + \":\", error)\n"
          "    check(False, " +
-         python_string("the error is not " + family +
+         double_quoted("the error is not " + family +
                        (expected.message ? " matching the case's `message`"
                                          : std::string()) +
                        ", which the case expects") +
@@ -685,7 +668,7 @@ std::string expected_error(const Expectation& expected) {
          "else:\n"
          "    print(result)\n"
          "    check(False, " +
-         python_string("the call returned; the case expects the error " +
+         double_quoted("the call returned; the case expects the error " +
                        family) +
          ")\n";
 }
@@ -831,7 +814,7 @@ PythonReproduction python_reproduction(const Case& kase, const OpDef* op,
   script += std::string("device = \"") + (is_gpu(backend) ? "cuda" : "cpu") +
             "\"\n\n" + definitions + "\n";
   if (!call.why_not.empty()) {
-    script += "print(" + python_string("Not called: " + call.why_not + ".") +
+    script += "print(" + double_quoted("Not called: " + call.why_not + ".") +
               ")\nsys.exit(" + std::to_string(kNoPythonCall) + ")\n";
     return made;
   }
