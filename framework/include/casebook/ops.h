@@ -81,6 +81,9 @@ struct OpCall {
   // Typed argument access; a wrong kind throws InvalidCaseError naming the
   // argument and where it was written.
   bool has_arg(const std::string& name) const;
+  // Where the argument was written; no file when it was not (a message
+  // about it then names no place: at_place, casebook/invalid_case_error.h).
+  const SourceLocation& arg_where(const std::string& name) const;
   int64_t arg_int(const std::string& name, int64_t fallback) const;
   double arg_double(const std::string& name, double fallback) const;
   bool arg_bool(const std::string& name, bool fallback) const;

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <string>
 
+#include "casebook/invalid_case_error.h"
+#include "casebook/shape_text.h"
 #include "tensors/materialise.h"
 
 namespace casebook {
@@ -19,8 +21,8 @@ size_t input_index(const Case& kase, const std::string& name) {
   for (size_t i = 0; i < kase.inputs.size(); ++i) {
     if (kase.inputs[i].name == name) return i;
   }
-  throw InvalidCaseError(format_location(kase.grad->where) +
-                         ": `grad.wrt`: no input named `" + name + "`");
+  throw InvalidCaseError(
+      at_place(kase.grad->where, "`grad.wrt`: no input named `" + name + "`"));
 }
 
 // The gradient fed to output `index` (named `name`): the case's, else ones.
@@ -34,13 +36,11 @@ at::Tensor grad_output_for(const Case& kase, size_t index,
     }
     MaterialisedTensor made = materialise(spec);
     at::Tensor tensor = device.is_cpu() ? made.view : place_on(made, device);
-    if (tensor.sizes() != output.sizes()) {
-      std::ostringstream message;
-      message << format_location(spec.where) << ": `grad.grad_outputs."
-              << spec.name << "`: shape " << tensor.sizes()
-              << " differs from the output's " << output.sizes();
-      throw InvalidCaseError(message.str());
-    }
+    CASEBOOK_CHECK_INPUT(tensor.sizes() == output.sizes(), spec.where,
+                         "`grad.grad_outputs." + spec.name + "`: shape " +
+                             shape_text(tensor.sizes()) +
+                             " differs from the output's " +
+                             shape_text(output.sizes()));
     return tensor.to(output.scalar_type());
   }
   return at::ones_like(output);
@@ -57,12 +57,10 @@ void backward_pairs(const Case& kase, const NamedOutputs& outputs,
     roots->push_back(output);
     feeds->push_back(grad_output_for(kase, i, name, output, device));
   }
-  if (roots->empty()) {
-    throw InvalidCaseError(format_location(kase.grad->where) +
-                           ": `grad`: no output of `" + kase.op +
+  CASEBOOK_CHECK_INPUT(!roots->empty(), kase.grad->where,
+                       "`grad`: no output of `" + kase.op +
                            "` depends on the inputs in `grad.wrt`, so there "
                            "is nothing to differentiate");
-  }
 }
 
 std::vector<at::Tensor> gradients(const std::vector<at::Tensor>& roots,
@@ -85,14 +83,12 @@ void check_perturbed_count(const Case& kase,
   for (const std::string& name : kase.grad->wrt) {
     elements += inputs.at(input_index(kase, name)).numel();
   }
-  if (elements > kMostPerturbedElements) {
-    throw InvalidCaseError(
-        format_location(kase.grad->where) +
-        ": `grad.check: finite_differences` perturbs every element of "
-        "`grad.wrt` twice: " +
-        std::to_string(elements) + " elements, more than " +
-        std::to_string(kMostPerturbedElements) + "; make the case smaller");
-  }
+  CASEBOOK_CHECK_INPUT(
+      elements <= kMostPerturbedElements, kase.grad->where,
+      "`grad.check: finite_differences` perturbs every element of "
+      "`grad.wrt` twice: " +
+          std::to_string(elements) + " elements, more than " +
+          std::to_string(kMostPerturbedElements) + "; make the case smaller");
 }
 
 // float64 copies of the floating inputs (the others as they are),

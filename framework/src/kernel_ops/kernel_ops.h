@@ -33,9 +33,6 @@ CASEBOOK_FOR_EACH_KERNEL(CASEBOOK_KERNEL_OP_FACTORY)
 void register_kernel_ops_with(OpRegistry& registry,
                               const KernelCpuImplementations& cpu);
 
-// "cases/x.yaml:4:9: " for an argument written in a case file, else "".
-std::string arg_site(const OpCall& call, const std::string& name);
-
 }  // namespace casebook::kernel_glue
 
 namespace casebook {

@@ -16,9 +16,11 @@ CasebookReduction parse_reduction(const OpCall& call) {
   if (text == "mean") return CASEBOOK_REDUCTION_MEAN;
   if (text == "sum") return CASEBOOK_REDUCTION_SUM;
   if (text == "none") return CASEBOOK_REDUCTION_NONE;
-  throw InvalidCaseError(arg_site(call, "reduction") + kNllLossOp +
-                         ": `reduction` must be mean, sum or none, got `" +
-                         text + "`");
+  throw InvalidCaseError(at_place(
+      call.arg_where("reduction"),
+      kNllLossOp +
+          std::string(": `reduction` must be mean, sum or none, got `") + text +
+          "`"));
 }
 
 void check_shapes(const at::Tensor& input, const at::Tensor& target) {

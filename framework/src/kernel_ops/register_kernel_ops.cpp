@@ -26,14 +26,6 @@ void register_kernel_ops_with(OpRegistry& registry,
 #undef CASEBOOK_REGISTER_KERNEL_OP
 }
 
-std::string arg_site(const OpCall& call, const std::string& name) {
-  auto found = call.args.find(name);
-  if (found == call.args.end() || found->second.where.file.empty()) return "";
-  const SourceLocation& where = found->second.where;
-  return where.file.string() + ":" + std::to_string(where.line) + ":" +
-         std::to_string(where.column) + ": ";
-}
-
 }  // namespace kernel_glue
 
 void register_kernel_ops(OpRegistry& registry) {

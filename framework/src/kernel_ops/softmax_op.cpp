@@ -17,9 +17,11 @@ void check_dim(const OpCall& call) {
   const int64_t dim = call.arg_int("dim", -1);
   if (dim != -1 && dim != 1) {
     throw OpError(Family::kContract,
-                  arg_site(call, "dim") + kSoftmaxOp +
-                      ": only the last dim is supported (-1 or 1), got " +
-                      std::to_string(dim));
+                  at_place(call.arg_where("dim"),
+                           kSoftmaxOp +
+                               std::string(": only the last dim is supported "
+                                           "(-1 or 1), got ") +
+                               std::to_string(dim)));
   }
 }
 

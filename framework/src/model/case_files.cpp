@@ -23,6 +23,10 @@ std::string format_location(const SourceLocation& where) {
   return out;
 }
 
+std::string at_place(const SourceLocation& where, const std::string& what) {
+  return where.file.empty() ? what : format_location(where) + ": " + what;
+}
+
 namespace {
 
 // `place` (a file's location) within a quarter of a message: a path near

@@ -366,10 +366,8 @@ c10::IValue arg_value(const c10::Argument& argument,
   }
   std::string why;
   std::optional<c10::IValue> converted = to_ivalue(argument, value, &why);
-  if (!converted) {
-    throw InvalidCaseError(format_location(value.where) + ": `args." +
-                           source.arg + "`: " + why);
-  }
+  CASEBOOK_CHECK_INPUT(converted, value.where,
+                       "`args." + source.arg + "`: " + why);
   return std::move(*converted);
 }
 

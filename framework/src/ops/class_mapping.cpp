@@ -28,10 +28,9 @@ std::optional<std::vector<std::string>> string_list(const OpCall& call,
     ok = ok && item.kind == ArgValue::Kind::kString;
     strings.push_back(item.string_value);
   }
-  if (!ok) {
-    throw InvalidCaseError(arg_location(call, name) + "argument `" + name +
-                           "`: expected a list of names (strings)");
-  }
+  CASEBOOK_CHECK_INPUT(
+      ok, call.arg_where(name),
+      "argument `" + name + "`: expected a list of names (strings)");
   return strings;
 }
 
@@ -149,18 +148,14 @@ std::vector<at::Tensor> class_mapping(const OpCall& call) {
                            ": argument `classes` is required (the class "
                            "names, in the order of the model's outputs)");
   }
-  if (classes.empty()) {
-    throw InvalidCaseError(arg_location(call, "classes") +
-                           "argument `classes`: expected at least one name");
-  }
+  CASEBOOK_CHECK_INPUT(!classes.empty(), call.arg_where("classes"),
+                       "argument `classes`: expected at least one name");
   std::set<std::string> seen;
   for (const std::string& name : classes) {
-    if (!seen.insert(name).second) {
-      throw InvalidCaseError(arg_location(call, "classes") +
-                             "argument `classes`: " + backticked(name) +
+    CASEBOOK_CHECK_INPUT(seen.insert(name).second, call.arg_where("classes"),
+                         "argument `classes`: " + backticked(name) +
                              " is listed twice; a class list names each "
                              "class once");
-    }
   }
   const int64_t base = call.arg_int("base", 0);
   if (input.dim() != 1 || !at::isIntegralType(input.scalar_type(), false)) {

@@ -31,9 +31,9 @@ std::string describe(const ArgValue& value) {
 
 [[noreturn]] void wrong_kind(const std::string& name, const ArgValue& value,
                              const std::string& expected) {
-  throw InvalidCaseError(format_location(value.where) + ": argument `" + name +
-                         "`: expected " + expected + ", got " +
-                         describe(value));
+  throw InvalidCaseError(at_place(value.where, "argument `" + name +
+                                                   "`: expected " + expected +
+                                                   ", got " + describe(value)));
 }
 
 }  // namespace
@@ -55,6 +55,12 @@ OpCall OpCall::with_inputs(const std::vector<at::Tensor>& placed) const {
 bool OpCall::has_arg(const std::string& name) const {
   const auto found = args.find(name);
   return found != args.end() && found->second.kind != ArgValue::Kind::kNull;
+}
+
+const SourceLocation& OpCall::arg_where(const std::string& name) const {
+  static const SourceLocation kNowhere;
+  const auto found = args.find(name);
+  return found == args.end() ? kNowhere : found->second.where;
 }
 
 int64_t OpCall::arg_int(const std::string& name, int64_t fallback) const {

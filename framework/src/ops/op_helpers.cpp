@@ -34,12 +34,6 @@ OpDef make_op(const char* file, int line, OpDeclaration declaration,
   return def;
 }
 
-std::string arg_location(const OpCall& call, const std::string& name) {
-  const auto found = call.args.find(name);
-  if (found == call.args.end()) return "";
-  return format_location(found->second.where) + ": ";
-}
-
 int64_t required_int(const OpCall& call, const std::string& op,
                      const std::string& name) {
   if (!call.has_arg(name)) {
@@ -64,13 +58,12 @@ c10::optional<at::ScalarType> arg_scalar_type(const OpCall& call,
   if (!call.has_arg(name)) return c10::nullopt;
   const std::string text = call.arg_string(name, "");
   const std::optional<DType> dtype = parse_dtype(text);
-  if (!dtype) {
-    throw InvalidCaseError(arg_location(call, name) + "argument `" + name +
+  CASEBOOK_CHECK_INPUT(dtype, call.arg_where(name),
+                       "argument `" + name +
                            "`: expected one of bool, uint8, int8, int16, "
                            "int32, int64, float16, bfloat16, float32, "
                            "float64, got `" +
                            text + "`" + did_you_mean(suggest_dtype(text)));
-  }
   return to_scalar_type(*dtype);
 }
 
@@ -84,10 +77,10 @@ int64_t arg_reduction(const OpCall& call) {
   if (reduction == "mean") return at::Reduction::Mean;
   if (reduction == "sum") return at::Reduction::Sum;
   if (reduction == "none") return at::Reduction::None;
-  throw InvalidCaseError(arg_location(call, "reduction") +
-                         "argument `reduction`: expected mean, sum or none, "
-                         "got `" +
-                         reduction + "`");
+  throw InvalidCaseError(
+      at_place(call.arg_where("reduction"),
+               "argument `reduction`: expected mean, sum or none, got `" +
+                   reduction + "`"));
 }
 
 void refuse_oversized_output(const at::Tensor& output, size_t index) {

@@ -14,9 +14,6 @@ OpDef make_op(const char* file, int line, OpDeclaration declaration,
               std::vector<std::string> optional_inputs,
               std::vector<std::string> args, OpFunction run);
 
-// "file:line:col" of an argument as written.
-std::string arg_location(const OpCall& call, const std::string& name);
-
 // An argument the op cannot run without: InvalidCaseError when missing.
 int64_t required_int(const OpCall& call, const std::string& op,
                      const std::string& name);

@@ -88,10 +88,10 @@ const at::Tensor& pick(const StepsPlan& plan, const Source& source,
     }
   }
   const std::string given = joined(outputs_given);
-  throw InvalidCaseError(format_location(source.where) + ": `" +
-                         source.written + "`: step `" + step.name + "` (`" +
-                         step.op + "`) has no such output; its outputs: " +
-                         (given.empty() ? "none" : given));
+  throw InvalidCaseError(at_place(
+      source.where, "`" + source.written + "`: step `" + step.name + "` (`" +
+                        step.op + "`) has no such output; its outputs: " +
+                        (given.empty() ? "none" : given)));
 }
 
 NamedOutputs run_steps(const StepsPlan& plan, const OpCall& call) {

@@ -76,13 +76,12 @@ std::vector<at::Tensor> torch_nll_loss(const OpCall& call) {
 std::vector<at::Tensor> torch_embedding(const OpCall& call) {
   const at::Tensor& weight = call.input(0);
   const at::Tensor& indices = call.input(1);
-  if (call.arg_bool("sparse", false)) {
-    throw InvalidCaseError(arg_location(call, "sparse") +
-                           "argument `sparse: true` is not supported: it "
-                           "makes the weight's gradient a sparse tensor, "
-                           "which casebook does not compare (its values are "
-                           "those of `sparse: false`)");
-  }
+  CASEBOOK_CHECK_INPUT(!call.arg_bool("sparse", false),
+                       call.arg_where("sparse"),
+                       "argument `sparse: true` is not supported: it "
+                       "makes the weight's gradient a sparse tensor, "
+                       "which casebook does not compare (its values are "
+                       "those of `sparse: false`)");
   int64_t padding_idx = -1;
   if (const auto given = call.arg_optional_int("padding_idx")) {
     const int64_t rows = weight.dim() > 0 ? weight.size(0) : 0;

@@ -21,12 +21,10 @@ std::vector<at::Tensor> class_targets(const OpCall& call) {
   const at::Tensor& target = call.input(0);
   const int64_t num_classes =
       required_int(call, kClassTargetsOp, "num_classes");
-  if (num_classes <= 0) {
-    throw InvalidCaseError(arg_location(call, "num_classes") +
-                           "argument `num_classes`: expected a positive "
-                           "integer, got " +
+  CASEBOOK_CHECK_INPUT(num_classes > 0, call.arg_where("num_classes"),
+                       "argument `num_classes`: expected a positive "
+                       "integer, got " +
                            std::to_string(num_classes));
-  }
   const int64_t ignore_index = call.arg_int("ignore_index", -100);
   if (target.dim() != 1 || target.scalar_type() != at::kLong) {
     throw OpError(Family::kContract,

@@ -1,6 +1,5 @@
 #include "tensors/materialise.h"
 
-#include <sstream>
 #include <stdexcept>
 
 #include "casebook/internal_error.h"
@@ -14,10 +13,8 @@ namespace casebook {
 namespace {
 
 [[noreturn]] void fail(const TensorSpec& spec, const std::string& what) {
-  std::ostringstream message;
-  message << spec.where.file.string() << ':' << spec.where.line << ':'
-          << spec.where.column << ": input `" << spec.name << "`: " << what;
-  throw InvalidCaseError(message.str());
+  throw InvalidCaseError(
+      at_place(spec.where, "input `" + spec.name + "`: " + what));
 }
 
 // A fixture, checked against its sha256 and against the case's dtype and
