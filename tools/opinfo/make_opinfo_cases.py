@@ -76,6 +76,7 @@ generator's options. Exit status 0 unless OUT cannot be written.
 """
 
 import argparse
+import functools
 import hashlib
 import io
 import json
@@ -87,6 +88,8 @@ import subprocess
 import sys
 import types
 import unittest
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
 def import_op_db():
@@ -331,6 +334,15 @@ def leaves(obj, path, out):
     return out
 
 
+def tensors_read(args, kwargs):
+    """The tensors among a call's arguments, those of a list or tuple
+    argument included."""
+    for v in list(args) + list(kwargs.values()):
+        for t in (v if isinstance(v, (list, tuple)) else [v]):
+            if isinstance(t, torch.Tensor):
+                yield t
+
+
 class Recorder(TorchDispatchMode):
     """Records every ATen call: (OpOverload, args, kwargs, outputs), with a
     copy of each tensor the call reads that no earlier call produced and
@@ -345,11 +357,10 @@ class Recorder(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        for a in list(args) + list(kwargs.values()):
-            for t in (a if isinstance(a, (list, tuple)) else [a]):
-                if isinstance(t, torch.Tensor) and id(t) not in self.known:
-                    self.known.add(id(t))
-                    self.constants[id(t)] = (t.clone(), t)
+        for t in tensors_read(args, kwargs):
+            if id(t) not in self.known:
+                self.known.add(id(t))
+                self.constants[id(t)] = (t.clone(), t)
         state = torch.get_rng_state()
         out = func(*args, **kwargs)
         self.rng_used.append(not torch.equal(state, torch.get_rng_state()))
@@ -489,9 +500,20 @@ def close(a, b):
 
 # ---------------------------------------------------------------- one sample
 
-def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
-    """One sample's case description (a dict of a case file's keys) and its
-    ATen ops, or NotExpressible."""
+class RecordedSample(NamedTuple):
+    """A sample run once under a Recorder: its input tensors as (name,
+    tensor), a copy of each as it was before the run by id ((name, copy)),
+    the recorder (its calls and constants) and the result."""
+    named: list
+    originals: dict
+    rec: Recorder
+    result: object
+
+
+def record_sample(op, sample):
+    """The sample run once, on copies of its inputs, under a Recorder; or
+    NotExpressible (an input casebook cannot write, the sample raises, no
+    ATen call)."""
     inp, args, kwargs = clone_sample(sample)
     named = leaves(inp, "input", []) + leaves(args, "arg", []) + leaves(kwargs, "", [])
     for name, t in named:
@@ -507,67 +529,103 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
         raise NotExpressible(f"the sample raises in PyTorch: {type(e).__name__}")
     if not rec.calls:
         raise NotExpressible("no ATen call (the result is an input or a Python value)")
-    scalar_result = scalar_of_last_call(res, rec)
-    results = [scalar_result] if scalar_result is not None else result_tensors(res)
+    return RecordedSample(named, originals, rec, res)
+
+
+def expected_results(recorded):
+    """(the 0-d tensor of a bool, int or float that the last ATen call
+    returned, else None; the result tensors), or NotExpressible (a result
+    that is not tensors, a dtype or layout casebook cannot write)."""
+    scalar_result = scalar_of_last_call(recorded.result, recorded.rec)
+    results = [scalar_result] if scalar_result is not None else result_tensors(recorded.result)
     for t in results:
         check_dtype(t, "result")
+    return scalar_result, results
 
-    # Replay the calls in order: which call produced each tensor as each call
-    # reads it (an in-place call re-produces its self). A call that writes a
-    # tensor (`Tensor(a!)`) also re-produces every other tensor of the same
-    # storage and geometry (F.embedding renormalises `weight.detach()` in
-    # place, then reads `weight`); one of another geometry over that storage
-    # is stale: a call that reads it is not expressible.
+
+@dataclass
+class Replay:
+    """The recorded calls replayed in order. producer_at: tensor id ->
+    (call index, output index) of the call that produced it last;
+    producers_as_read[i]: producer_at as call i reads its arguments;
+    deps[i]: the calls whose outputs call i reads; stale_read[i]: whether
+    call i reads a stale tensor; stale: the ids of the tensors that are
+    stale now (changed in place through a view of another geometry)."""
+    producer_at: dict = field(default_factory=dict)
+    producers_as_read: list = field(default_factory=list)
+    deps: list = field(default_factory=list)
+    stale_read: list = field(default_factory=list)
+    stale: set = field(default_factory=set)
+
+
+def replay_calls(rec, named):
+    """Replay the calls in order: which call produced each tensor as each call
+    reads it (an in-place call re-produces its self). A call that writes a
+    tensor (`Tensor(a!)`) also re-produces every other tensor of the same
+    storage and geometry (F.embedding renormalises `weight.detach()` in
+    place, then reads `weight`); one of another geometry over that storage
+    is stale: a call that reads it is not expressible."""
+    replay = Replay()
     tracked = [t for _, t in named] + [c[1] for c in rec.constants.values()]
-    producer_at = {}
-    srcmap_at, deps, stale_read = [], [], []
-    stale = set()
     for i, (func, a, kw, out) in enumerate(rec.calls):
-        d, reads_stale = set(), False
-        for v in list(a) + list(kw.values()):
-            for t in (v if isinstance(v, (list, tuple)) else [v]):
-                if isinstance(t, torch.Tensor):
-                    reads_stale |= id(t) in stale
-                    if id(t) in producer_at:
-                        d.add(producer_at[id(t)][0])
-        deps.append(d)
-        stale_read.append(reads_stale)
-        srcmap_at.append(dict(producer_at))
-        outs = flatten_out(out)
-        for k, t in enumerate(outs):
+        read = list(tensors_read(a, kw))
+        replay.deps.append({replay.producer_at[id(t)][0] for t in read
+                            if id(t) in replay.producer_at})
+        replay.stale_read.append(any(id(t) in replay.stale for t in read))
+        replay.producers_as_read.append(dict(replay.producer_at))
+        for k, t in enumerate(flatten_out(out)):
             if isinstance(t, torch.Tensor):
-                producer_at[id(t)] = (i, k)
-                stale.discard(id(t))
+                replay.producer_at[id(t)] = (i, k)
+                replay.stale.discard(id(t))
                 tracked.append(t)
-        schema = Schema(func)
-        bound = schema.bind(a, kw)
-        for name in schema.mutable:
-            m = bound.get(name)
-            if not isinstance(m, torch.Tensor) or id(m) not in producer_at:
+        reproduce_written_views(replay, Schema(func), a, kw, tracked)
+    return replay
+
+
+def reproduce_written_views(replay, schema, args, kwargs, tracked):
+    """After a call that writes the tensors of its mutable arguments: each
+    tracked tensor over a written one's storage is re-produced by the call
+    that produced the written one (the same geometry) or is stale (another
+    geometry)."""
+    bound = schema.bind(args, kwargs)
+    for name in schema.mutable:
+        m = bound.get(name)
+        if not isinstance(m, torch.Tensor) or id(m) not in replay.producer_at:
+            continue
+        for u in tracked:
+            if u is m or not same_storage(u, m):
                 continue
-            for u in tracked:
-                if u is m or not same_storage(u, m):
-                    continue
-                if (u.shape, u.stride(), u.storage_offset(), u.dtype) == (
-                        m.shape, m.stride(), m.storage_offset(), m.dtype):
-                    producer_at[id(u)] = producer_at[id(m)]
-                    stale.discard(id(u))
-                else:
-                    stale.add(id(u))
+            if (u.shape, u.stride(), u.storage_offset(), u.dtype) == (
+                    m.shape, m.stride(), m.storage_offset(), m.dtype):
+                replay.producer_at[id(u)] = replay.producer_at[id(m)]
+                replay.stale.discard(id(u))
+            else:
+                replay.stale.add(id(u))
+
+
+def result_sources(results, scalar_result, replay, n_calls):
+    """(call index, output index) of the call that produced each result, or
+    NotExpressible (a result changed through another view, or not made by
+    an ATen call). A bool, int or float result is the last call's output 0."""
     if scalar_result is not None:
         # casebook returns an ATen call's bool, int or float as a 0-d tensor.
-        producer_at[id(scalar_result)] = (len(rec.calls) - 1, 0)
+        replay.producer_at[id(scalar_result)] = (n_calls - 1, 0)
     sources = []
     for t in results:
-        if id(t) in stale:
+        if id(t) in replay.stale:
             raise NotExpressible("the result was changed through another view (in place)")
-        if id(t) not in producer_at:
+        if id(t) not in replay.producer_at:
             raise NotExpressible("the result is a sample input, not an ATen call's output")
-        sources.append(producer_at[id(t)])
-    # A result gathered from several calls (split-like ops) is a steps case
-    # whose outputs are the last call's and, by `<step>.<index>`, earlier ones.
+        sources.append(replay.producer_at[id(t)])
+    return sources
+
+
+def calls_the_result_needs(sources, deps, steps_on):
+    """The indices, in order, of the calls that produced the results and of
+    every call they depend on. A result gathered from several calls
+    (split-like ops) is a steps case whose outputs are the last call's and,
+    by `<step>.<index>`, earlier ones: NotExpressible with steps off."""
     producers = {i for i, _ in sources}
-    last = max(producers)
     if len(producers) > 1 and not steps_on:
         raise NotExpressible("the result gathers outputs of several ATen calls (steps off)")
     keep, todo = set(), list(producers)
@@ -576,7 +634,13 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
         if i not in keep:
             keep.add(i)
             todo.extend(deps[i])
-    order = sorted(keep)
+    return sorted(keep)
+
+
+def check_written_state(rec, order, stale_read, results, last):
+    """NotExpressible where a kept call reads a stale tensor, the last
+    producing call is an `empty*` (filled through views), or the kept calls
+    make a non-empty result by `empty*` and write nothing in place."""
     if any(stale_read[i] for i in order):
         raise NotExpressible("reads a tensor changed in place through another view")
     final_func = rec.calls[last][0]
@@ -586,6 +650,12 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
     if any(f.overloadpacket.__name__ in UNINITIALISED for f in kept) and not any(
             "!" in str(f._schema) for f in kept) and any(t.numel() for t in results):
         raise NotExpressible("uninitialised result (empty*, never written)")
+
+
+def check_draw_independent(rec, order):
+    """NotExpressible where a kept random call (a Generator in its schema, a
+    dropout, or one that moved the CPU's default generator) gives other
+    values from other seeds."""
     random_ops = [op_name(rec.calls[i][0]) for i in order
                   if "Generator" in str(rec.calls[i][0]._schema) or
                   rec.calls[i][0].overloadpacket.__name__ in RANDOM_WITHOUT_GENERATOR]
@@ -597,8 +667,11 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
         # values like any other (issue 36); one whose values do is not.
         raise NotExpressible(
             f"random op whose values depend on the draw ({(random_ops or drawn)[0]})")
-    # Run again on fresh copies: a result that differs beyond the dtype's
-    # tolerance cannot be expected.
+
+
+def check_repeatable(op, sample, results):
+    """Run again on fresh copies: NotExpressible where the second run raises
+    or a result differs beyond the dtype's tolerance (it cannot be expected)."""
     inp2, args2, kwargs2 = clone_sample(sample)
     try:
         res2 = results_again(op(inp2, *args2, **kwargs2))
@@ -607,181 +680,321 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
     if len(res2) != len(results) or not all(close(a, b) for a, b in zip(results, res2)):
         raise NotExpressible("non-repeatable result (two runs differ beyond the tolerance)")
 
-    ops = [op_name(rec.calls[i][0]) for i in order]
-    multi = len(order) > 1
+
+def check_call_outputs(rec, order):
+    """NotExpressible where a kept call returns a nested list, or an output
+    of a dtype or layout casebook cannot write."""
     for i in order:
-        func, a, kw, out = rec.calls[i]
+        func, _, _, out = rec.calls[i]
         for t in flatten_out(out):
             if isinstance(t, tuple) and t and t[0] == "nested":
                 raise NotExpressible(f"{op_name(func)} returns a nested list")
             if isinstance(t, torch.Tensor):
                 check_dtype(t, f"output of {op_name(func)}")
-    if multi and not steps_on:
-        raise NotExpressible("several ATen calls (a multi-step case; steps off)")
 
-    # Names of the case's input tensors: sample leaves and constants.
-    input_names = {}
-    used = set()
 
-    def input_name(t):
-        if id(t) in input_names:
-            return input_names[id(t)]
-        if id(t) in originals:
-            base = originals[id(t)][0] or "input"
+class CaseInputs:
+    """The names and initial values of a case's input tensors: the sample's
+    leaves (by their names in the sample) and the constants made inside the
+    function (`const`), each name given once."""
+
+    def __init__(self, originals, constants):
+        self.originals = originals
+        self.constants = constants
+        self.names = {}
+        self.used = set()
+
+    def name(self, t):
+        """t's input name: its sample name (`input` for an unnamed one) or
+        `const`, made an identifier, `2`, `3`... after a name taken."""
+        if id(t) in self.names:
+            return self.names[id(t)]
+        if id(t) in self.originals:
+            base = self.originals[id(t)][0] or "input"
         else:
             base = "const"
         base = re.sub(r"[^A-Za-z0-9_]", "_", base)
         name, n = base, 1
-        while name in used:
+        while name in self.used:
             n += 1
             name = f"{base}{n}"
-        used.add(name)
-        input_names[id(t)] = name
+        self.used.add(name)
+        self.names[id(t)] = name
         return name
 
-    def initial_value(t):
-        if id(t) in originals:
-            return originals[id(t)][1]
-        return rec.constants[id(t)][0]
+    def recorded(self, t):
+        """Whether t is a sample leaf or a constant (it has an initial value)."""
+        return id(t) in self.originals or id(t) in self.constants
 
-    def summary(ops):
-        text = f"OpInfo {entry}, sample {index}, {DTYPE_NAMES[dtype]}: " + (
-            f"{len(ops)} steps ({', '.join(ops)})" if len(ops) > 1 else ops[0])
-        if wrong:
-            text += " (expected value deliberately wrong)"
-        return text
+    def initial_value(self, t):
+        """t as it was before the sample ran."""
+        if id(t) in self.originals:
+            return self.originals[id(t)][1]
+        return self.constants[id(t)][0]
 
-    case = {"casebook": 1, "summary": summary(ops), "reference": "none"}
-    inputs_yaml = []  # (name, tensor)
 
-    def arg_items(func, a, kw, step_source):
-        """(func, [(input name, source)], [(name, value)]) for one call."""
-        schema0 = Schema(func)
-        bound0 = schema0.bind(a, kw)
-        func = scalar_sibling(func, bound0)
-        schema = Schema(func)
-        bound = schema.bind(a, kw)
-        ins, argl = [], []
-        for name, typ, _, has_default in schema.args:
-            if name not in bound:
-                continue
-            v = bound[name]
-            base = typ.rstrip("?")
-            if base in ("Tensor",):
-                if v is None:
-                    continue
+@dataclass
+class CaseMaterial:
+    """What a sample's case is written from, one-op or steps: the writer of
+    its tensors, its inputs, its result tensors with the (call index, output
+    index) that produced each, and whether the expected values are made
+    wrong on purpose."""
+    writer: Writer
+    inputs: CaseInputs
+    results: list
+    sources: list
+    wrong: bool
+
+
+def case_summary(entry, index, dtype, ops, wrong):
+    """The case's `summary`: the entry, sample, dtype and its op or steps."""
+    text = f"OpInfo {entry}, sample {index}, {DTYPE_NAMES[dtype]}: " + (
+        f"{len(ops)} steps ({', '.join(ops)})" if len(ops) > 1 else ops[0])
+    if wrong:
+        text += " (expected value deliberately wrong)"
+    return text
+
+
+OMITTED = object()  # a non-tensor argument the case leaves out
+
+
+def generator_arg(v):
+    """A Generator: only None (the default generator), left out."""
+    if v is not None:
+        raise NotExpressible("a Generator argument")
+    return OMITTED
+
+
+def scalar_type_arg(v):
+    """A ScalarType by casebook's name for it; None stays None."""
+    if v is None:
+        return None
+    if v not in DTYPE_NAMES:
+        raise NotExpressible(f"ScalarType {v}")
+    return DTYPE_NAMES[v]
+
+
+def layout_arg(v):
+    """A Layout: only strided; None left out."""
+    if v is None:
+        return OMITTED
+    if v != torch.strided:
+        raise NotExpressible(f"layout {v}")
+    return "strided"
+
+
+def memory_format_arg(v):
+    """A MemoryFormat by its name; None left out."""
+    return OMITTED if v is None else MEMORY_FORMATS[v]
+
+
+def scalar_arg(v):
+    """A Scalar: a bool, int or float (not complex)."""
+    if isinstance(v, complex):
+        raise NotExpressible("a complex Scalar")
+    return fmt_scalar(v)
+
+
+def plain_arg(v):
+    """An int, SymInt, float, bool or str, or a list of them."""
+    if isinstance(v, (list, tuple, torch.Size)):
+        return [fmt_scalar(x) for x in v]
+    return fmt_scalar(v)
+
+
+# A non-tensor argument's value in a case's `args` (or OMITTED), by its
+# declared type without `?`; a type not here (nor a list of int, SymInt,
+# float or bool) is one casebook cannot write.
+ARG_VALUES = {
+    "Generator": generator_arg,
+    "Device": lambda v: OMITTED,  # the backend's device
+    "ScalarType": scalar_type_arg,
+    "Layout": layout_arg,
+    "MemoryFormat": memory_format_arg,
+    "Scalar": scalar_arg,
+    "int": plain_arg, "SymInt": plain_arg, "float": plain_arg, "bool": plain_arg,
+    "str": plain_arg,
+}
+
+
+def arg_value_of_type(base):
+    """ARG_VALUES' function for a declared type without `?`, else None."""
+    if base in ARG_VALUES:
+        return ARG_VALUES[base]
+    if re.fullmatch(r"(int|SymInt|float|bool)\[\d*\]", base):
+        return plain_arg
+    return None
+
+
+class DescribedCall(NamedTuple):
+    """A recorded call as a case names it: its OpOverload (the Scalar
+    sibling where a Tensor argument is a Python number), its tensor
+    arguments [(name, source, or a list of sources)] and its other
+    arguments [(name, value)]."""
+    func: object
+    inputs: list
+    args: list
+
+
+def tensor_list_sources(v, step_source, steps_on):
+    """The sources of a Tensor[] or Tensor?[] argument's elements, None for
+    a null one (only with steps on)."""
+    elems = list(v)
+    if any(e is None for e in elems) and not steps_on:
+        raise NotExpressible("a None in a Tensor?[] list (steps off)")
+    return [None if e is None else step_source(e) for e in elems]
+
+
+def describe_call(func, a, kw, step_source, steps_on):
+    """One call's DescribedCall, each tensor argument's source given by
+    step_source(tensor), or NotExpressible (an argument casebook cannot
+    write)."""
+    func = scalar_sibling(func, Schema(func).bind(a, kw))
+    schema = Schema(func)
+    bound = schema.bind(a, kw)
+    ins, argl = [], []
+    for name, typ, _, _ in schema.args:
+        if name not in bound:
+            continue
+        v = bound[name]
+        base = typ.rstrip("?")
+        if base == "Tensor":
+            if v is not None:
                 ins.append((name, step_source(v)))
-            elif base in ("Tensor[]", "Tensor?[]") or re.fullmatch(r"Tensor\?\[\]|Tensor\[\]", typ):
-                if v is None:
-                    continue
-                elems = list(v)
-                if any(e is None for e in elems) and not steps_on:
-                    raise NotExpressible("a None in a Tensor?[] list (steps off)")
-                ins.append((name, [None if e is None else step_source(e) for e in elems]))
-            elif base == "Generator":
-                if v is not None:
-                    raise NotExpressible("a Generator argument")
-            elif base == "Device":
-                continue  # the backend's device
-            elif base == "ScalarType":
-                if v is None:
-                    argl.append((name, None))
-                    continue
-                if v not in DTYPE_NAMES:
-                    raise NotExpressible(f"ScalarType {v}")
-                argl.append((name, DTYPE_NAMES[v]))
-            elif base == "Layout":
-                if v is None:
-                    continue
-                if v != torch.strided:
-                    raise NotExpressible(f"layout {v}")
-                argl.append((name, "strided"))
-            elif base == "MemoryFormat":
-                if v is None:
-                    continue
-                argl.append((name, MEMORY_FORMATS[v]))
-            elif base == "Scalar":
-                if isinstance(v, complex):
-                    raise NotExpressible("a complex Scalar")
-                argl.append((name, fmt_scalar(v)))
-            elif base in ("int", "SymInt", "float", "bool", "str") or re.fullmatch(
-                    r"(int|SymInt|float|bool)\[\d*\]", base):
-                if isinstance(v, (list, tuple, torch.Size)):
-                    argl.append((name, [fmt_scalar(x) for x in v]))
-                else:
-                    argl.append((name, fmt_scalar(v)))
-            else:
+        elif base in ("Tensor[]", "Tensor?[]"):
+            if v is not None:
+                ins.append((name, tensor_list_sources(v, step_source, steps_on)))
+        else:
+            value_of = arg_value_of_type(base)
+            if value_of is None:
                 raise NotExpressible(f"argument type {typ} (`{name}`)")
-        return func, ins, argl
+            value = value_of(v)
+            if value is not OMITTED:
+                argl.append((name, value))
+    return DescribedCall(func, ins, argl)
 
-    if not multi:
-        func, a, kw, out = rec.calls[order[0]]
 
-        def source_one(t):
-            if isinstance(t, torch.Tensor):
-                return t
-            raise NotExpressible("a non-tensor element in a tensor argument")
-        func, ins, argl = arg_items(func, a, kw, source_one)
-        ops = [op_name(func)]
-        case["summary"] = summary(ops)
-        for name, v in ins:
-            if isinstance(v, list):
-                if any(e is None for e in v):
-                    # Tensor?[] with null elements: a one-step case.
-                    return build_steps_case(case, [(op_name(func), ins, argl)], results, sources,
-                                            writer, wrong, input_name, initial_value, ops, producer_at, {})
-                for j, t in enumerate(v):
-                    inputs_yaml.append((f"{name}[{j}]", t))
-            else:
-                inputs_yaml.append((name, v))
-        case["op"] = op_name(func)
-        if argl:
-            case["args"] = dict(argl)
-        case["inputs"] = {
-            name: writer.tensor(initial_value(t) if (id(t) in originals or id(t) in rec.constants) else t)
-            for name, t in inputs_yaml}
-        write_outputs(case, results, sources, writer, wrong)
-        return case, ops
+def the_tensor_itself(t):
+    """A one-op case's source of a tensor argument: the tensor."""
+    if isinstance(t, torch.Tensor):
+        return t
+    raise NotExpressible("a non-tensor element in a tensor argument")
 
-    # Multi-step.
-    step_names = {}
+
+def step_or_input(produced, t):
+    """A steps case's source of a tensor argument: ("step", call index,
+    output index) where produced (tensor id -> those) has it, else
+    ("input", t)."""
+    if not isinstance(t, torch.Tensor):
+        raise NotExpressible("a non-tensor element in a tensor argument")
+    if id(t) in produced:
+        ci, k = produced[id(t)]
+        return ("step", ci, k)
+    return ("input", t)
+
+
+class Step(NamedTuple):
+    """One step of a plan: the recorded call's index (None for the one call
+    of a one-op case), its op name, tensor arguments and other arguments."""
+    call: object
+    op: str
+    inputs: list
+    args: list
+
+
+def steps_plan(rec, order, producers_as_read, steps_on):
+    """A Step for each kept call, in order, each tensor argument read from
+    an earlier step's output or a case input."""
     plan = []
     for i in order:
-        func, a, kw, out = rec.calls[i]
-
-        def source_many(t, produced=srcmap_at[i]):
-            if not isinstance(t, torch.Tensor):
-                raise NotExpressible("a non-tensor element in a tensor argument")
-            if id(t) in produced:
-                ci, k = produced[id(t)]
-                return ("step", ci, k)
-            return ("input", t)
-        func2, ins, argl = arg_items(func, a, kw, source_many)
-        plan.append((i, op_name(func2), ins, argl))
-    ops = [p[1] for p in plan]
-    case["summary"] = summary(ops)
-    return build_steps_case(case, plan, results, sources, writer, wrong,
-                            input_name, initial_value, ops, producer_at, step_names)
+        func, a, kw, _ = rec.calls[i]
+        call = describe_call(func, a, kw, functools.partial(step_or_input, producers_as_read[i]),
+                             steps_on)
+        plan.append(Step(i, op_name(call.func), call.inputs, call.args))
+    return plan
 
 
-def build_steps_case(case, plan, results, sources, writer, wrong, input_name,
-                     initial_value, ops, produced, step_names):
-    """A `steps:` case from (call index, op, inputs, args) items; a plan of
-    3-tuples (op, inputs, args) is one step of a one-op call."""
-    if plan and len(plan[0]) == 3:
-        plan = [(None,) + tuple(p) for p in plan]
-    used_inputs = {}
-    taken = set()
-    for idx, (ci, opn, ins, argl) in enumerate(plan):
-        base = re.sub(r"[^A-Za-z0-9_]", "_", opn.split("::")[1].split(".")[0]).strip("_") or "step"
+def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
+    """One sample's case description (a dict of a case file's keys) and its
+    ATen ops, or NotExpressible."""
+    recorded = record_sample(op, sample)
+    rec = recorded.rec
+    scalar_result, results = expected_results(recorded)
+    replay = replay_calls(rec, recorded.named)
+    sources = result_sources(results, scalar_result, replay, len(rec.calls))
+    order = calls_the_result_needs(sources, replay.deps, steps_on)
+    check_written_state(rec, order, replay.stale_read, results, max(i for i, _ in sources))
+    check_draw_independent(rec, order)
+    check_repeatable(op, sample, results)
+    check_call_outputs(rec, order)
+    if len(order) > 1 and not steps_on:
+        raise NotExpressible("several ATen calls (a multi-step case; steps off)")
+
+    if len(order) == 1:
+        func, a, kw, _ = rec.calls[order[0]]
+        call = describe_call(func, a, kw, the_tensor_itself, steps_on)
+        plan = [Step(None, op_name(call.func), call.inputs, call.args)]
+    else:
+        plan = steps_plan(rec, order, replay.producers_as_read, steps_on)
+    ops = [step.op for step in plan]
+    case = {"casebook": 1, "summary": case_summary(entry, index, dtype, ops, wrong),
+            "reference": "none"}
+    material = CaseMaterial(writer, CaseInputs(recorded.originals, rec.constants),
+                            results, sources, wrong)
+    if len(order) == 1:
+        build_one_op_case(case, plan[0], material)
+    else:
+        build_steps_case(case, plan, material)
+    return case, ops
+
+
+def build_one_op_case(case, step, material):
+    """`op`, `args`, `inputs` and `outputs` of a one-op case, its inputs
+    named by the schema (`tensors[0]`... for a list); a Tensor?[] list
+    with null elements makes it a one-step case."""
+    if any(isinstance(v, list) and any(e is None for e in v) for _, v in step.inputs):
+        build_steps_case(case, [step], material)
+        return
+    inputs_yaml = []  # (name, tensor)
+    for name, v in step.inputs:
+        if isinstance(v, list):
+            inputs_yaml.extend((f"{name}[{j}]", t) for j, t in enumerate(v))
+        else:
+            inputs_yaml.append((name, v))
+    case["op"] = step.op
+    if step.args:
+        case["args"] = dict(step.args)
+    inputs = material.inputs
+    case["inputs"] = {
+        name: material.writer.tensor(inputs.initial_value(t) if inputs.recorded(t) else t)
+        for name, t in inputs_yaml}
+    write_outputs(case, material)
+
+
+def step_names_of(plan):
+    """{call index: step name}: each step named by its operator, `_2`,
+    `_3`... after a name taken."""
+    step_names = {}
+    for step in plan:
+        base = re.sub(r"[^A-Za-z0-9_]", "_",
+                      step.op.split("::")[1].split(".")[0]).strip("_") or "step"
         name, n = base, 1
-        while name in taken:
+        while name in step_names.values():
             n += 1
             name = f"{base}_{n}"
-        taken.add(name)
-        step_names[ci] = name
+        step_names[step.call] = name
+    return step_names
+
+
+def build_steps_case(case, plan, material):
+    """`steps`, `inputs` and `outputs` of a steps case from its plan, or
+    NotExpressible (an input named as a step is)."""
+    step_names = step_names_of(plan)
+    used_inputs = {}
 
     def src(v):
+        """A step input's text: null, `<step>` or `<step>.<k>`, or a case
+        input's name (the input kept in used_inputs)."""
         if v is None:
             return None
         if isinstance(v, torch.Tensor):
@@ -790,7 +1003,7 @@ def build_steps_case(case, plan, results, sources, writer, wrong, input_name,
             _, ci, k = v
             return step_names[ci] if k == 0 else f"{step_names[ci]}.{k}"
         t = v[1]
-        name = input_name(t)
+        name = material.inputs.name(t)
         used_inputs[name] = t
         return name
 
@@ -804,27 +1017,27 @@ def build_steps_case(case, plan, results, sources, writer, wrong, input_name,
         steps.append(step)
     # The input names are not step names.
     for name in used_inputs:
-        if name in taken:
+        if name in step_names.values():
             raise NotExpressible(f"input name `{name}` equals a step name")
     case["steps"] = steps
-    case["inputs"] = {name: writer.tensor(initial_value(t)) for name, t in used_inputs.items()}
-    write_outputs(case, results, sources, writer, wrong, step_names, plan[-1][0])
-    return case, ops
+    case["inputs"] = {name: material.writer.tensor(material.inputs.initial_value(t))
+                      for name, t in used_inputs.items()}
+    write_outputs(case, material, step_names, plan[-1].call)
 
 
-def write_outputs(case, results, sources, writer, wrong, step_names=None, last=None):
+def write_outputs(case, material, step_names=None, last=None):
     """`outputs`: each result under its key, `k` for the last call's output k,
     `<step>.<k>` for an earlier step's; a result given twice once."""
     outputs = case["outputs"] = {}
     done = False
     keys = set()
-    for t, (i, k) in zip(results, sources):
+    for t, (i, k) in zip(material.results, material.sources):
         key = f"{step_names[i]}.{k}" if step_names and i != last else str(k)
         if key in keys:
             continue
         keys.add(key)
         t = t.detach()
-        if wrong and not done and t.dtype.is_floating_point and t.numel() > 0:
+        if material.wrong and not done and t.dtype.is_floating_point and t.numel() > 0:
             t = t.clone()
             flat = t.view(-1) if t.is_contiguous() else t.reshape(-1)
             # At least 1 away from the true value, whatever it is.
@@ -832,7 +1045,7 @@ def write_outputs(case, results, sources, writer, wrong, step_names=None, last=N
             t = flat.reshape(t.shape)
             done = True
         floating = t.dtype.is_floating_point or t.dtype.is_complex
-        outputs[key] = writer.tensor(
+        outputs[key] = material.writer.tensor(
             t, keep_layout=False, equal_nan=floating and bool(t.isnan().any()))
 
 
@@ -866,7 +1079,8 @@ def written_by_casebook(casebook, described, batch=1024):
                  "reason": f"casebook refused the description: {said[0] if said else run.stderr}"[:300]})
 
 
-def main():
+def parse_options():
+    """The command line of the module's contract."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out")
     parser.add_argument("--no-steps", action="store_true",
@@ -883,67 +1097,110 @@ def main():
     parser.add_argument("--casebook", default=os.environ.get("CASEBOOK", "casebook"),
                         help="the casebook that writes the case files (default: "
                              "$CASEBOOK, else casebook on PATH)")
-    opts = parser.parse_args()
-    if shutil.which(opts.casebook) is None:
-        sys.exit(f"casebook executable `{opts.casebook}` not found: pass --casebook "
-                 "or set $CASEBOOK")
-    op_db = import_op_db()
-    torch.set_num_threads(1)
+    return parser.parse_args()
+
+
+def selected_entries(op_db, opts):
+    """The op_db entries of --entries (all without it), every --every'th from
+    --offset; exits naming an --entries name that op_db does not have."""
     want = set(opts.entries or [])
     entries = [op for op in op_db if not want or entry_name(op) in want]
     entries = entries[opts.offset::max(opts.every, 1)]
     missing = want - {entry_name(op) for op in op_db}
     if missing:
         sys.exit(f"no OpInfo entry named {sorted(missing)}")
-    writer = Writer(opts.out)
-    described = []  # (description path, entry info, dtype name, sample)
-    manifest = {"options": {"steps": not opts.no_steps, "samples": opts.samples,
-                            "torch": torch.__version__}, "entries": []}
-    for op in entries:
-        name = entry_name(op)
-        info = {"entry": name, "cases": [], "not_expressible": []}
-        supported = op.supported_dtypes("cpu")
-        dtypes = [d for d in (torch.float32, torch.float64) if d in supported]
-        dtypes = dtypes or [d for d in OTHER_DTYPES if d in supported][:1]
-        if not dtypes:
+    return entries
+
+
+def entry_dtypes(op):
+    """float32 and float64 where the entry has them on the CPU, else the
+    first of OTHER_DTYPES it has, else none."""
+    supported = op.supported_dtypes("cpu")
+    dtypes = [d for d in (torch.float32, torch.float64) if d in supported]
+    return dtypes or [d for d in OTHER_DTYPES if d in supported][:1]
+
+
+def first_samples(op, dtype, n):
+    """The entry's first n CPU sample inputs in dtype, made from seed 0."""
+    torch.manual_seed(0)
+    samples = []
+    for s in op.sample_inputs("cpu", dtype, requires_grad=False):
+        samples.append(s)
+        if len(samples) >= n:
+            break
+    return samples
+
+
+@dataclass
+class Corpus:
+    """What the entries are described into: the options, the tensor writer,
+    and the descriptions for casebook to write (description path, entry
+    info, dtype name, sample)."""
+    opts: argparse.Namespace
+    writer: Writer
+    described: list = field(default_factory=list)
+
+
+def describe_entry(corpus, op):
+    """The entry's manifest info ({entry, cases, not_expressible}), each
+    case it can write described as OUT/cases/<entry>/<dtype>_<k>.json."""
+    info = {"entry": entry_name(op), "cases": [], "not_expressible": []}
+    dtypes = entry_dtypes(op)
+    if not dtypes:
+        info["not_expressible"].append(
+            {"dtype": None, "sample": None,
+             "reason": "no dtype casebook names on the CPU"})
+    for dtype in dtypes:
+        try:
+            samples = first_samples(op, dtype, corpus.opts.samples)
+        except Exception as e:
             info["not_expressible"].append(
-                {"dtype": None, "sample": None,
-                 "reason": "no dtype casebook names on the CPU"})
-        for dtype in dtypes:
-            torch.manual_seed(0)
-            try:
-                samples = []
-                for s in op.sample_inputs("cpu", dtype, requires_grad=False):
-                    samples.append(s)
-                    if len(samples) >= opts.samples:
-                        break
-            except Exception as e:
-                info["not_expressible"].append(
-                    {"dtype": DTYPE_NAMES[dtype], "sample": None,
-                     "reason": f"sample inputs cannot be made: {type(e).__name__}"})
-                continue
-            for k, sample in enumerate(samples):
-                cid = f"{name}/{DTYPE_NAMES[dtype]}_{k}"
-                try:
-                    case, ops = build_case(name, op, sample, dtype, k, writer,
-                                           not opts.no_steps, opts.wrong_expected == name)
-                except NotExpressible as e:
-                    info["not_expressible"].append(
-                        {"dtype": DTYPE_NAMES[dtype], "sample": k, "reason": str(e)})
-                    continue
-                except Exception as e:  # a generator limitation, said as such
-                    info["not_expressible"].append(
-                        {"dtype": DTYPE_NAMES[dtype], "sample": k,
-                         "reason": f"generator cannot write it: {type(e).__name__}: {e}"[:200]})
-                    continue
-                path = os.path.join(opts.out, "cases", name, f"{DTYPE_NAMES[dtype]}_{k}.json")
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                with open(path, "w") as f:
-                    f.write(case_json(case))
-                described.append((path, info, DTYPE_NAMES[dtype], k))
-                info["cases"].append({"id": cid, "ops": ops, "steps": "steps" in case})
-        manifest["entries"].append(info)
-    written_by_casebook(opts.casebook, described)
+                {"dtype": DTYPE_NAMES[dtype], "sample": None,
+                 "reason": f"sample inputs cannot be made: {type(e).__name__}"})
+            continue
+        for k, sample in enumerate(samples):
+            describe_sample(corpus, op, info, dtype, k, sample)
+    return info
+
+
+def describe_sample(corpus, op, info, dtype, k, sample):
+    """Sample k's case described in JSON and recorded in info["cases"], or
+    its reason in info["not_expressible"]."""
+    name, opts = info["entry"], corpus.opts
+    cid = f"{name}/{DTYPE_NAMES[dtype]}_{k}"
+    try:
+        case, ops = build_case(name, op, sample, dtype, k, corpus.writer,
+                               not opts.no_steps, opts.wrong_expected == name)
+    except NotExpressible as e:
+        info["not_expressible"].append(
+            {"dtype": DTYPE_NAMES[dtype], "sample": k, "reason": str(e)})
+        return
+    except Exception as e:  # a generator limitation, said as such
+        info["not_expressible"].append(
+            {"dtype": DTYPE_NAMES[dtype], "sample": k,
+             "reason": f"generator cannot write it: {type(e).__name__}: {e}"[:200]})
+        return
+    path = os.path.join(opts.out, "cases", name, f"{DTYPE_NAMES[dtype]}_{k}.json")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(case_json(case))
+    corpus.described.append((path, info, DTYPE_NAMES[dtype], k))
+    info["cases"].append({"id": cid, "ops": ops, "steps": "steps" in case})
+
+
+def main():
+    opts = parse_options()
+    if shutil.which(opts.casebook) is None:
+        sys.exit(f"casebook executable `{opts.casebook}` not found: pass --casebook "
+                 "or set $CASEBOOK")
+    op_db = import_op_db()
+    torch.set_num_threads(1)
+    entries = selected_entries(op_db, opts)
+    corpus = Corpus(opts, Writer(opts.out))
+    manifest = {"options": {"steps": not opts.no_steps, "samples": opts.samples,
+                            "torch": torch.__version__},
+                "entries": [describe_entry(corpus, op) for op in entries]}
+    written_by_casebook(opts.casebook, corpus.described)
     # OUT holds the manifest even when no sample could be written.
     os.makedirs(opts.out, exist_ok=True)
     with open(os.path.join(opts.out, "manifest.json"), "w") as f:
