@@ -33,15 +33,15 @@ class JudgedMismatch : public ::testing::Test {
     options_.evidence_root = evidence_.path();
   }
 
-  static Job finished_with(float value) {
-    Job job;
-    job.result.finished = true;
-    job.result.report.status = ChildReport::Status::kOutputs;
-    job.result.outputs = {at::full({}, value)};
+  static JobResult finished_with(float value) {
+    JobResult job;
+    job.finished = true;
+    job.report.status = ChildReport::Status::kOutputs;
+    job.outputs = {at::full({}, value)};
     return job;
   }
 
-  JudgeInputs inputs(const Job& run) const {
+  JudgeInputs inputs(const JobResult& run) const {
     return JudgeInputs{planned_,
                        Backend::kCuda,
                        &run,
@@ -55,12 +55,12 @@ class JudgedMismatch : public ::testing::Test {
   TempFolder cases_;
   TempFolder evidence_;
   PlannedCase planned_;
-  Job reference_;
+  JobResult reference_;
   RunOptions options_;
 };
 
 TEST_F(JudgedMismatch, TheJudgeWritesNoFile) {
-  const Job run = finished_with(3.0f);
+  const JobResult run = finished_with(3.0f);
   const CaseVerdict verdict = judge(inputs(run));
   ASSERT_EQ(verdict.verdict, Verdict::kFail) << verdict.message;
   EXPECT_EQ(verdict.family, Family::kMismatch);
@@ -75,7 +75,7 @@ TEST_F(JudgedMismatch, TheJudgeWritesNoFile) {
 }
 
 TEST_F(JudgedMismatch, TheEvidenceListenerWritesTheFolderAndNamesIt) {
-  const Job run = finished_with(3.0f);
+  const JobResult run = finished_with(3.0f);
   Judgement judged = judgement_of(inputs(run));
   evidence_listener(evidence_.path())(planned_, judged);
   const fs::path folder = evidence_.path() / "sum.cuda";
@@ -93,7 +93,7 @@ TEST_F(JudgedMismatch, TheEvidenceListenerWritesTheFolderAndNamesIt) {
 }
 
 TEST_F(JudgedMismatch, TheListenerLeavesAPassAlone) {
-  const Job run = finished_with(4.0f);
+  const JobResult run = finished_with(4.0f);
   Judgement judged = judgement_of(inputs(run));
   ASSERT_EQ(judged.verdict.verdict, Verdict::kPass);
   evidence_listener(evidence_.path())(planned_, judged);

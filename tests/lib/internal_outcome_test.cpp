@@ -145,13 +145,13 @@ class InternalJudge : public ::testing::Test {
     planned.loaded = load_case_file(folder_.path() / "judged.yaml");
     return planned;
   }
-  static Job internal_run() {
-    Job job;
-    job.result.finished = true;
-    job.result.report.status = ChildReport::Status::kError;
-    job.result.report.internal = true;
-    job.result.report.family = Family::kContract;  // never shown
-    job.result.report.message = "internal error: broken on purpose";
+  static JobResult internal_run() {
+    JobResult job;
+    job.finished = true;
+    job.report.status = ChildReport::Status::kError;
+    job.report.internal = true;
+    job.report.family = Family::kContract;  // never shown
+    job.report.message = "internal error: broken on purpose";
     return job;
   }
   TempFolder folder_;
@@ -165,7 +165,7 @@ TEST_F(InternalJudge, AnInternalReportIsNeverXfailNorAnExpectedError) {
     SCOPED_TRACE(expect);
     const PlannedCase planned = planned_with(expect);
     ASSERT_TRUE(planned.loaded.ok());
-    const Job run = internal_run();
+    const JobResult run = internal_run();
     const CaseVerdict verdict =
         judge(JudgeInputs{planned, Backend::kCpu, &run, &run,
                           pair_as_loaded(planned, Backend::kCpu)});
@@ -226,10 +226,9 @@ TEST_F(InternalJudge, AnInvariantTheJudgeFindsBrokenIsInternal) {
   // promise broken, not the case's fault (a FAIL before).
   const PlannedCase planned = planned_with("");
   ASSERT_TRUE(planned.loaded.ok());
-  Job run;
-  run.backend = Backend::kCuda;
-  run.result.finished = true;
-  run.result.report.status = ChildReport::Status::kOutputs;
+  JobResult run;
+  run.finished = true;
+  run.report.status = ChildReport::Status::kOutputs;
   const CaseVerdict verdict =
       judge(JudgeInputs{planned, Backend::kCuda, &run, nullptr,
                         pair_as_loaded(planned, Backend::kCuda)});

@@ -29,20 +29,20 @@ PlannedCase sum_case(const std::string& expect = "") {
   return planned;
 }
 
-Job outputs(float value) {
-  Job job;
-  job.result.finished = true;
-  job.result.report.status = ChildReport::Status::kOutputs;
-  job.result.outputs = {at::full({}, value)};
+JobResult outputs(float value) {
+  JobResult job;
+  job.finished = true;
+  job.report.status = ChildReport::Status::kOutputs;
+  job.outputs = {at::full({}, value)};
   return job;
 }
 
-Job failed(Family family, const std::string& message) {
-  Job job;
-  job.result.finished = true;
-  job.result.report.status = ChildReport::Status::kError;
-  job.result.report.family = family;
-  job.result.report.message = message;
+JobResult failed(Family family, const std::string& message) {
+  JobResult job;
+  job.finished = true;
+  job.report.status = ChildReport::Status::kError;
+  job.report.family = family;
+  job.report.message = message;
   return job;
 }
 
@@ -55,11 +55,11 @@ PartReadiness judge_steps_part(Readiness state, const std::string& reason) {
 
 TEST(JudgeSteps, AnUnfinishedRunIsNotRun) {
   const PlannedCase planned = sum_case();
-  const Job reference = outputs(4);
-  Job interrupted = outputs(4);
-  interrupted.result.finished = false;
-  for (const Job* run : {static_cast<const Job*>(nullptr),
-                         static_cast<const Job*>(&interrupted)}) {
+  const JobResult reference = outputs(4);
+  JobResult interrupted = outputs(4);
+  interrupted.finished = false;
+  for (const JobResult* run : {static_cast<const JobResult*>(nullptr),
+                               static_cast<const JobResult*>(&interrupted)}) {
     const CaseVerdict verdict =
         judgement_of(JudgeInputs{planned, Backend::kCuda, run, &reference,
                                  pair_as_loaded(planned, Backend::kCuda)})
@@ -80,7 +80,7 @@ PairInRun needing(const PlannedCase& planned, const PartReadiness& needed,
 
 TEST(JudgeSteps, TheNeededPartDecidesAndTheWholeBackendSaysWhetherItIsAbsent) {
   const PlannedCase planned = sum_case();
-  const Job run = outputs(4);
+  const JobResult run = outputs(4);
   const CaseVerdict part_absent = judge(JudgeInputs{
       planned, Backend::kCuda, &run, &run,
       needing(planned, judge_steps_part(Readiness::kAbsent, "no plugin"))});
@@ -107,7 +107,7 @@ TEST(JudgeSteps, TheNeededPartDecidesAndTheWholeBackendSaysWhetherItIsAbsent) {
 
 TEST(JudgeSteps, ALoadedCaseWithoutAnExpectationInThisRunIsInternal) {
   const PlannedCase planned = sum_case();
-  const Job run = outputs(4);
+  const JobResult run = outputs(4);
   const CaseVerdict verdict =
       judge(JudgeInputs{planned, Backend::kCuda, &run, &run, PairInRun{}});
   EXPECT_EQ(verdict.verdict, Verdict::kInternal);
@@ -119,7 +119,7 @@ TEST(JudgeSteps, ALoadedCaseWithoutAnExpectationInThisRunIsInternal) {
 
 TEST(JudgeSteps, TheExpectationInThisRunIsTheOneJudgedAndItsLineDecides) {
   const PlannedCase planned = sum_case();
-  const Job run = outputs(4);
+  const JobResult run = outputs(4);
   Expectation skip;
   skip.kind = Expectation::Kind::kSkip;
   skip.reason = "the device's facts say so";
@@ -134,8 +134,8 @@ TEST(JudgeSteps, TheExpectationInThisRunIsTheOneJudgedAndItsLineDecides) {
 
 TEST(JudgeSteps, AFailedReferenceLeavesNothingToCompareWith) {
   const PlannedCase planned = sum_case();
-  const Job run = outputs(4);
-  const Job reference = failed(Family::kContract, "bad shape\nat line 2");
+  const JobResult run = outputs(4);
+  const JobResult reference = failed(Family::kContract, "bad shape\nat line 2");
   const CaseVerdict verdict =
       judgement_of(JudgeInputs{planned, Backend::kCuda, &run, &reference,
                                pair_as_loaded(planned, Backend::kCuda)})
@@ -149,9 +149,10 @@ TEST(JudgeSteps, AFailedReferenceLeavesNothingToCompareWith) {
 
 TEST(JudgeSteps, AReferenceCasebookBrokeIsInternal) {
   const PlannedCase planned = sum_case();
-  const Job run = outputs(4);
-  Job reference = failed(Family::kContract, "internal error: lost a file");
-  reference.result.report.internal = true;
+  const JobResult run = outputs(4);
+  JobResult reference =
+      failed(Family::kContract, "internal error: lost a file");
+  reference.report.internal = true;
   const CaseVerdict verdict =
       judgement_of(JudgeInputs{planned, Backend::kCuda, &run, &reference,
                                pair_as_loaded(planned, Backend::kCuda)})
@@ -163,9 +164,9 @@ TEST(JudgeSteps, AReferenceCasebookBrokeIsInternal) {
 }
 
 TEST(JudgeSteps, AnXfailIsXpassFailOrXfailByWhatTheMatchFound) {
-  const Job reference = outputs(4);
-  const Job right = outputs(4);
-  const Job wrong = outputs(3);
+  const JobResult reference = outputs(4);
+  const JobResult right = outputs(4);
+  const JobResult wrong = outputs(3);
 
   const PlannedCase any = sum_case("expect:\n  cuda: {xfail: a known bug}\n");
   const CaseVerdict xpass =
@@ -201,11 +202,11 @@ TEST(JudgeSteps, AnXfailIsXpassFailOrXfailByWhatTheMatchFound) {
 
 TEST(JudgeSteps, AGpuRunThatPoisonedItsWorkerSaysWhetherTheRerunConfirmed) {
   const PlannedCase planned = sum_case();
-  const Job reference = outputs(4);
+  const JobResult reference = outputs(4);
   for (const bool confirmed : {true, false}) {
-    Job run = outputs(3);
-    run.result.first_attempt = ChildReport{};
-    run.result.report.poisoned = confirmed;
+    JobResult run = outputs(3);
+    run.first_attempt = ChildReport{};
+    run.report.poisoned = confirmed;
     const CaseVerdict verdict =
         judgement_of(JudgeInputs{planned, Backend::kCuda, &run, &reference,
                                  pair_as_loaded(planned, Backend::kCuda)})
@@ -223,9 +224,9 @@ TEST(JudgeSteps, AGpuRunThatPoisonedItsWorkerSaysWhetherTheRerunConfirmed) {
               said);
   }
   // A timed-out first attempt is not blamed for the worker.
-  Job timed_out = failed(Family::kTimeout, "ran past 10 s");
-  timed_out.result.timed_out = true;
-  timed_out.result.first_attempt = ChildReport{};
+  JobResult timed_out = failed(Family::kTimeout, "ran past 10 s");
+  timed_out.timed_out = true;
+  timed_out.first_attempt = ChildReport{};
   const CaseVerdict verdict =
       judgement_of(JudgeInputs{planned, Backend::kCuda, &timed_out, &reference,
                                pair_as_loaded(planned, Backend::kCuda)})
@@ -238,9 +239,9 @@ TEST(JudgeSteps, MoreEntriesThanTheCaseSaysIsAMismatchNamingTheRejected) {
   const PlannedCase planned = sum_case();
   Expectation two;  // a match that processes two entries
   two.processed = 2;
-  Job run = outputs(4);
-  run.result.report.processed = 3;
-  run.result.report.positions = std::vector<int64_t>{1, 5};
+  JobResult run = outputs(4);
+  run.report.processed = 3;
+  run.report.positions = std::vector<int64_t>{1, 5};
   const CaseVerdict verdict =
       judgement_of(JudgeInputs{planned, Backend::kCpu, &run, &run, {two}})
           .verdict;

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "runner/run_state.h"
+
 namespace casebook {
 namespace {
 
@@ -247,7 +249,9 @@ TEST_F(Planner, ACpu64CaseSharesTheCpusChildAndRunsOnAReadyGpu) {
   EXPECT_EQ(cpu_run.kind, JobKind::kRun);
   EXPECT_EQ(cpu_run.backend, Backend::kCpu);
   EXPECT_TRUE(cpu_run.second);
-  EXPECT_EQ(planned.jobs_left, 3u);
+  // The run's state starts with every job of the case to finish.
+  EXPECT_EQ(RunState(wide.cases, ready.jobs.size()).jobs_left,
+            (std::vector<size_t>{3}));
   EXPECT_EQ(ready.table.cases.size(), 1u);
   EXPECT_EQ(ready.order, (std::vector<size_t>{0}));
 }
@@ -291,9 +295,10 @@ TEST_F(Planner, InterruptedCasesAreNotRunAndVerdictsComeInPlanOrder) {
   Plan two = plan();
   JobPlan jobs =
       plan_jobs(two, {{Backend::kCuda, status_of(Readiness::kReady)}}, kAll);
-  two.cases[0].jobs_left = 0;  // finished
+  RunState state(two.cases, jobs.jobs.size());
+  state.jobs_left[0] = 0;  // finished
   const std::vector<CaseVerdict> unrun =
-      not_run_verdicts(two, jobs.order, kAll, RunOptions{}, 2);
+      not_run_verdicts(two, jobs.order, kAll, RunOptions{}, state.jobs_left, 2);
   ASSERT_EQ(unrun.size(), 2u);
   EXPECT_EQ(unrun[0].case_id, "b");
   EXPECT_EQ(unrun[0].backend, Backend::kCpu);

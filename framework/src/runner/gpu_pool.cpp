@@ -27,11 +27,14 @@ ChildReport lost_run_report(JobResult* result, Family family,
   return report;
 }
 
-GpuWorkerPool::GpuWorkerPool(const CaseTable& table, std::vector<Job>& jobs,
+GpuWorkerPool::GpuWorkerPool(const CaseTable& table,
+                             const std::vector<Job>& jobs,
+                             std::vector<JobResult>& results,
                              Isolation isolation, ChildEnvironment environment,
                              Hooks hooks, ChildSet& children)
     : table_(table),
       jobs_(jobs),
+      results_(results),
       isolation_(isolation),
       environment_(std::move(environment)),
       hooks_(std::move(hooks)),
@@ -86,8 +89,8 @@ void GpuWorkerPool::start_jobs() {
     queue.pop_front();
     // A confirming rerun runs alone, and strict isolation gives every job a
     // process of its own: either way, a fresh worker.
-    if (isolation_ == Isolation::kStrict || jobs_[job].result.first_attempt ||
-        jobs_[job].result.locating) {
+    if (isolation_ == Isolation::kStrict || results_[job].first_attempt ||
+        results_[job].locating) {
       retire_idle_worker(backend);
     }
     dispatch(backend, job);
@@ -98,7 +101,7 @@ GpuWorkerPool::WorkerId GpuWorkerPool::start_worker(Backend backend,
                                                     size_t job) {
   const CaseTable& table = table_;
   ChildEnvironment environment = environment_;
-  if (jobs_[job].result.locating) {
+  if (results_[job].locating) {
     for (auto& setting : launch_blocking_environment(backend)) {
       environment.push_back(std::move(setting));
     }
@@ -130,7 +133,7 @@ void GpuWorkerPool::dispatch(Backend backend, size_t job) {
   worker.job = static_cast<long>(job);
   // The locating rerun's worker runs with launch-blocking switches: it takes
   // no other job.
-  if (jobs_[job].result.locating) worker.retiring = true;
+  if (results_[job].locating) worker.retiring = true;
   children_.arm(id, Clock::now(), hooks_.timeout_seconds(job));
   // A worker that died between jobs fails this write; its EOF then reaches
   // on_exit, which blames nobody and requeues the job.
@@ -193,7 +196,7 @@ bool GpuWorkerPool::wants_locating(size_t job,
                                    const ChildReport& report) const {
   // casebook's own error is not the case's to locate.
   if (report.status != ChildReport::Status::kError || !report.step ||
-      report.internal || jobs_[job].result.located) {
+      report.internal || results_[job].located) {
     return false;
   }
   const Case& kase = *table_.cases.at(hooks_.case_index(job));
@@ -201,7 +204,7 @@ bool GpuWorkerPool::wants_locating(size_t job,
 }
 
 void GpuWorkerPool::settle(size_t job, ChildReport report, double wall) {
-  JobResult& result = jobs_[job].result;
+  JobResult& result = results_[job];
   if (result.locating) {
     result.locating = false;
     result.located = std::move(report);
@@ -228,7 +231,7 @@ void GpuWorkerPool::settle(size_t job, ChildReport report, double wall) {
 
 void GpuWorkerPool::lost(size_t job, Family family, const std::string& message,
                          double wall, bool timed_out) {
-  if (jobs_[job].result.locating) {
+  if (results_[job].locating) {
     // The rerun that only places the error was lost: it places nothing,
     // and the verdict stays the first run's.
     ChildReport report;
@@ -238,7 +241,7 @@ void GpuWorkerPool::lost(size_t job, Family family, const std::string& message,
     return;
   }
   ChildReport report =
-      lost_run_report(&jobs_[job].result, family, message, timed_out);
+      lost_run_report(&results_[job], family, message, timed_out);
   settle(job, std::move(report), wall);
 }
 

@@ -32,6 +32,7 @@
 #include "child/execute.h"
 #include "process/child_set.h"
 #include "runner/plan.h"
+#include "runner/run_state.h"
 
 namespace casebook {
 
@@ -64,9 +65,10 @@ class GpuWorkerPool {
   };
 
   // The workers are `children`'s (which outlives the pool).
-  GpuWorkerPool(const CaseTable& table, std::vector<Job>& jobs,
-                Isolation isolation, ChildEnvironment environment, Hooks hooks,
-                ChildSet& children);
+  // `results`: the run's, by job (runner/run_state.h), written as jobs end.
+  GpuWorkerPool(const CaseTable& table, const std::vector<Job>& jobs,
+                std::vector<JobResult>& results, Isolation isolation,
+                ChildEnvironment environment, Hooks hooks, ChildSet& children);
   ~GpuWorkerPool();
   GpuWorkerPool(const GpuWorkerPool&) = delete;
   GpuWorkerPool& operator=(const GpuWorkerPool&) = delete;
@@ -109,7 +111,8 @@ class GpuWorkerPool {
             bool timed_out);
 
   const CaseTable& table_;
-  std::vector<Job>& jobs_;
+  const std::vector<Job>& jobs_;
+  std::vector<JobResult>& results_;
   Isolation isolation_;
   ChildEnvironment environment_;
   Hooks hooks_;

@@ -207,7 +207,7 @@ bool decided_before_run(const JudgeInputs& in, const Expectation& expect,
     set_failure(verdict, Verdict::kError, Family::kInvalidCase, expect.missing);
     return true;
   }
-  if (in.run == nullptr || !in.run->result.finished) {
+  if (in.run == nullptr || !in.run->finished) {
     verdict->verdict = Verdict::kNotRun;
     verdict->explanation = "not run: the run was interrupted";
     return true;
@@ -276,7 +276,7 @@ void judge_expected(const JudgeInputs& in, const Expectation& expect,
 // Where the run failed among the case's steps, and whether it poisoned its
 // GPU worker (rerun alone in a fresh process, and whether that confirmed it).
 void add_run_details(const JudgeInputs& in, CaseVerdict* verdict) {
-  const JobResult& result = in.run->result;
+  const JobResult& result = *in.run;
   const Case& kase = in.planned.value();
   verdict->step_location = step_location(kase, result);
   const std::optional<int>& step = result.report.step;
@@ -313,11 +313,11 @@ CaseVerdict judge_run(const JudgeInputs& in, MismatchEvidence* evidence) {
   const Expectation& expect = *in.in_run.expect;
   verdict.expectation_reason = expect.reason;
   if (decided_before_run(in, expect, &verdict)) return verdict;
-  verdict.seconds = in.run->result.wall_seconds;
-  if (in.run->result.report.internal) {
+  verdict.seconds = in.run->wall_seconds;
+  if (in.run->report.internal) {
     // Before the expectation is looked at: an expected error must not pass
     // (nor an xfail hold) because casebook itself broke.
-    set_internal(&verdict, in.run->result.report.message);
+    set_internal(&verdict, in.run->report.message);
     return verdict;
   }
   const Observed seen = judging::observe(*in.run);
@@ -371,7 +371,7 @@ Judgement judgement_of(const JudgeInputs& in) {
   } catch (const InternalError& error) {
     // An invariant of casebook broke while judging: the case is not blamed.
     judged.verdict = named_verdict(in);
-    if (in.run != nullptr) judged.verdict.seconds = in.run->result.wall_seconds;
+    if (in.run != nullptr) judged.verdict.seconds = in.run->wall_seconds;
     set_internal(&judged.verdict, error.what());
     judged.mismatch = MismatchEvidence{};
   }

@@ -13,6 +13,7 @@
 #include "compare/compare.h"
 #include "runner/plan.h"
 #include "runner/planner.h"
+#include "runner/run_state.h"
 
 namespace casebook {
 
@@ -23,8 +24,10 @@ const RunOptions& default_run_options();
 struct JudgeInputs {
   const PlannedCase& planned;
   Backend backend;
-  const Job* run = nullptr;        // this backend's run; null if none
-  const Job* reference = nullptr;  // the reference run (may be `run`)
+  // This backend's run (null if none was planned) and the reference run
+  // (may be `run`), from the run's state (runner/run_state.h).
+  const JobResult* run = nullptr;
+  const JobResult* reference = nullptr;
   // What the case expects and needs of the backend in this run
   // (pair_in_run, runner/planner.h). A loaded case without an expectation
   // here is casebook's error: INTERNAL.

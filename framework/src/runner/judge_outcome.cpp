@@ -11,21 +11,21 @@
 
 namespace casebook::judging {
 
-Observed observe(const Job& job) {
-  const ChildReport& report = job.result.report;
+Observed observe(const JobResult& result) {
+  const ChildReport& report = result.report;
   Observed seen;
   seen.message = report.message;
   seen.consequences = report.consequences;
   seen.positions = report.positions;
   seen.processed = report.processed;
   seen.family = report.family;
-  if (job.result.timed_out) {
+  if (result.timed_out) {
     seen.kind = Observed::Kind::kTimeout;
   } else if (report.status == ChildReport::Status::kSkipped) {
     seen.kind = Observed::Kind::kSkipped;
   } else if (report.status == ChildReport::Status::kOutputs) {
     seen.kind = Observed::Kind::kOutputs;
-    seen.outputs = &job.result.outputs;
+    seen.outputs = &result.outputs;
   } else if (report.family == Family::kInvalidCase) {
     seen.kind = Observed::Kind::kInvalid;
   }
@@ -69,7 +69,7 @@ void set_value_mismatch(CaseVerdict* verdict, const Comparison& comparison) {
 }
 
 std::vector<at::Tensor> reference_outputs(
-    const Case& kase, const Job& reference,
+    const Case& kase, const JobResult& reference,
     const std::vector<at::Tensor>& actual);
 
 // Whether the run's outputs agree with the reference's, from runs already
@@ -81,11 +81,11 @@ bool run_agrees_with_reference(const JudgeInputs& in) {
     return false;
   }
   if (in.reference == in.run) return true;
-  if (in.reference->result.report.internal ||
+  if (in.reference->report.internal ||
       observe(*in.reference).kind != Observed::Kind::kOutputs) {
     return false;
   }
-  const std::vector<at::Tensor>& actual = in.run->result.outputs;
+  const std::vector<at::Tensor>& actual = in.run->outputs;
   const std::vector<at::Tensor> expected =
       reference_outputs(kase, *in.reference, actual);
   return compare_outputs_each(expected, actual,
@@ -102,9 +102,9 @@ bool fails_case_file_outputs(const JudgeInputs& in, CaseVerdict* verdict,
   const Case& kase = in.planned.value();
   const std::vector<OutputExpectation> truths = kase.outputs_for(in.backend);
   if (truths.empty()) return false;
-  const std::vector<at::Tensor>& actual = in.run->result.outputs;
+  const std::vector<at::Tensor>& actual = in.run->outputs;
   std::vector<std::string> names;
-  for (const TensorFile& file : in.run->result.report.outputs) {
+  for (const TensorFile& file : in.run->report.outputs) {
     names.push_back(file.name);
   }
   ExpectedCheck check =
@@ -128,15 +128,14 @@ bool fails_case_file_outputs(const JudgeInputs& in, CaseVerdict* verdict,
 
 // The reference run, fit to be the truth; an InternalError where none was
 // planned or casebook broke making it (the run cannot be judged).
-const Job& reference_run(const JudgeInputs& in) {
+const JobResult& reference_run(const JudgeInputs& in) {
   if (in.reference == nullptr) {
     throw InternalError("no reference run was planned for `" +
                         in.planned.loaded.id + "` on " +
                         std::string(backend_name(in.backend)));
   }
-  if (in.reference->result.report.internal) {
-    throw InternalError("the reference run: " +
-                        in.reference->result.report.message);
+  if (in.reference->report.internal) {
+    throw InternalError("the reference run: " + in.reference->report.message);
   }
   return *in.reference;
 }
@@ -146,9 +145,9 @@ const Job& reference_run(const JudgeInputs& in) {
 // case's own precision, i.e. the run's; a differing count or shape is left
 // to the comparison.
 std::vector<at::Tensor> reference_outputs(
-    const Case& kase, const Job& reference,
+    const Case& kase, const JobResult& reference,
     const std::vector<at::Tensor>& actual) {
-  std::vector<at::Tensor> expected = reference.result.outputs;
+  std::vector<at::Tensor> expected = reference.outputs;
   if (kase.reference == Case::Reference::kCpu64) {
     for (size_t i = 0; i < expected.size() && i < actual.size(); ++i) {
       expected[i] = expected[i].to(actual[i].scalar_type());
@@ -166,7 +165,7 @@ void judge_against_reference(const JudgeInputs& in, CaseVerdict* verdict,
     verdict->verdict = Verdict::kPass;
     return;
   }
-  const Job& reference = reference_run(in);
+  const JobResult& reference = reference_run(in);
   const Observed ref = observe(reference);
   if (ref.kind != Observed::Kind::kOutputs) {
     set_failure(verdict, Verdict::kFail, ref.family,
@@ -174,7 +173,7 @@ void judge_against_reference(const JudgeInputs& in, CaseVerdict* verdict,
                     family_text(ref.family) + "): " + first_line(ref.message));
     return;
   }
-  const std::vector<at::Tensor>& actual = in.run->result.outputs;
+  const std::vector<at::Tensor>& actual = in.run->outputs;
   std::vector<at::Tensor> expected = reference_outputs(kase, reference, actual);
   Comparison comparison = compare_outputs_each(
       expected, actual, kase.reference_rules(expected.size(), in.backend),

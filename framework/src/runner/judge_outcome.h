@@ -23,11 +23,11 @@ struct Observed {
   std::vector<std::string> consequences;
   std::optional<std::vector<int64_t>> positions;
   std::optional<int64_t> processed;
-  // kOutputs: what came out (the job's; it outlives the judging).
+  // kOutputs: what came out (the run's; it outlives the judging).
   const std::vector<at::Tensor>* outputs = nullptr;
 };
 
-Observed observe(const Job& job);
+Observed observe(const JobResult& result);
 
 std::string family_text(Family family);
 

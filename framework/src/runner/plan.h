@@ -1,4 +1,5 @@
-// A run's plan: the loaded cases, the jobs each needs, and their results.
+// A run's plan: the loaded cases and the jobs each needs. Not written once
+// planned: what the run learns is its state (runner/run_state.h).
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -17,33 +18,10 @@
 
 namespace casebook {
 
-struct JobResult {
-  bool finished = false;
-  ChildReport report;
-  std::vector<at::Tensor> outputs;  // mapped from the child's files
-  bool timed_out = false;
-  bool crashed = false;       // ended without a report
-  std::string crash_message;  // the decoded wait status
-  // A GPU run that poisoned its worker is rerun alone in a fresh one before
-  // its verdict is final; the first attempt's report is kept for the record.
-  std::optional<ChildReport> first_attempt;
-  double wall_seconds = 0.0;
-  // A case of `steps` that failed on a GPU backend is rerun once in a fresh
-  // process that synchronises after every step (and sets the backend's
-  // launch-blocking switch): `located` is that run's report. It only places
-  // the error (the step that launched the failing work); the verdict, its
-  // family and its time stay the first run's (`held` while the rerun runs).
-  std::optional<ChildReport> located;
-  bool locating = false;
-  ChildReport held;
-  double held_wall = 0.0;
-};
-
 struct Job {
   size_t case_position = 0;  // into Plan::cases
   Backend backend = Backend::kCpu;
   JobKind kind = JobKind::kRun;
-  JobResult result;
   // A case's CPU reference (cpu64, torch) and its CPU run share one child:
   // the reference's job names the run in `then_job`; the run is `second`, never
   // started alone. Each keeps its own report, outputs and seconds; a child
@@ -62,8 +40,7 @@ struct PlannedCase {
   // A neighbour its file's `neighbors` declares (id `<case>~<rule>[<param>]`),
   // not the file's own case.
   bool neighbor = false;
-  std::vector<size_t> jobs;  // into Plan::jobs
-  size_t jobs_left = 0;
+  std::vector<size_t> jobs;  // into JobPlan::jobs
 
   bool runnable() const { return loaded.ok() && plan_errors.empty(); }
   // The case as loaded; only a runnable one has it.

@@ -138,7 +138,6 @@ JobPlan plan_jobs(Plan& plan, const std::map<Backend, BackendStatus>& readiness,
     PlannedCase& planned = plan.cases[position];
     // Set anew: planning the same plan twice gives the same jobs.
     planned.jobs.clear();
-    planned.jobs_left = 0;
     bool any = false;
     for (Backend backend : planned.reported) any |= selected(planned, backend);
     if (!any) continue;
@@ -181,7 +180,6 @@ JobPlan plan_jobs(Plan& plan, const std::map<Backend, BackendStatus>& readiness,
       }
     }
     for (Backend backend : gpu_runs) add_job(backend, JobKind::kRun);
-    planned.jobs_left = planned.jobs.size();
   }
   return out;
 }
@@ -211,11 +209,12 @@ std::vector<CaseVerdict> not_run_verdicts(const Plan& plan,
                                           const std::vector<size_t>& order,
                                           const Selection& selected,
                                           const RunOptions& options,
+                                          const std::vector<size_t>& jobs_left,
                                           int signal) {
   std::vector<CaseVerdict> verdicts;
   for (size_t position : order) {
     const PlannedCase& planned = plan.cases[position];
-    if (!planned.runnable() || planned.jobs_left == 0) continue;
+    if (!planned.runnable() || jobs_left[position] == 0) continue;
     for (Backend backend : planned.reported) {
       if (!selected(planned, backend)) continue;
       CaseVerdict verdict;

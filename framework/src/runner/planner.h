@@ -83,7 +83,7 @@ PairInRun pair_as_loaded(const PlannedCase& planned, Backend backend);
 // expectation in this run is not `skip` and nothing is missing from it; the CPU
 // run where cpu is judged or is a GPU run's reference; a cpu64 or torch
 // reference where anything runs, sharing one child with the CPU run
-// (Job::then_job). Sets each planned case's table_index, jobs and jobs_left;
+// (Job::then_job). Sets each planned case's table_index and jobs;
 // changes nothing else. `readiness`: the probe's answers; a GPU backend it
 // lacks is not ready.
 JobPlan plan_jobs(Plan& plan, const std::map<Backend, BackendStatus>& readiness,
@@ -99,11 +99,13 @@ const Job* reference_job(const std::vector<Job>& jobs,
                          const PlannedCase& planned);
 
 // NOT RUN for every selected pair of a case in `order` whose jobs did not all
-// finish (the run was interrupted by `signal`).
+// finish (`jobs_left`, by case position: the run's state,
+// runner/run_state.h); the run was interrupted by `signal`.
 std::vector<CaseVerdict> not_run_verdicts(const Plan& plan,
                                           const std::vector<size_t>& order,
                                           const Selection& selected,
                                           const RunOptions& options,
+                                          const std::vector<size_t>& jobs_left,
                                           int signal);
 
 // Verdicts land as cases finish; they are reported in plan order (a case's

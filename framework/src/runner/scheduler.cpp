@@ -30,9 +30,10 @@ struct Scheduler::Slot {
 
 struct Scheduler::Impl {
   const CaseTable& table;
-  std::vector<PlannedCase>& cases;
-  std::vector<Job>& jobs;
+  const std::vector<PlannedCase>& cases;
+  const std::vector<Job>& jobs;
   SchedulerOptions options;
+  RunState state;
   std::deque<size_t> cpu_queue;
   // Declared before what supervises with it (the pool), so it outlives them.
   ChildSet children;
@@ -42,16 +43,17 @@ struct Scheduler::Impl {
   ChildLauncher launcher;
   GpuWorkerPool gpu_pool;
 
-  Impl(const CaseTable& t, std::vector<PlannedCase>& c, std::vector<Job>& j,
-       SchedulerOptions o)
+  Impl(const CaseTable& t, const std::vector<PlannedCase>& c,
+       const std::vector<Job>& j, SchedulerOptions o)
       : table(t),
         cases(c),
         jobs(j),
         options(std::move(o)),
+        state(c, j.size()),
         launcher(table, options.child_environment,
                  options.run_root + "/fork-server", options.fork_server),
-        gpu_pool(table, jobs, options.isolation, options.child_environment,
-                 pool_hooks(), children) {
+        gpu_pool(table, jobs, state.results, options.isolation,
+                 options.child_environment, pool_hooks(), children) {
     case_started.assign(cases.size(), false);
     for (size_t i = 0; i < jobs.size(); ++i) {
       if (is_gpu(jobs[i].backend)) {
@@ -91,7 +93,7 @@ struct Scheduler::Impl {
     request.backend = job.backend;
     request.kind = job.kind;
     request.output_dir = output_dir(job_index);
-    request.synchronise_steps = job.result.locating;
+    request.synchronise_steps = state.results[job_index].locating;
     if (job.then_job >= 0) {
       const size_t then = static_cast<size_t>(job.then_job);
       request.then_kind = jobs[then].kind;
@@ -160,30 +162,32 @@ struct Scheduler::Impl {
 
   // The job's final report (GPU jobs: after the pool's confirming rerun).
   void finish(size_t job_index, ChildReport report, double wall) {
-    Job& job = jobs[job_index];
-    job.result.report = std::move(report);
-    job.result.wall_seconds = wall;
-    job.result.finished = true;
-    job.result.outputs = read_report_outputs(&job.result.report);
-    case_job_done(job.case_position);
+    JobResult& result = state.results[job_index];
+    result.report = std::move(report);
+    result.wall_seconds = wall;
+    result.finished = true;
+    result.outputs = read_report_outputs(&result.report);
+    case_job_done(jobs[job_index].case_position);
   }
 
   void fail(size_t job_index, Family family, const std::string& message,
             double wall, bool timed_out) {
     ChildReport report =
-        lost_run_report(&jobs[job_index].result, family, message, timed_out);
+        lost_run_report(&state.results[job_index], family, message, timed_out);
     finish(job_index, std::move(report), wall);
   }
 
   std::function<void(size_t)> on_case_done;
 
+  // The case's last job done: it is judged, then its mapped outputs are
+  // released.
   void case_job_done(size_t position) {
-    PlannedCase& planned = cases[position];
-    if (--planned.jobs_left > 0) return;
+    if (--state.jobs_left[position] > 0) return;
     open_cases.erase(
         std::remove(open_cases.begin(), open_cases.end(), position),
         open_cases.end());
     on_case_done(position);
+    for (size_t job : cases[position].jobs) state.results[job].outputs.clear();
   }
 
   void handle_report_line(ChildSet::Id id, const std::string& line) {
@@ -255,9 +259,12 @@ struct Scheduler::Impl {
   }
 };
 
-Scheduler::Scheduler(const CaseTable& table, std::vector<PlannedCase>& cases,
-                     std::vector<Job>& jobs, SchedulerOptions options)
+Scheduler::Scheduler(const CaseTable& table,
+                     const std::vector<PlannedCase>& cases,
+                     const std::vector<Job>& jobs, SchedulerOptions options)
     : impl_(new Impl(table, cases, jobs, std::move(options))) {}
+
+const RunState& Scheduler::state() const { return impl_->state; }
 
 Scheduler::~Scheduler() {
   impl_->kill_all();

@@ -14,6 +14,7 @@
 #include "casebook/runner.h"
 #include "child/execute.h"
 #include "runner/plan.h"
+#include "runner/run_state.h"
 
 namespace casebook {
 
@@ -44,20 +45,26 @@ struct SchedulerCounters {
 
 class Scheduler {
  public:
-  Scheduler(const CaseTable& table, std::vector<PlannedCase>& cases,
-            std::vector<Job>& jobs, SchedulerOptions options);
+  // `cases` and `jobs` are the plan's, read only; the run's state is the
+  // scheduler's own (state()).
+  Scheduler(const CaseTable& table, const std::vector<PlannedCase>& cases,
+            const std::vector<Job>& jobs, SchedulerOptions options);
   ~Scheduler();
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
   // Runs every job; calls `on_case_done(position)` as each case's last job
-  // finishes. Installs the interrupt handlers (process/interrupts.h).
+  // finishes (its results in state(); their mapped outputs are released
+  // when it returns). Installs the interrupt handlers (process/interrupts.h).
   // Returns false when interrupted (SIGINT, SIGTERM, or
   // SchedulerOptions::stop_requested): children are killed and unfinished
   // jobs stay unfinished.
   bool run(const std::function<void(size_t)>& on_case_done);
 
   const SchedulerCounters& counters() const { return counters_; }
+  // Each job's result and each case's jobs still to finish, as far as the
+  // run has come.
+  const RunState& state() const;
 
  private:
   struct Slot;  // a one-shot child with its job

@@ -297,16 +297,19 @@ SchedulerOptions scheduler_options_for(const RunOptions& options,
 // it: the judge's, with the readiness that decides the pair and the
 // expectation in this run, after the judgement's listeners.
 CaseVerdict judge_pair(const Plan& plan, const JobPlan& jobs,
+                       const RunState& state,
                        const std::map<Backend, BackendStatus>& backends,
                        const PlannedCase& planned, Backend backend,
-                       const Job* reference, const RunOptions& options,
+                       const RunOptions& options,
                        const std::vector<JudgementListener>& listeners) {
-  const JudgeInputs inputs{planned,
-                           backend,
-                           find_job(jobs.jobs, planned, backend, JobKind::kRun),
-                           reference,
-                           pair_in_run(plan, backends, planned, backend),
-                           options};
+  const JudgeInputs inputs{
+      planned,
+      backend,
+      state.result_of(jobs.jobs,
+                      find_job(jobs.jobs, planned, backend, JobKind::kRun)),
+      state.result_of(jobs.jobs, reference_job(jobs.jobs, planned)),
+      pair_in_run(plan, backends, planned, backend),
+      options};
   Judgement judged = judgement_of(inputs);
   for (const JudgementListener& listener : listeners) {
     listener(planned, judged);
@@ -317,10 +320,9 @@ CaseVerdict judge_pair(const Plan& plan, const JobPlan& jobs,
 // Runs the jobs: a case that cannot run (it did not load) is judged at once,
 // a runnable one as its jobs finish. Whether every job ran (not interrupted
 // or stopped); the scheduler's counters into `execution`.
-bool run_jobs(Plan& plan, JobPlan& jobs, const SchedulerOptions& options,
+bool run_jobs(Scheduler& scheduler, const Plan& plan, const JobPlan& jobs,
               const std::function<void(size_t)>& judge_case,
               Execution* execution) {
-  Scheduler scheduler(jobs.table, plan.cases, jobs.jobs, options);
   for (size_t position : jobs.order) {
     if (plan.cases[position].jobs.empty()) judge_case(position);
   }
@@ -345,11 +347,12 @@ std::vector<JudgementListener> judgement_listeners_for(
 // verdicts; every other selected pair is NOT RUN, delivered. Whether the run
 // counts as interrupted (a signal, or any pair not run).
 bool deliver_not_run(const Plan& plan, const std::vector<size_t>& order,
-                     const Selection& selected, const RunOptions& options,
+                     const RunState& state, const Selection& selected,
+                     const RunOptions& options,
                      const std::function<void(CaseVerdict)>& deliver) {
   const int signal = last_interrupting_signal();
   std::vector<CaseVerdict> not_run =
-      not_run_verdicts(plan, order, selected, options, signal);
+      not_run_verdicts(plan, order, selected, options, state.jobs_left, signal);
   const bool interrupted = signal != 0 || !not_run.empty();
   for (CaseVerdict& verdict : not_run) {
     if (signal == 0) {
@@ -386,18 +389,6 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
     listeners.on_verdict(verdict);
     execution.summary.verdicts.push_back(std::move(verdict));
   };
-  auto judge_case = [&](size_t position) {
-    PlannedCase& planned = plan.cases[position];
-    const Job* reference = reference_job(jobs.jobs, planned);
-    for (Backend backend : planned.reported) {
-      if (!selected(planned, backend)) continue;
-      deliver(judge_pair(plan, jobs, execution.backends, planned, backend,
-                         reference, options, judgement_listeners));
-    }
-    // Outputs are judged: release the mapped files.
-    for (size_t index : planned.jobs) jobs.jobs[index].result.outputs.clear();
-  };
-
   // The children's output files; removed when the run ends.
   const ScratchFolder run_root("run");
   SchedulerOptions scheduler_options =
@@ -408,11 +399,19 @@ Execution execute_plan(Plan& plan, const RunOptions& options,
   scheduler_options.on_case_started = [&plan, &listeners](size_t position) {
     listeners.on_case_started(plan.cases[position]);
   };
-  const bool finished =
-      run_jobs(plan, jobs, scheduler_options, judge_case, &execution);
+  Scheduler scheduler(jobs.table, plan.cases, jobs.jobs, scheduler_options);
+  auto judge_case = [&](size_t position) {
+    const PlannedCase& planned = plan.cases[position];
+    for (Backend backend : planned.reported) {
+      if (!selected(planned, backend)) continue;
+      deliver(judge_pair(plan, jobs, scheduler.state(), execution.backends,
+                         planned, backend, options, judgement_listeners));
+    }
+  };
+  const bool finished = run_jobs(scheduler, plan, jobs, judge_case, &execution);
   if (!finished) {
-    execution.summary.interrupted =
-        deliver_not_run(plan, jobs.order, selected, options, deliver);
+    execution.summary.interrupted = deliver_not_run(
+        plan, jobs.order, scheduler.state(), selected, options, deliver);
   }
   order_verdicts(plan, &execution.summary.verdicts);
   const Environment environment = run_environment(execution.backends);
