@@ -6,7 +6,8 @@
 #               every case (ctest), the downstream example
 #   debian      the same with Debian's libtorch-dev 1.13.1 (CASEBOOK_TORCH_FROM=system),
 #               then the style gates (ci/check-style.sh: clang-format, check
-#               only; ci/check-tidy.sh: clang-tidy on the LibTorch-free sources)
+#               only; ci/check-tidy.sh: clang-tidy on the LibTorch-free
+#               sources; casebook_headers: each header compiled alone)
 #   hardening   ci/hardening.sh: the framework's tests under the sanitizers,
 #               then the fuzzers (Debian's LibTorch unless CASEBOOK_TORCH_FROM)
 #   torch-2.13  the `pip-cpu` preset against pip's torch 2.13.0 (CPU) in a venv
@@ -54,6 +55,9 @@ case "$lane" in
     if [ "$lane" = debian ]; then
       timed style ci/check-style.sh
       timed tidy ci/check-tidy.sh
+      # Each header compiled alone (cmake/CasebookHeaders.cmake), in the
+      # folder ci/check-tidy.sh configured: no precompiled header, no unity.
+      timed headers cmake --build build/tidy --target casebook_headers
     fi
     ;;
   hardening)
