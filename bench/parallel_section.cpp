@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -152,6 +153,33 @@ bool print_large(const fs::path& casebook, const CaseSet& tenth,
   return ok;
 }
 
+// process/huge_text.h: whether moving LibTorch's hot code onto huge pages in
+// the fork server pays on this machine (it saves page faults, which cost
+// 1-2 us on bare metal and 12-30 us on some virtual machines: the floor
+// above), over `set` with -j 2, CASEBOOK_HUGE_TEXT=0 and the default taking
+// turns. Informative: no target.
+void print_huge_text(const fs::path& casebook, const CaseSet& set,
+                     int repeats) {
+  std::vector<double> wall[2];  // [on]
+  bool passed = true;
+  for (int turn = 0; turn < repeats; ++turn) {
+    for (int on = 0; on <= 1; ++on) {
+      if (on == 0) setenv("CASEBOOK_HUGE_TEXT", "0", 1);
+      const ProcessRun run =
+          run_process(casebook, run_arguments(set, 2), false);
+      unsetenv("CASEBOOK_HUGE_TEXT");
+      wall[on].push_back(run.wall_s);
+      passed = passed && run.passed;
+    }
+  }
+  std::printf(
+      "huge-page code in the fork server, -j 2 over %zu cases: on %.2f s, "
+      "off %.2f s: off over on %.2fx%s\n",
+      set.files.size(), median(wall[1]), median(wall[0]),
+      median(wall[0]) / median(wall[1]),
+      passed ? "" : " (a run did not exit 0)");
+}
+
 }  // namespace
 
 bool run_parallel_section(const fs::path& root, const fs::path& casebook,
@@ -182,6 +210,7 @@ bool run_parallel_section(const fs::path& root, const fs::path& casebook,
   const CaseSet large =
       write_softmax_cases(root, "parallel_large", plan.large_cases);
   ok = print_large(casebook, tenth, large) && ok;
+  print_huge_text(casebook, tenth, plan.repeats);
   std::error_code ignored;
   for (const CaseSet* set : {&one, &many, &tenth, &large}) {
     fs::remove_all(set->folder, ignored);
