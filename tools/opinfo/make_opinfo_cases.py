@@ -894,8 +894,9 @@ def step_or_input(produced, t):
 
 
 class Step(NamedTuple):
-    """One step of a plan: the recorded call's index (None for the one call
-    of a one-op case), its op name, tensor arguments and other arguments."""
+    """One step of a plan: the recorded call's index (the step the outputs
+    name, a one-op case's too: it becomes a one-step case when a Tensor?[]
+    holds a null), its op name, tensor arguments and other arguments."""
     call: object
     op: str
     inputs: list
@@ -933,7 +934,7 @@ def build_case(entry, op, sample, dtype, index, writer, steps_on, wrong):
     if len(order) == 1:
         func, a, kw, _ = rec.calls[order[0]]
         call = describe_call(func, a, kw, the_tensor_itself, steps_on)
-        plan = [Step(None, op_name(call.func), call.inputs, call.args)]
+        plan = [Step(order[0], op_name(call.func), call.inputs, call.args)]
     else:
         plan = steps_plan(rec, order, replay.producers_as_read, steps_on)
     ops = [step.op for step in plan]
