@@ -70,7 +70,10 @@ def _checked_name(name):
 
 def _same_tensor(a, b):
     """Whether `a` and `b` are one tensor as an op sees it (``out=x``): the
-    same data, sizes, strides, offset, dtype and device."""
+    same data, sizes, strides, offset, dtype and device. Anything else that
+    is saved (a tensor-like object) is never one."""
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
+        return False
     return (a.data_ptr() != 0 and a.data_ptr() == b.data_ptr()
             and a.shape == b.shape and a.stride() == b.stride()
             and a.storage_offset() == b.storage_offset()
