@@ -103,6 +103,19 @@ TEST(SameAsChild, ARealRunOnTheCpuChecksTheValuesTheAliasGave) {
   EXPECT_EQ(copied.verdict, Verdict::kFail) << verdict_text(copied);
 }
 
+// One tensor passed twice is one leaf: its gradient sums both uses (2x of
+// x * x), analytic and by finite differences alike.
+TEST(SameAsChild, TheGradientOfOneTensorPassedTwiceSumsBothUses) {
+  const CaseVerdict squared = run_one_case(
+      "squared",
+      "casebook: 1\nsummary: x * x\nop: aten::mul.Tensor\n"
+      "inputs:\n  self: {dtype: float64, values: [1, 2, 3]}\n"
+      "  other: {same_as: self}\n"
+      "grad: {check: finite_differences}\n"
+      "outputs:\n  grad.self: {dtype: float64, values: [2, 4, 6]}\n");
+  EXPECT_EQ(squared.verdict, Verdict::kPass) << verdict_text(squared);
+}
+
 // `casebook check` reads a fixture or makes a layout as a run does: an
 // alias is its target's tensor, so a problem of it is told once, the
 // target's.
