@@ -68,10 +68,29 @@ def _checked_name(name):
     return text
 
 
+def _same_tensor(a, b):
+    """Whether `a` and `b` are one tensor as an op sees it (``out=x``): the
+    same data, sizes, strides, offset, dtype and device. Anything else that
+    is saved (a tensor-like object) is never one."""
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
+        return False
+    return (a.data_ptr() != 0 and a.data_ptr() == b.data_ptr()
+            and a.shape == b.shape and a.stride() == b.stride()
+            and a.storage_offset() == b.storage_offset()
+            and a.dtype == b.dtype and a.device == b.device)
+
+
 def _save_tensors(tensors, folder):
-    """Each tensor into <folder>/<name>.pt; returns name -> path."""
+    """Each tensor into <folder>/<name>.pt; returns name -> path. A tensor
+    handed twice (``out=x``) is saved once and its path given twice, which
+    ``casebook capture`` writes as ``{same_as: NAME}``."""
     saved = {}
     for key, value in tensors.items():
+        same = [name for name, earlier in tensors.items()
+                if name in saved and _same_tensor(earlier, value)]
+        if same:
+            saved[key] = saved[same[0]]
+            continue
         # One file per tensor, the tensor itself: LibTorch 1.13 cannot
         # unpickle a dict of one item. CPU copies with their strides (a
         # CUDA tensor cannot be read by a CPU LibTorch); detached.

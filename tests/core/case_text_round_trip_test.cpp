@@ -48,7 +48,7 @@ std::string facts(const Case& kase) {
         << input.shape.size() << "d source " << static_cast<int>(input.source)
         << " values " << input.float_values.size() + input.int_values.size()
         << " seed " << input.seed << " file " << input.file << " "
-        << input.sha256 << "\n";
+        << input.sha256 << " same_as " << input.same_as << "\n";
   }
   out << "backends " << kase.backends.size() << " reference "
       << static_cast<int>(kase.reference) << " tolerance "

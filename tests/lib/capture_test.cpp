@@ -194,6 +194,25 @@ TEST_F(CaptureTest, ScalarsAndExpandedViewsKeepTheirValues) {
   expect_identical(loaded_input(result.case_file), made.tensors[0].tensor);
 }
 
+// Issue 51: one tensor handed twice (`out=x`) is written `{same_as: NAME}`;
+// another tensor of the same values, or another view of the same storage,
+// is a tensor of its own.
+TEST_F(CaptureTest, OneTensorHandedTwiceIsWrittenSameAs) {
+  CaptureRequest made = request("out_is_self");
+  made.op = "aten::add.out";
+  const at::Tensor x = at::arange(200, at::kFloat);
+  made.tensors = {{"self", x}, {"other", x.clone()}, {"out", x}};
+  const std::string text = read_text(write_capture(made).case_file);
+  EXPECT_NE(text.find("\n  out: {same_as: self}\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("other: {same_as"), std::string::npos) << text;
+  made.name = "shifted";
+  made.tensors = {{"self", x.narrow(0, 0, 100)},
+                  {"other", x.narrow(0, 100, 100)},
+                  {"out", x.narrow(0, 1, 100)}};
+  const std::string views = read_text(write_capture(made).case_file);
+  EXPECT_EQ(views.find("same_as"), std::string::npos) << views;
+}
+
 TEST_F(CaptureTest, FixturesGoBesideTheCasesFolderWhenNoneIsAbove) {
   fs::remove_all(root_ / "fixtures");
   CaptureRequest made = request("beside");
@@ -425,6 +444,21 @@ TEST_F(CaptureTest, CommandRunsTheCaseAndJudgesReproduction) {
                 "#input --name fine --backend cpu --expect-failure");
   EXPECT_EQ(passing.status, 1) << passing.output;
   EXPECT_NE(passing.output.find("does not reproduce"), std::string::npos);
+}
+
+// Issue 51: one saved tensor named twice is one tensor passed twice, as the
+// Python module passes a tensor handed twice.
+TEST_F(CaptureTest, OneSavedTensorNamedTwiceIsWrittenSameAs) {
+  const std::string batch = (kData / "batch.pt").string();
+  const auto captured = run_shell(
+      std::string("cd '") + root_.string() + "' && '" + CASEBOOK_EXECUTABLE +
+      "' capture --op aten::add.out --tensor self=" + batch +
+      "#input --tensor other=" + batch + "#input --tensor out=" + batch +
+      "#input --name twice --backend cpu --keep-unreproduced");
+  const std::string text = read_text(root_ / "cases/add.out/twice.yaml");
+  EXPECT_NE(text.find("\n  other: {same_as: self}\n  out: {same_as: self}\n"),
+            std::string::npos)
+      << captured.output << text;
 }
 
 // Issue 48, item 4: Hugging Face's names, labels first, bind by the table

@@ -369,6 +369,27 @@ TEST(DiagnosePlan, NonFiniteInputsAreNamedWithTheirCountsAndFirstPlace) {
           .empty());
 }
 
+// Issue 51: an alias (`same_as`) is its target's tensor: the precision
+// rerun changes the target and the alias follows, and a NaN is told once.
+TEST(DiagnosePlan, AnAliasFollowsItsTargetAndIsToldOnce) {
+  const Case kase = diagnose_plan_case_of(
+      "casebook: 1\nsummary: s\nop: aten::add.out\n"
+      "inputs:\n  self: {dtype: float32, values: [1.5, .nan]}\n"
+      "  other: {dtype: int64, values: [1, 2]}\n"
+      "  out: {same_as: self}\n");
+  const auto reruns = plan_reruns(kase, rerun_stack(kase, "cpu", {}, "cpu"),
+                                  Family::kMismatch, "");
+  const PlannedRerun& float64 = rerun_named(reruns, "float64");
+  ASSERT_TRUE(float64.kase.has_value()) << float64.not_run;
+  const TensorSpec& out = float64.kase->inputs.at(2);
+  EXPECT_EQ(out.same_as, "self");
+  EXPECT_EQ(out.dtype, DType::kFloat64);
+  EXPECT_EQ(out.float_values.size(), 2u);
+  EXPECT_EQ(non_finite_inputs(kase),
+            (std::vector<std::string>{"input `self` holds 1 NaN among its 2 "
+                                      "elements (first at [1])"}));
+}
+
 TEST(DiagnosePlan, TheValidIndexRerunIsForIndexFamiliesOnly) {
   const Case kase = labels_case();
   const RerunStack stack = rerun_stack(kase, "cpu", {}, "cpu");

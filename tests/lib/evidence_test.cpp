@@ -107,6 +107,36 @@ TEST(Evidence, FailingMismatchWritesInputsReferenceActualAndWorstElements) {
   fs::remove_all(root);
 }
 
+// Issue 51: an alias (`same_as`) is its target's tensor: its values are in
+// the target's file, and the seeds say whose it is.
+TEST(Evidence, AnAliasIsToldAsItsTargetsTensorWithNoFileOfItsOwn) {
+  const fs::path root = fresh_folder("evidence-alias");
+  const fs::path cases = fresh_folder("evidence-alias-cases");
+  fs::create_directories(cases);
+  std::ofstream(cases / "add_out.yaml")
+      << "casebook: 1\nsummary: s\nop: aten::add.out\n"
+         "inputs:\n  self: {dtype: float32, values: [1, 2, 3]}\n"
+         "  other: {dtype: float32, values: [10, 20, 30]}\n"
+         "  out: {same_as: self}\n"
+         "outputs:\n  0: {dtype: float32, values: [11, 22, 34]}\n";
+  int status = 0;
+  const std::string out =
+      run_casebook("run " + (cases / "add_out.yaml").string() +
+                       " --backend cpu --evidence " + root.string(),
+                   &status);
+  EXPECT_EQ(status, 1) << out;
+  fs::path folder;  // the one run's, however its id was made
+  for (const auto& entry : fs::directory_iterator(root)) folder = entry.path();
+  EXPECT_TRUE(fs::exists(folder / "input_self.npy")) << out;
+  EXPECT_FALSE(fs::exists(folder / "input_out.npy"));
+  EXPECT_NE(read_text(folder / "seeds.txt")
+                .find("input `out` float32 [3]: input `self` itself (same_as)"),
+            std::string::npos)
+      << read_text(folder / "seeds.txt");
+  fs::remove_all(root);
+  fs::remove_all(cases);
+}
+
 TEST(Evidence, PassingRunsAndAnEmptyRootWriteNothing) {
   const fs::path root = fresh_folder("no-evidence");
   int status = 0;

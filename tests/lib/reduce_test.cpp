@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "casebook/case_writer.h"
+#include "casebook/limits.h"
 #include "casebook/op_catalog.h"
 #include "casebook/ops.h"
 #include "run_command.h"
@@ -289,6 +290,32 @@ TEST(Reduce, TheValuesThatMatterStayExactAndTheOthersBecomeZero) {
                    "otherwise (FAIL contract: the needle takes 6 "
                    "elements"))
       << all_of(result);
+}
+
+// Issue 51: an alias (`same_as`) follows its target: the passes shrink and
+// simplify the target, never the alias, which stays `{same_as: self}`.
+TEST(Reduce, AnAliasFollowsItsTarget) {
+  const Reduced reduced = reduce_text(
+      "casebook: 1\nsummary: out overlaps self\n"
+      "op: aten::index_select.out\nargs: {dim: 0}\nbackends: [cpu]\n"
+      "inputs:\n"
+      "  self: {shape: [32], dtype: float32, fill: {normal: {mean: 0, std: "
+      "1}}, seed: 3}\n"
+      "  index: {dtype: int64, values: [3, 1, 2]}\n"
+      "  out: {same_as: self}\n");
+  const ReduceResult& result = reduced.result;
+  ASSERT_EQ(result.outcome, ReduceResult::Outcome::kReduced)
+      << result.original.message;
+  const std::vector<TensorSpec>& inputs = result.reduced.inputs;
+  ASSERT_EQ(inputs.size(), 3u);
+  EXPECT_LT(element_count(inputs[0].shape), uint64_t{32}) << all_of(result);
+  EXPECT_EQ(inputs[2].same_as, "self");
+  EXPECT_EQ(inputs[2].shape, inputs[0].shape);
+  EXPECT_NE(case_to_yaml(result.reduced).find("\n  out: {same_as: self}\n"),
+            std::string::npos)
+      << all_of(result);
+  EXPECT_FALSE(said(result.removed, "`out`")) << all_of(result);
+  EXPECT_FALSE(said(result.kept, "`out`")) << all_of(result);
 }
 
 // Deterministic: the same case reduces to the same case in the same runs.

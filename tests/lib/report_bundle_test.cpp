@@ -215,6 +215,46 @@ TEST_F(ReportBundle, ThePythonReproductionCallsAnAtenOverloadAgainstCpu64) {
       << python_run.output;
 }
 
+// Issue 51: an input that is another's tensor (`out: {same_as: self}`) is
+// placed once in run() and passed twice, so that the call writes self in
+// place; every run starts from the inputs as made (the cpu64 reference's
+// too, after the run wrote self).
+// Its target read from a small fixture, the carried case is written out
+// (the fixture inlined), the alias as it was written.
+TEST_F(ReportBundle, ThePythonReproductionPassesAnAliasAsTheOneTensor) {
+  fs::create_directories(root_ / "work" / "fixtures");
+  casebook::write_npy(root_ / "work" / "fixtures" / "self.npy",
+                      at::arange(1, 4, at::kFloat));
+  write("add_out.yaml",
+        "casebook: 1\nsummary: s\nop: aten::add.out\nreference: cpu64\n"
+        "inputs:\n  self: {dtype: float32, file: self.npy}\n"
+        "  other: {dtype: float32, values: [10, 20, 30]}\n"
+        "  out: {same_as: self}\n"
+        "outputs:\n  0: {dtype: float32, values: [11, 22, 33]}\n");
+  const CommandResult run = report("add_out.yaml", root_ / "work");
+  ASSERT_EQ(run.status, 0) << run.output;
+  const std::string script = read_text(bundle() / "reproduce.py");
+  EXPECT_TRUE(
+      has_line(script, "^    self_placed = place\\(self, device, floating\\)$"))
+      << script;
+  EXPECT_TRUE(has_line(script, "^        self_placed,$")) << script;
+  EXPECT_TRUE(has_line(script, "^        out=self_placed\\)$")) << script;
+  const std::string carried = read_text(bundle() / "add_out.yaml");
+  EXPECT_NE(carried.find("\n  out: {same_as: self}\n"), std::string::npos)
+      << carried;
+  EXPECT_NE(carried.find("  self: {dtype: float32, shape: [3], values: [1, 2, "
+                         "3]}"),
+            std::string::npos)
+      << carried;
+  if (!python_has_torch()) GTEST_SKIP() << python() << " has no torch";
+  const CommandResult python_run = run_shell(
+      "cd '" + bundle().string() + "' && " + python() + " reproduce.py");
+  EXPECT_EQ(python_run.status, 0) << python_run.output << script;
+  EXPECT_TRUE(
+      has_line(python_run.output, "^tensor\\(\\[11\\., 22\\., 33\\.\\]\\)$"))
+      << python_run.output;
+}
+
 // The base passes; its float64 neighbour fails on the CPU (the kernels take
 // float32, float16 and bfloat16 only): that run is the subject, written out
 // as a case of its own, and reproduced from the bundle.

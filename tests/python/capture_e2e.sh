@@ -102,6 +102,8 @@ CASEBOOK=$casebook "$work/venv/bin/python" "$source_dir/tests/python/rocm_backen
 # Issue 48, item 4: names of training code bound by the table, other names
 # refused before anything is written.
 CASEBOOK=$casebook "$work/venv/bin/python" "$source_dir/tests/python/training_names.py" cases
+# Issue 51: a tensor handed twice (out=x) is captured as `{same_as: NAME}`.
+CASEBOOK=$casebook "$work/venv/bin/python" "$source_dir/tests/python/capture_alias.py" cases
 # Issue 34: the README's Python example, as written (its code block under
 # "Capturing a failure"), captures a case whose cpu run is
 # index_out_of_range, and says so.

@@ -118,8 +118,24 @@ struct TensorSpec {
   // `rounding: nearest`: `values` the dtype cannot hold exactly are rounded
   // to the nearest value it holds; without it such a value is a load error.
   bool round_to_nearest = false;
+  // `{same_as: NAME}` (an input only): in the call this input is the very
+  // tensor of input NAME, one at::Tensor (its storage, its view), as
+  // `torch.add(x, y, out=x)` passes it. Empty: a tensor of its own. NAME is
+  // another input, itself no alias. The loader copies NAME's spec into this
+  // one (follow_aliases), so what reads an input's dtype, shape or values
+  // reads NAME's; what makes the tensors makes NAME's once and hands it here.
+  std::string same_as;
   SourceLocation where;
 };
+
+// The index in `inputs` of the input that inputs[i] is (`same_as`); nullopt
+// for a tensor of its own.
+std::optional<size_t> alias_target(const std::vector<TensorSpec>& inputs,
+                                   size_t i);
+// Makes each alias of `inputs` a copy of its target again, all but its name,
+// place and `same_as`: after the targets were changed (a neighbour's, a
+// reduction's), so that an alias never says other values than its target.
+void follow_aliases(std::vector<TensorSpec>& inputs);
 
 // `grad` (casebook's addition to format 1): a backward run after the
 // forward one, on every backend; each gradient is an output `grad.<input>`.

@@ -19,6 +19,7 @@
 #include <iomanip>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -161,6 +162,50 @@ TensorSpec captured_input(const CapturedTensor& captured,
   }
   spec.layout = captured_layout(captured.name, tensor, &result->notes);
   return spec;
+}
+
+// The index of the earlier tensor of `tensors` that tensors[k] is, as
+// PyTorch passes one tensor twice (`out=x`): the same data, sizes, strides,
+// offset and dtype on the same device; nullopt for a tensor of its own.
+std::optional<size_t> same_tensor_before(
+    const std::vector<CapturedTensor>& tensors, size_t k) {
+  const at::Tensor& tensor = tensors[k].tensor;
+  if (!tensor.defined() || tensor.data_ptr() == nullptr) return std::nullopt;
+  for (size_t i = 0; i < k; ++i) {
+    const at::Tensor& other = tensors[i].tensor;
+    if (other.defined() && other.data_ptr() == tensor.data_ptr() &&
+        other.sizes() == tensor.sizes() &&
+        other.strides() == tensor.strides() &&
+        other.storage_offset() == tensor.storage_offset() &&
+        other.scalar_type() == tensor.scalar_type() &&
+        other.device() == tensor.device()) {
+      return i;
+    }
+  }
+  return std::nullopt;
+}
+
+// The request's tensors as the case's inputs (captured_input), one that is
+// an earlier one written `{same_as: NAME}`, with no values or file of its
+// own.
+std::vector<TensorSpec> captured_inputs(const CaptureRequest& request,
+                                        const fs::path& fixture_folder,
+                                        CaptureResult* result) {
+  std::vector<TensorSpec> inputs;
+  for (size_t k = 0; k < request.tensors.size(); ++k) {
+    const CapturedTensor& captured = request.tensors[k];
+    if (const auto same = same_tensor_before(request.tensors, k)) {
+      TensorSpec alias;
+      alias.name = captured.name;
+      alias.same_as = request.tensors[*same].name;
+      inputs.push_back(std::move(alias));
+      continue;
+    }
+    inputs.push_back(captured_input(captured, fixture_folder,
+                                    op_folder(request.op), result));
+  }
+  follow_aliases(inputs);
+  return inputs;
 }
 
 // `--arg` values, each read as a case's `args` entry is.
@@ -409,9 +454,8 @@ CaptureResult write_capture(const CaptureRequest& request) {
     if (!captured.tensor.is_cpu()) {
       device = c10::DeviceTypeName(captured.tensor.device().type(), true);
     }
-    kase.inputs.push_back(captured_input(captured, fixture_folder,
-                                         op_folder(request.op), &result));
   }
+  kase.inputs = captured_inputs(request, fixture_folder, &result);
   auto detected = detected_origin(request.libtorch_of_failure);
   detected.emplace_back("backend", device);
   kase.origin = captured_origin(detected, request.origin);

@@ -22,6 +22,9 @@ class CaptureError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A tensor that is an earlier one of the request (the same data, sizes,
+// strides, offset and dtype on the same device: `out=x`) is written
+// `{same_as: NAME}`, the earlier one's name.
 struct CapturedTensor {
   std::string name;   // the op's argument name (`input`, `target`)
   at::Tensor tensor;  // any strides; a CUDA tensor is copied to the CPU

@@ -26,6 +26,15 @@ struct CaseTable {
 using ChildEnvironment = std::vector<std::pair<std::string, std::string>>;
 void apply_child_environment(const ChildEnvironment& environment);
 
+// The inputs of one run of `kase`, in its order, as the child makes them:
+// each materialised (tensors/materialise.h), placed on `device`, floating
+// ones float64 for the cpu64 reference and contiguous for a reference of
+// its own (unless the case keeps its layout); an alias (`same_as`) is its
+// target's at::Tensor itself, after all of that.
+std::vector<at::Tensor> make_inputs(const Case& kase, const OpDef& op,
+                                    const RunRequest& request,
+                                    at::Device device);
+
 ChildReport execute_request(const CaseTable& table, const RunRequest& request,
                             const BackendRuntime& runtime);
 

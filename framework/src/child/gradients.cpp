@@ -92,14 +92,16 @@ void check_perturbed_count(const Case& kase,
 }
 
 // float64 copies of the floating inputs (the others as they are),
-// contiguous, off the graph of the run itself.
-std::vector<at::Tensor> float64_copies(const std::vector<at::Tensor>& inputs) {
+// contiguous, off the graph of the run itself; an alias still its target.
+std::vector<at::Tensor> float64_copies(const Case& kase,
+                                       const std::vector<at::Tensor>& inputs) {
   std::vector<at::Tensor> wide;
   for (const at::Tensor& input : inputs) {
     at::Tensor copy = input.detach().clone(at::MemoryFormat::Contiguous);
     wide.push_back(at::isFloatingType(copy.scalar_type()) ? copy.to(at::kDouble)
                                                           : copy);
   }
+  share_aliases(kase.inputs, &wide);
   return wide;
 }
 
@@ -177,6 +179,7 @@ void require_gradients(const Case& kase, std::vector<at::Tensor>* inputs) {
     at::Tensor& input = inputs->at(input_index(kase, name));
     input = input.detach().requires_grad_(true);
   }
+  share_aliases(kase.inputs, inputs);  // the leaf is the alias's tensor too
 }
 
 void append_gradients(const Case& kase, const std::vector<at::Tensor>& inputs,
@@ -203,7 +206,7 @@ void check_finite_differences(const Case& kase, const OpDef& op,
                               const std::vector<at::Tensor>& inputs) {
   if (!kase.grad || !kase.grad->finite_differences) return;
   check_perturbed_count(kase, inputs);
-  std::vector<at::Tensor> wide = float64_copies(inputs);
+  std::vector<at::Tensor> wide = float64_copies(kase, inputs);
   // Analytic, with the same grad_outputs (as float64).
   std::vector<at::Tensor> leaves;
   std::vector<size_t> positions;
@@ -221,6 +224,7 @@ void check_finite_differences(const Case& kase, const OpDef& op,
   // Numerical: d/dx sum_k <output_k(x), feed_k>, by central differences.
   std::vector<at::Tensor> plain;
   for (const at::Tensor& tensor : wide) plain.push_back(tensor.detach());
+  share_aliases(kase.inputs, &plain);
   std::vector<bool> fed(outputs.tensors.size(), false);
   for (size_t i = 0; i < outputs.tensors.size(); ++i) {
     fed[i] = outputs.tensors[i].requires_grad();

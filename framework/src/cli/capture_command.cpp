@@ -3,9 +3,11 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <system_error>
+#include <utility>
 
 #include "capture/capture.h"
 #include "capture/capture_check.h"
@@ -120,6 +122,24 @@ void say_written(const CaptureResult& result) {
   }
 }
 
+// The tensors of `--tensor NAME=FILE#KEY`. One saved tensor named twice
+// (`--tensor self=x.pt --tensor out=x.pt`) is one tensor passed twice, as
+// `out=x`: read once, it is written `same_as` (capture/capture.h).
+std::vector<CapturedTensor> saved_tensors(
+    const std::vector<std::string>& texts) {
+  std::vector<CapturedTensor> tensors;
+  std::map<std::pair<std::string, std::string>, at::Tensor> read;
+  for (const std::string& text : texts) {
+    const TensorArgument argument = parse_tensor_argument(text);
+    at::Tensor& tensor = read[{argument.file.string(), argument.key}];
+    if (!tensor.defined()) {
+      tensor = read_saved_tensor(argument.file, argument.key);
+    }
+    tensors.push_back({argument.name, tensor});
+  }
+  return tensors;
+}
+
 }  // namespace
 
 int capture_command(const CaptureArguments& arguments) {
@@ -128,11 +148,7 @@ int capture_command(const CaptureArguments& arguments) {
   CaptureRequest& request = *asked;
   CaptureResult result;
   try {
-    for (const std::string& text : arguments.tensors) {
-      const TensorArgument argument = parse_tensor_argument(text);
-      request.tensors.push_back(
-          {argument.name, read_saved_tensor(argument.file, argument.key)});
-    }
+    request.tensors = saved_tensors(arguments.tensors);
     // Checked before anything is written: an op that does not exist or
     // does not take these inputs and args is the capture's own fault, not a
     // failure it reproduced.

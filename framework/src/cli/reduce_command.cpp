@@ -125,6 +125,7 @@ std::vector<fs::path> place_fixtures(Case& kase,
   std::vector<fs::path> written;
   for (size_t i = 0; i < kase.inputs.size(); ++i) {
     TensorSpec& spec = kase.inputs[i];
+    if (!spec.same_as.empty()) continue;  // written `{same_as: NAME}`
     const bool large = spec.source == TensorSpec::Source::kValues &&
                        changed[i] && element_count(spec.shape) > kInlineLimit;
     const bool moved = spec.source == TensorSpec::Source::kFile && !shared;

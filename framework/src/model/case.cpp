@@ -81,6 +81,28 @@ Tolerance default_tolerance(DType dtype) {
   }
 }
 
+std::optional<size_t> alias_target(const std::vector<TensorSpec>& inputs,
+                                   size_t i) {
+  const std::string& target = inputs.at(i).same_as;
+  if (target.empty()) return std::nullopt;
+  for (size_t j = 0; j < inputs.size(); ++j) {
+    if (j != i && inputs[j].name == target) return j;
+  }
+  return std::nullopt;
+}
+
+void follow_aliases(std::vector<TensorSpec>& inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::optional<size_t> target = alias_target(inputs, i);
+    if (!target) continue;
+    TensorSpec copy = inputs[*target];
+    copy.name = std::move(inputs[i].name);
+    copy.where = inputs[i].where;
+    copy.same_as = std::move(inputs[i].same_as);
+    inputs[i] = std::move(copy);
+  }
+}
+
 Expectation Case::expectation(Backend backend) const {
   const auto found = expect.find(backend);
   if (found != expect.end()) return found->second;

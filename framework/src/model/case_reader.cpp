@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cmath>
 
+#include "casebook/joined.h"
+#include "casebook/loader.h"
 #include "casebook/neighbors.h"
 #include "casebook/op_traits.h"
 #include "casebook/printable.h"
@@ -196,16 +198,96 @@ void read_rounding(Reader& reader, const Entry& entry) {
   }
 }
 
-void read_inputs(Reader& reader, const Entry& entry, Case& out) {
+// The `same_as` an input's map gives (its text; empty where it is no
+// string); nullopt for a tensor of its own.
+std::optional<std::string> same_as_of(const YAML::Node& input) {
+  if (!input.IsMap()) return std::nullopt;
+  for (const auto& pair : input) {
+    if (!pair.first.IsScalar() || pair.first.Scalar() != "same_as") continue;
+    const Scalar name = resolve_scalar(pair.second);
+    return pair.second.IsScalar() && name.kind == Scalar::Kind::kString
+               ? name.text
+               : std::string();
+  }
+  return std::nullopt;
+}
+
+// Why `name` cannot be the target of alias `alias` among `inputs` (a case
+// of `steps` or not); empty when it can.
+std::string alias_problem(const std::string& alias, const std::string& name,
+                          const std::vector<Entry>& inputs, bool steps) {
+  if (steps) {
+    return "a step passes one tensor twice by naming it twice (`inputs: "
+           "{self: x, out: x}`): a case of `steps` has no `same_as`";
+  }
+  if (name == alias) return "`" + alias + "` cannot be itself";
+  std::vector<std::string> targets;
+  for (const Entry& input : inputs) {
+    if (input.key != alias && !same_as_of(input.value)) {
+      targets.push_back(input.key);
+    }
+  }
+  const Entry* target = find_entry(inputs, name);
+  if (target == nullptr) {
+    return "expected the name of another input of the case (" +
+           (targets.empty() ? std::string("it has none") : joined(targets)) +
+           "); got `" + name + "`" + did_you_mean(nearest_name(name, targets));
+  }
+  if (const auto further = same_as_of(target->value)) {
+    return "`" + name + "` is an alias itself (`same_as: " + *further +
+           "`): name the input it is";
+  }
+  return "";
+}
+
+// `{same_as: NAME}`: an input that is input NAME's tensor itself, standing
+// alone (follow_aliases gives it NAME's spec once every input is read).
+std::optional<TensorSpec> read_alias(Reader& reader, const Entry& input,
+                                     const std::vector<Entry>& inputs,
+                                     bool steps) {
+  const std::string path = join_path("inputs", input.key);
+  const auto map = reader.read_map(input.value, reader.where(input), path, {},
+                                   "an alias: `{same_as: NAME}`");
+  if (!map) return std::nullopt;
+  const size_t errors_before = reader.error_count();
+  for (const Entry& other : *map) {
+    if (other.key == "same_as") continue;
+    reader.error(other.key_node, join_path(path, other.key),
+                 "expected `same_as` alone: the input is that input's tensor, "
+                 "its dtype, shape and values; got `" +
+                     other.key + "` beside it");
+  }
+  const Entry* same_as = find_entry(*map, "same_as");
+  if (same_as == nullptr) return std::nullopt;  // never: same_as_of found it
+  const std::string name = same_as_of(input.value).value_or("");
+  const std::string why = name.empty()
+                              ? "expected the name of another input; got " +
+                                    describe(same_as->value)
+                              : alias_problem(input.key, name, inputs, steps);
+  if (!why.empty()) {
+    reader.error(reader.where(*same_as), join_path(path, "same_as"), why);
+  }
+  if (reader.error_count() != errors_before) return std::nullopt;
+  TensorSpec alias;
+  alias.name = input.key;
+  alias.where = reader.where(input);
+  alias.same_as = name;
+  return alias;
+}
+
+void read_inputs(Reader& reader, const Entry& entry, bool steps, Case& out) {
   const auto inputs =
       reader.read_map(entry.value, reader.where(entry), "inputs", {},
                       "a map of input names to tensors");
   if (!inputs) return;
   for (const Entry& input : *inputs) {
-    auto tensor =
-        read_tensor(reader, input, join_path("inputs", input.key), out.file);
+    auto tensor = same_as_of(input.value)
+                      ? read_alias(reader, input, *inputs, steps)
+                      : read_tensor(reader, input,
+                                    join_path("inputs", input.key), out.file);
     if (tensor) out.inputs.push_back(std::move(*tensor));
   }
+  follow_aliases(out.inputs);
 }
 
 // The format version, read before anything else: another version gives the
@@ -276,7 +358,7 @@ void read_computation(const TopLevel& top, Case& out) {
   if (const Entry* rounding = top.entry("rounding"))
     read_rounding(reader, *rounding);
   if (const Entry* inputs = top.required("inputs"))
-    read_inputs(reader, *inputs, out);
+    read_inputs(reader, *inputs, steps != nullptr, out);
   if (steps != nullptr) read_steps(reader, *steps, out);
 }
 

@@ -60,6 +60,14 @@ void read_wrt(Reader& reader, const Entry& entry, Case& out, GradSpec& grad) {
                                       : "; the inputs are " + joined(names)));
       continue;
     }
+    if (!input->same_as.empty()) {
+      // One tensor, one leaf: its gradient sums every use of it.
+      reader.error(item, item_path,
+                   "`" + scalar.text + "` is input `" + input->same_as +
+                       "` itself (`same_as`): name `" + input->same_as +
+                       "`, whose gradient is the one tensor's");
+      continue;
+    }
     if (!is_floating(input->dtype)) {
       reader.error(item, item_path,
                    "`" + scalar.text + "` is " +
@@ -121,7 +129,10 @@ void read_grad(Reader& reader, const Entry& entry, Case& out) {
   } else {
     // Every floating input, as torch.autograd.gradcheck takes them.
     for (const TensorSpec& spec : out.inputs) {
-      if (is_floating(spec.dtype)) grad.wrt.push_back(spec.name);
+      // An alias is its target's tensor, not a leaf of its own.
+      if (is_floating(spec.dtype) && spec.same_as.empty()) {
+        grad.wrt.push_back(spec.name);
+      }
     }
     if (grad.wrt.empty() && !out.inputs.empty()) {
       reader.error(reader.where(entry), "grad.wrt",

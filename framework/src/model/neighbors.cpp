@@ -6,6 +6,7 @@
 #include "casebook/joined.h"
 #include "model/neighbor_support.h"
 #include "model/yaml_reader.h"
+#include "model/yaml_text.h"
 
 namespace casebook {
 namespace model {
@@ -30,11 +31,44 @@ const std::vector<RuleEntry>& rules() {
   return table;
 }
 
+// A tensor's text but for its `same_as`: what a rule may change of it.
+std::string text_of(TensorSpec spec) {
+  spec.same_as.clear();
+  return tensor_fields(spec);
+}
+
+// Makes the aliases of `made` (a neighbour of `base`) follow their targets:
+// a target the rule changed takes its aliases along. Why not, where the rule
+// changed an alias apart from its target (named in `along` or `inputs`, or
+// the labels it rewrites); empty otherwise.
+std::string follow_targets(const Case& base, Case& made) {
+  for (size_t i = 0; i < made.inputs.size() && i < base.inputs.size(); ++i) {
+    const std::optional<size_t> target = alias_target(made.inputs, i);
+    if (!target) continue;
+    const TensorSpec& alias = made.inputs[i];
+    const std::string now = text_of(alias);
+    if (now != text_of(base.inputs[i]) &&
+        now != text_of(made.inputs[*target])) {
+      return "input `" + alias.name + "` is input `" + alias.same_as +
+             "` itself (`same_as`), and the rule would change it apart from "
+             "`" +
+             alias.same_as + "`: name `" + alias.same_as + "` (`" + alias.name +
+             "` follows it)";
+    }
+  }
+  follow_aliases(made.inputs);
+  return "";
+}
+
 void apply(const Case& base, const NeighborRule& rule,
            NeighborExpansion* expansion) {
   for (const RuleEntry& entry : rules()) {
     if (rule.name != entry.name) continue;
     RuleResult result = entry.apply(base, rule);
+    for (Neighbor& neighbor : result.made) {
+      if (!result.error.empty()) break;
+      result.error = follow_targets(base, neighbor.value);
+    }
     if (!result.error.empty()) {
       expansion->errors.push_back(
           CaseError{rule.where, "neighbors." + rule.name,

@@ -184,6 +184,11 @@ std::string values_text(const TensorSpec& spec, int64_t limit) {
 }
 
 std::string tensor_fields(const TensorSpec& spec) {
+  if (!spec.same_as.empty()) {  // its target's tensor: nothing of its own
+    return "same_as: " + (plain_reads_back(spec.same_as)
+                              ? spec.same_as
+                              : double_quoted(spec.same_as));
+  }
   std::string out = "dtype: " + std::string(dtype_name(spec.dtype));
   const bool empty_values = spec.source == TensorSpec::Source::kValues &&
                             element_count(spec.shape) == 0;

@@ -52,7 +52,8 @@ std::string yaml_arg(const ArgValue& value);
 // the spec needs to hold only those).
 std::string values_text(const TensorSpec& spec, int64_t limit = -1);
 
-// A tensor's keys, without the braces: `dtype: float32, shape: [2], ...`.
+// A tensor's keys, without the braces: `dtype: float32, shape: [2], ...`;
+// an alias's `same_as: NAME` alone.
 std::string tensor_fields(const TensorSpec& spec);
 
 }  // namespace casebook::model

@@ -31,7 +31,10 @@ std::string file_text(const fs::path& file) {
 // (top-level and per backend), gradients fed to outputs.
 void for_each_tensor(
     Case& kase, const std::function<void(TensorSpec&, std::string)>& visit) {
-  for (TensorSpec& spec : kase.inputs) visit(spec, spec.name);
+  for (TensorSpec& spec : kase.inputs) {
+    // An alias is written `{same_as: NAME}`: no file of its own.
+    if (spec.same_as.empty()) visit(spec, spec.name);
+  }
   auto outputs = [&](std::vector<OutputExpectation>& list,
                      const std::string& where) {
     for (OutputExpectation& output : list) {

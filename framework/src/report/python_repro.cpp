@@ -138,6 +138,8 @@ struct PythonTensor {
   std::string variable;
   std::string definition;  // "x = torch.tensor(...)": on the CPU
   std::string view;        // after placing: ".as_strided(...)" or empty
+  // An alias (`same_as`): the index of its target, whose placed tensor it is.
+  std::optional<size_t> alias_of;
 };
 
 // One input, rebuilt on the CPU: inline values, the carried .npy fixture, or
@@ -383,10 +385,46 @@ PythonCall python_call(const Case& kase, const OpDef* op) {
   return call;
 }
 
+// Each input's argument in run(): placed on `device` (floating inputs as
+// `floating`: the cpu64 reference), its view again; a tensor an alias
+// shares is placed once, into a variable of run()'s whose assignment is
+// appended to `shared`, and that variable is both arguments.
+std::vector<std::string> placed_arguments(
+    const Case& kase, const std::vector<PythonTensor>& tensors,
+    std::set<std::string>* taken, std::string* shared) {
+  std::vector<std::string> placed;
+  for (const PythonTensor& tensor : tensors) {
+    std::string each =
+        "place(" + tensor.variable + ", device, floating)" + tensor.view;
+    // casebook's cpu64 reference computes from contiguous inputs (case.h).
+    if (!tensor.view.empty() && kase.reference == Case::Reference::kCpu64 &&
+        !kase.reference_keeps_layout) {
+      each = "as_reference(" + each + ", floating)";
+    }
+    placed.push_back(each);
+  }
+  std::map<size_t, std::string> once;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (!tensors[i].alias_of) continue;
+    const size_t target = *tensors[i].alias_of;
+    if (!once.count(target)) {
+      once[target] =
+          python_variable(tensors[target].variable + "_placed", taken);
+      *shared += "    " + once[target] + " = " + placed[target] + "\n";
+    }
+    placed[i] = placed[target] = once[target];
+  }
+  return placed;
+}
+
 // run(device, floating): the call, each input placed on `device` (floating
 // inputs as `floating` where given: the cpu64 reference).
 std::string run_function(const Case& kase, const PythonCall& call,
-                         const std::vector<PythonTensor>& tensors) {
+                         const std::vector<PythonTensor>& tensors,
+                         std::set<std::string>* taken) {
+  std::string shared;
+  const std::vector<std::string> placed =
+      placed_arguments(kase, tensors, taken, &shared);
   std::vector<std::string> arguments;
   // A Tensor[] argument's elements (`tensors[1]`) by position; an element
   // not given is None (`indices[0]` of aten::index).
@@ -404,13 +442,7 @@ std::string run_function(const Case& kase, const PythonCall& call,
       lists.insert(name);
       position = std::strtoul(parameter.c_str() + bracket + 1, nullptr, 10);
     }
-    elements[position] = "place(" + tensors[i].variable +
-                         ", device, floating)" + tensors[i].view;
-    // casebook's cpu64 reference computes from contiguous inputs (case.h).
-    if (!tensors[i].view.empty() && kase.reference == Case::Reference::kCpu64 &&
-        !kase.reference_keeps_layout) {
-      elements[position] = "as_reference(" + elements[position] + ", floating)";
-    }
+    elements[position] = placed[i];
   }
   for (const std::string& name : order) {
     const std::map<size_t, std::string>& elements = grouped[name];
@@ -434,8 +466,8 @@ std::string run_function(const Case& kase, const PythonCall& call,
         name + "=" +
         python_value(value, type == call.arg_types.end() ? "" : type->second));
   }
-  std::string text =
-      "def run(device, floating=None):\n    return " + call.function + "(";
+  std::string text = "def run(device, floating=None):\n" + shared +
+                     "    return " + call.function + "(";
   for (size_t i = 0; i < arguments.size(); ++i) {
     text += std::string(i ? "," : "") + "\n        " + arguments[i];
   }
@@ -712,9 +744,11 @@ const char kVerdict[] =
 
 const char kPlace[] =
     "def place(tensor, device, floating=None):\n"
+    "    # a copy: every run starts from the inputs as made (an out= or\n"
+    "    # in-place call writes what it is given)\n"
     "    if floating is not None and tensor.is_floating_point():\n"
     "        tensor = tensor.to(floating)\n"
-    "    return tensor.to(device)\n\n\n"
+    "    return tensor.to(device, copy=True)\n\n\n"
     "def as_reference(tensor, floating):\n"
     "    # the float64 reference computes from a contiguous copy\n"
     "    return tensor.contiguous() if floating is not None else tensor\n";
@@ -744,7 +778,16 @@ std::string input_definitions(const Case& kase, PythonCall* call,
                               std::set<std::string>* taken,
                               std::vector<PythonInputFile>* files) {
   std::string definitions;
-  for (const TensorSpec& spec : kase.inputs) {
+  for (size_t i = 0; i < kase.inputs.size(); ++i) {
+    const TensorSpec& spec = kase.inputs[i];
+    if (const std::optional<size_t> target = alias_target(kase.inputs, i)) {
+      PythonTensor alias;
+      alias.alias_of = target;
+      tensors->push_back(alias);
+      definitions += "# `" + spec.name + "` is `" + spec.same_as +
+                     "` itself (`same_as`): one tensor, placed once\n";
+      continue;
+    }
     const std::string variable = python_variable(spec.name, taken);
     try {
       tensors->push_back(python_tensor(spec, variable, files));
@@ -793,7 +836,7 @@ PythonReproduction python_reproduction(const Case& kase, const OpDef* op,
   std::string body;
   if (call.why_not.empty()) {
     body = "\n" + std::string(kPlace) + "\n\n" +
-           run_function(kase, call, tensors) +
+           run_function(kase, call, tensors, &taken) +
            call_and_checks(kase, op, expected, backend, &taken, &made.files);
   }
   std::string& script = made.script;

@@ -3,6 +3,7 @@
 #include "report/request.h"
 
 #include <cstdlib>
+#include <optional>
 
 #include "model/yaml_text.h"
 #include "runner/rerun.h"
@@ -12,7 +13,15 @@ namespace casebook {
 
 std::vector<ReportTensor> report_inputs(const Case& kase) {
   std::vector<ReportTensor> inputs;
-  for (const TensorSpec& spec : kase.inputs) {
+  for (size_t i = 0; i < kase.inputs.size(); ++i) {
+    const TensorSpec& spec = kase.inputs[i];
+    const std::optional<size_t> target = alias_target(kase.inputs, i);
+    if (target && *target < inputs.size()) {  // the target's tensor itself
+      ReportTensor same = inputs[*target];
+      same.name = spec.name;
+      inputs.push_back(std::move(same));
+      continue;
+    }
     ReportTensor tensor;
     tensor.name = spec.name;
     tensor.dtype = std::string(dtype_name(spec.dtype));

@@ -77,7 +77,7 @@ std::optional<Case> with_precision(const Case& kase, DType dtype,
   std::vector<std::string> from;
   bool any = false;
   for (TensorSpec& spec : changed.inputs) {
-    if (!is_floating(spec.dtype)) continue;
+    if (!is_floating(spec.dtype) || !spec.same_as.empty()) continue;
     any = true;
     if (spec.dtype == dtype) continue;
     const std::string name(dtype_name(spec.dtype));
@@ -95,6 +95,7 @@ std::optional<Case> with_precision(const Case& kase, DType dtype,
   }
   if (!why_not->empty()) return std::nullopt;
   *detail += joined(from) + " -> " + std::string(dtype_name(dtype));
+  follow_aliases(changed.inputs);  // an alias is its target's tensor
   with_output_dtype(&changed, from, dtype, detail);
   return changed;
 }
@@ -230,8 +231,9 @@ std::optional<Case> with_valid_indices(const Case& kase, std::string* detail,
   for (size_t i = 0; i < changed.inputs.size() && i < kase.inputs.size(); ++i) {
     TensorSpec& labels = changed.inputs[i];
     const TensorSpec& before = kase.inputs[i];
-    if (labels.int_values == before.int_values &&
-        labels.source == before.source) {
+    if ((labels.int_values == before.int_values &&
+         labels.source == before.source) ||
+        !labels.same_as.empty()) {  // an alias follows its target, below
       continue;
     }
     const auto classes = first_label(neighbor_named(every, "C"), labels.name);
@@ -254,6 +256,7 @@ std::optional<Case> with_valid_indices(const Case& kase, std::string* detail,
     *why_not = "every index is already in range";
     return std::nullopt;
   }
+  follow_aliases(changed.inputs);
   return changed;
 }
 
@@ -385,6 +388,7 @@ std::vector<std::string> non_finite_inputs(const Case& kase) {
   std::vector<std::string> lines;
   for (const TensorSpec& spec : kase.inputs) {
     if (!is_floating(spec.dtype) && !is_complex(spec.dtype)) continue;
+    if (!spec.same_as.empty()) continue;  // its target's, told once
     at::Tensor view;
     try {
       view = materialise(spec).view;

@@ -78,6 +78,10 @@ std::string seeds_text(const PlannedCase& planned, Backend backend,
   for (const TensorSpec& spec : kase.inputs) {
     out << "input `" << spec.name << "` " << dtype_name(spec.dtype) << " "
         << shape_text(spec.shape) << ": ";
+    if (!spec.same_as.empty()) {
+      out << "input `" << spec.same_as << "` itself (same_as)\n";
+      continue;
+    }
     switch (spec.source) {
       case TensorSpec::Source::kFill:
         out << "seed " << spec.seed << ", fill " << fill_text(spec.fill);
@@ -248,6 +252,7 @@ std::string write_mismatch_evidence(const fs::path& root,
     const OpenFolder folder = evidence.folder(name, true);
     EvidenceBudget budget(folder, total_written);
     for (const TensorSpec& spec : planned.value().inputs) {
+      if (!spec.same_as.empty()) continue;  // its target's file holds it
       budget.npy("input_" + escaped_file_name(spec.name) + ".npy",
                  spec_bytes(spec), [&] { return materialise(spec).view; });
     }

@@ -41,6 +41,16 @@ void set_input_values(ReduceState& state, size_t input, at::Tensor values) {
   state.changed[input] = true;
 }
 
+void follow_aliases(ReduceState& state) {
+  casebook::follow_aliases(state.kase.inputs);
+  for (size_t i = 0; i < state.kase.inputs.size(); ++i) {
+    if (const auto target = alias_target(state.kase.inputs, i)) {
+      state.values[i] = state.values[*target];
+      state.changed[i] = state.changed[*target];
+    }
+  }
+}
+
 void keep_inputs(ReduceState& state, const std::vector<bool>& kept) {
   ReduceState out = state;
   out.kase.inputs.clear();
@@ -147,7 +157,9 @@ std::vector<DimGroup> dim_groups(ReduceState& state,
   std::vector<std::vector<int64_t>> shapes;
   for (size_t i = 0; i < state.kase.inputs.size(); ++i) {
     const at::Tensor& values = input_values(state, i);
-    shapes.push_back(fixed[i] ? std::vector<int64_t>{} : values.sizes().vec());
+    const bool follows = !state.kase.inputs[i].same_as.empty();
+    shapes.push_back(fixed[i] || follows ? std::vector<int64_t>{}
+                                         : values.sizes().vec());
   }
   DimUnion dims(shapes);
   join_batch_dims(state.kase, dims);

@@ -42,6 +42,11 @@ const at::Tensor& input_values(ReduceState& state, size_t input);
 // layout kept; its dtype the tensor's).
 void set_input_values(ReduceState& state, size_t input, at::Tensor values);
 
+// Makes each alias (`same_as`) its target again, spec and values: the
+// passes change targets only, and an alias follows (called on every
+// candidate before it runs).
+void follow_aliases(ReduceState& state);
+
 // Removes the inputs `kept` says not to keep (the dim groups are made
 // after).
 void keep_inputs(ReduceState& state, const std::vector<bool>& kept);
@@ -50,7 +55,8 @@ void keep_inputs(ReduceState& state, const std::vector<bool>& kept);
 // larger: the op's batch dims (its
 // neighbour traits) and, across different inputs, dims of the same size
 // aligned from the left, then from the right; never two dims of one input in
-// one group. `fixed`: inputs whose dims stay (a strided layout that must).
+// one group. `fixed`: inputs whose dims stay (a strided layout that must);
+// an alias's are its target's.
 std::vector<DimGroup> dim_groups(ReduceState& state,
                                  const std::vector<bool>& fixed);
 

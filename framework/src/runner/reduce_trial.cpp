@@ -103,12 +103,15 @@ bool Reduction::judge(const Case& candidate) {
 }
 
 bool Reduction::fails_same(const Case& candidate) {
-  const bool same = judge(candidate);
+  Case followed = candidate;
+  casebook::follow_aliases(followed.inputs);
+  const bool same = judge(followed);
   report_progress();
   return same;
 }
 
 bool Reduction::keep_if_same(ReduceState candidate) {
+  follow_aliases(candidate);
   const bool same = judge(candidate.kase);
   if (same) best = std::move(candidate);
   report_progress();  // the case kept so far, this run's included

@@ -44,7 +44,10 @@ std::vector<bool> reduce_layouts(Reduction& r) {
   std::vector<bool> fixed(r.best.kase.inputs.size(), false);
   for (size_t i = 0; i < r.best.kase.inputs.size(); ++i) {
     const TensorSpec spec = r.best.kase.inputs[i];
-    if (spec.layout.kind == Layout::Kind::kDefault) continue;
+    // An alias (`same_as`) follows its target, here and in every pass.
+    if (spec.layout.kind == Layout::Kind::kDefault || !spec.same_as.empty()) {
+      continue;
+    }
     const std::string what =
         "layout of `" + spec.name + "` (" + layout_text(spec.layout) + ")";
     ReduceState candidate = r.best;
@@ -184,15 +187,16 @@ void simplify_values(Reduction& r, size_t input) {
 
 void reduce_values(Reduction& r) {
   for (size_t i = 0; i < r.best.kase.inputs.size(); ++i) {
-    simplify_values(r, i);
+    if (r.best.kase.inputs[i].same_as.empty()) simplify_values(r, i);
   }
 }
 
 void check_dtypes(Reduction& r) {
   for (size_t i = 0; i < r.best.kase.inputs.size(); ++i) {
     const DType dtype = r.best.kase.inputs[i].dtype;
-    if (dtype != DType::kFloat16 && dtype != DType::kBFloat16 &&
-        dtype != DType::kFloat64) {
+    if ((dtype != DType::kFloat16 && dtype != DType::kBFloat16 &&
+         dtype != DType::kFloat64) ||
+        !r.best.kase.inputs[i].same_as.empty()) {
       continue;
     }
     ReduceState candidate = r.best;

@@ -204,6 +204,17 @@ MaterialisedTensor materialise(const TensorSpec& spec) {
   return result;
 }
 
+void share_aliases(const std::vector<TensorSpec>& inputs,
+                   std::vector<at::Tensor>* tensors) {
+  for (size_t i = 0; i < inputs.size() && i < tensors->size(); ++i) {
+    if (inputs[i].same_as.empty()) continue;
+    const std::optional<size_t> target = alias_target(inputs, i);
+    CASEBOOK_ASSERT(target, "input `" + inputs[i].name + "`'s `same_as: " +
+                                inputs[i].same_as + "` names no input");
+    (*tensors)[i] = tensors->at(*target);
+  }
+}
+
 at::Tensor read_only_values(const TensorSpec& spec) {
   try {
     return logical_tensor(spec, /*over_mapping=*/true);

@@ -10,6 +10,7 @@
 #include <ATen/ATen.h>
 
 #include <optional>
+#include <vector>
 
 #include "casebook/case.h"
 
@@ -30,6 +31,12 @@ struct MaterialisedTensor {
 };
 
 MaterialisedTensor materialise(const TensorSpec& spec);
+
+// Makes each alias among `inputs` (`same_as`) the very at::Tensor of its
+// target in `tensors` (one per input, in their order): what makes a case's
+// tensors makes each target once, as the run needs it, then calls this.
+void share_aliases(const std::vector<TensorSpec>& inputs,
+                   std::vector<at::Tensor>* tensors);
 
 // The logical values of `spec` (no layout, no storage of its own where they
 // come from a .npy or .safetensors file: a read-only view over the file's
