@@ -11,7 +11,8 @@ Run with a Python whose torch matches the LibTorch casebook runs (Debian's
 For every entry of op_db with error inputs (`op.error_inputs("cpu")`, each an
 ErrorInput(sample_input, error_type, error_regex): what PyTorch's test_errors
 asserts the op refuses), or only the --entries named, each error input is
-run once in PyTorch, on copies of its tensors (in the dtypes it comes with),
+run once in PyTorch (its own tensors, in the dtypes it comes with: an error
+may rest on aliasing that copies would lose),
 under make_opinfo_cases.Recorder extended to keep the ATen call that raised.
 The case is that call: `op: aten::<name>[.<overload>]`, its tensor arguments
 as exact `inputs` as they were when it was called, the others as `args`,
@@ -25,8 +26,9 @@ that family and M into OUT/cases/<entry>/<k>.yaml (k: the error input's
 index) and run again (OUT/results.json): every case must PASS.
 
 Not written (one reason per error input, in OUT/manifest.json): no error in
-PyTorch, an error raised before any ATen call (in Python code, or by the
-Python binding's argument parser), an error raised in Python after ATen
+PyTorch, an error raised before any ATen call (in Python code, by the
+Python binding's argument parser, or in C++ by a CompositeImplicitAutograd
+operator, which the dispatch mode never sees), an error raised in Python after ATen
 calls that all returned (a check of their results), an ATen call's error
 turned into another by Python, an argument casebook cannot write, casebook's
 LibTorch returning outputs for the call (no error), or the probe's other
@@ -68,6 +70,7 @@ class ErrorRecorder(opinfo.Recorder):
     def __init__(self, known_ids):
         super().__init__(known_ids)
         self.raised = None  # (func, args, kwargs, exception)
+        self.aliased = False  # whether the raising call writes a shared tensor
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -77,7 +80,25 @@ class ErrorRecorder(opinfo.Recorder):
         except Exception as e:
             if self.raised is None:
                 self.raised = (func, before[0], before[1], e)
+                self.aliased = written_aliased(func, args, kwargs)
             raise
+
+
+def written_aliased(func, args, kwargs):
+    """Whether a tensor the call writes (`Tensor(a!)`: an `out`, an in-place
+    self) overlaps itself (an expanded view) or shares memory with another
+    argument: what a case's inputs, each its own tensor, cannot state."""
+    bound = opinfo.Schema(func).bind(args, kwargs)
+    written = [bound[n] for n in opinfo.Schema(func).mutable
+               if isinstance(bound.get(n), torch.Tensor)]
+    tensors = list(opinfo.tensors_read(args, kwargs))
+    for w in written:
+        if torch._debug_has_internal_overlap(w) == 1:
+            return True
+        # w itself is one argument; the same tensor passed again is another.
+        if w.numel() and sum(1 for u in tensors if u.numel() and opinfo.same_storage(w, u)) > 1:
+            return True
+    return False
 
 
 def copy_args(x):
@@ -105,13 +126,16 @@ def raised_in_python_code(exc):
         return None
     line = linecache.getline(tb.tb_frame.f_code.co_filename, tb.tb_lineno).strip()
     where = f"{os.path.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}"
-    return where if line.startswith("raise") else None
+    python_only = isinstance(exc, (AssertionError, AttributeError, NameError, KeyError))
+    return where if python_only or line.startswith(("raise", "assert")) else None
 
 
 def record_error(op, sample):
     """Run the error input under an ErrorRecorder: (recorder, exception), or
     NotExpressible (no error, or an error no ATen call raised)."""
-    inp, args, kwargs = opinfo.clone_sample(sample)
+    # The sample itself, not copies: an error input may rest on aliasing (an
+    # `out` that overlaps an input), which copies lose. Each is run once.
+    inp, args, kwargs = sample.input, list(sample.args), dict(sample.kwargs)
     named = (opinfo.leaves(inp, "input", []) + opinfo.leaves(args, "arg", []) +
              opinfo.leaves(kwargs, "", []))
     rec = ErrorRecorder(id(t) for _, t in named)
@@ -133,7 +157,17 @@ def check_raised_by_aten(rec, exc):
                 + (f" ({where})" if where else ""))
         if where:
             raise opinfo.NotExpressible(f"raised in Python code before any ATen call ({where})")
-        raise opinfo.NotExpressible("raised by the Python binding before any ATen call")
+        if isinstance(exc, TypeError):
+            raise opinfo.NotExpressible(
+                "the Python binding refused the arguments (TypeError) before any ATen call")
+        raise opinfo.NotExpressible(
+            f"{type(exc).__name__} raised in C++ before any ATen call reached the Recorder "
+            "(a CompositeImplicitAutograd operator's check, which the dispatch mode does "
+            "not see, or the binding's)")
+    if rec.aliased:
+        raise opinfo.NotExpressible(
+            "a tensor the call writes shares memory (an `out` overlapping an input, "
+            "or itself): which a case's inputs, each its own tensor, cannot state")
     if rec.raised[3] is not exc:
         raise opinfo.NotExpressible(
             f"the ATen call's {type(rec.raised[3]).__name__} turned into "
@@ -159,6 +193,9 @@ def one_op_case(entry, k, func, args, kwargs, writer):
     inputs = {}
     for name, v in call.inputs:
         if isinstance(v, list):
+            if not v:
+                raise opinfo.NotExpressible(
+                    "an empty Tensor[] list (a case names each element as an input)")
             if any(t is None for t in v):
                 raise opinfo.NotExpressible("a null in a Tensor?[] list of the raising call")
             inputs.update((f"{name}[{j}]", t) for j, t in enumerate(v))
@@ -324,16 +361,19 @@ CATEGORIES = (
     ("device mismatch", r"same device|device type|on device|devices"),
     ("non-finite value present", r"\bnan\b|\binf\b|non-finite|finite"),
     ("dimension argument out of range", r"dimension out of range|dim(ension)? .*out of range"
-     r"|invalid dim|dim .* is out of bounds"),
+     r"|invalid dim|dim .* is out of bounds|dimension specified as"),
     ("empty reduction / zero size", r"non-zero size|zero-size|empty|numel\(\) > 0|0 elements"
-     r"|no elements|at least one"),
-    ("index or label out of range", r"index|indices|out of bounds|out of range|class values"
-     r"|num_classes|must be (non-?negative|>= 0)"),
+     r"|numel\(\) == 0|no elements|at least one|positive length"),
     ("dtype not supported", r"dtype|not implemented for|scalar ?type|integral|floating"
-     r"|complex|\bbool|long|float\b|double"),
+     r"|complex|\bbool|\blong\b|\bfloat\b|double"),
+    ("index or label out of range", r"ind(ex|ices)\b.*out of (range|bounds)|out of bounds"
+     r"|class values|num_classes|target .*out of"),
+    ("argument value out of range", r"out of range|must be (non-?negative|positive|greater"
+     r"|>=? ?0)|greater than or equal"),
     ("shape mismatch", r"shape|size|must match|same number|dimension|dimensional|broadcast"
-     r"|\bdims?\b|rank|length"),
+     r"|\bdims?\b|rank|length|-d\b"),
 )
+
 
 # The category each family is right for; a message of another category under
 # that family is doubtful for the user (contract: a rejected argument, right
