@@ -3,7 +3,7 @@
 # (tools/opinfo/README.md) turned into cases by make_error_cases.py in a
 # temporary folder, run with the built casebook: each case expects the
 # family casebook gives its message and PyTorch's message, so every written
-# case must PASS, and each entry must have a case.
+# case must PASS, and each entry but index_select must have one.
 #
 #   error_inputs_sample_test.sh CASEBOOK PYTHON SOURCE_DIR
 #
@@ -15,11 +15,13 @@ if ! "$python" -c 'import torch, numpy' 2>/dev/null; then
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/error-inputs-sample.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-# one_hot and unbind: a message casebook calls index_out_of_range or
-# contract; amax: an empty reduction and more than 64 dims; multinomial:
-# nan_or_inf for a probability < 0; index_select and cat: shape and dtype
-# refusals, and errors raised before any ATen call.
-entries=(nn.functional.one_hot amax unbind multinomial index_select cat)
+# amax: an empty reduction (index_out_of_range) and more than 64 dims (casebook
+# aborts writing it: issue 51); unbind: "Dimension specified as 0" and
+# "Dimension out of range"; multinomial: nan_or_inf for a probability < 0;
+# gather: an index out of bounds, shape and dtype refusals, and an `out`
+# overlapping an input (not written); index_select: only the latter; cat: an
+# error raised by the Python binding before any ATen call.
+entries=(amax unbind multinomial gather index_select cat)
 "$python" -W ignore "$src/tools/opinfo/make_error_cases.py" "$work" --casebook "$casebook" \
   --entries "${entries[@]}" -j 2 > "$work/log" || { cat "$work/log"; exit 1; }
 "$python" - "$work" "${entries[@]}" <<'PY'
@@ -31,8 +33,9 @@ bad = [f"{r['entry']}/{r['index']}: {r['verdict']}" for r in records
        if r.get("verdict", "PASS") != "PASS"]
 bad += [f"{r['entry']}/{r['index']}: written but not run" for r in records
         if "family" in r and "reason" not in r and "verdict" not in r]
-bad += [f"{e}: no case" for e in entries
-        if not any(r["entry"] == e and "verdict" in r for r in records)]
+# index_select's one error input rests on aliasing, which a case cannot state.
+bad += [f"{e}: no case" for e in entries if e != "index_select" and
+        not any(r["entry"] == e and "verdict" in r for r in records)]
 for e in entries:
     mine = [r for r in records if r["entry"] == e]
     print(f"{e}: {len(mine)} error inputs, "
