@@ -233,11 +233,20 @@ def describe_error_input(entry, k, op, ei, writer):
         return record
     pattern, regex_used = message_pattern(ei.error_regex, str(exc))
     record.update({"op": name, "pattern": pattern, "regex_used": regex_used,
-                   "nonfinite_input": any(
-                       bool((~torch.isfinite(t)).any()) for t in tensor_leaves(args, kwargs)
-                       if t.dtype.is_floating_point or t.dtype.is_complex),
+                   "nonfinite_input": any(has_nonfinite(t) for t in tensor_leaves(args, kwargs)),
                    "case": case})
     return record
+
+
+def has_nonfinite(t):
+    """Whether a floating or complex tensor holds a NaN or an infinity (False
+    where torch cannot tell: more than 64 dims)."""
+    if not (t.dtype.is_floating_point or t.dtype.is_complex):
+        return False
+    try:
+        return bool((~torch.isfinite(t)).any())
+    except RuntimeError:
+        return False
 
 
 def tensor_leaves(args, kwargs):
@@ -403,6 +412,9 @@ def doubtful(record):
         return f"the message says {cat}"
     if family == "contract" and cat == "index or label out of range":
         return "the message says an index or label is out of range"
+    if family == "contract" and cat == "non-finite value present" and record.get(
+            "nonfinite_input"):
+        return "a NaN or infinity in the inputs, which the message names"
     return None
 
 
@@ -430,18 +442,25 @@ def report(records, verdicts):
     reasons = collections.Counter(reason_group(r["reason"]) for r in records if "reason" in r)
     tally = collections.Counter(verdicts[case_id(r)]["verdict"] for r in written
                                 if case_id(r) in verdicts)
-    out = [f"error inputs: {len(records)}; cases written: {len(written)}; "
-           f"verdicts: {dict(sorted(tally.items()))}", "", "Not written, by reason:", ""]
+    probed = sum(1 for r in records if "case" in r and "reason" not in r)
+    out = [f"error inputs: {len(records)}; expressible (probe cases written): {probed}; "
+           f"cases written: {len(written)}; verdicts: {dict(sorted(tally.items()))}",
+           "", "Not written, by reason:", ""]
     out += [f"- {n} {reason}" for reason, n in reasons.most_common()]
     out += ["", "By PyTorch's error type (rows) and casebook's family (columns):", "",
             confusion_table(written, lambda r: r["raised"]), "",
             "By what the message says (rows) and casebook's family (columns):", "",
             confusion_table(written, lambda r: r["category"]), "",
             "Families that look wrong for the user:", ""]
-    for r in sorted((r for r in written if r["doubt"]), key=lambda r: (r["family"], r["entry"])):
-        out.append(f"- {r['family']}: `{case_id(r)}` ({r['op']}): {r['doubt']}: "
-                   f"\"{r['message'][:160]}\"")
-    return "\n".join(out) + "\n"
+    return "\n".join(out + doubtful_lines(written)) + "\n"
+
+
+def doubtful_lines(written):
+    """A Markdown item per written case whose family looks wrong, by family."""
+    return [f"- {r['family']}: `{case_id(r)}` ({r['op']}, {r['raised']}): {r['doubt']}: "
+            f"\"{r['message'][:160]}\""
+            for r in sorted((r for r in written if r["doubt"]),
+                            key=lambda r: (r["family"], r["entry"], r["index"]))]
 
 
 def reason_group(reason):
