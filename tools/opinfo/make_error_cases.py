@@ -447,6 +447,8 @@ def report(records, verdicts):
            f"cases written: {len(written)}; verdicts: {dict(sorted(tally.items()))}",
            "", "Not written, by reason:", ""]
     out += [f"- {n} {reason}" for reason, n in reasons.most_common()]
+    if not written:
+        return "\n".join(out + ["", "No case run: no family to tabulate."]) + "\n"
     out += ["", "By PyTorch's error type (rows) and casebook's family (columns):", "",
             confusion_table(written, lambda r: r["raised"]), "",
             "By what the message says (rows) and casebook's family (columns):", "",
