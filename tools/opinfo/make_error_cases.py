@@ -6,7 +6,7 @@ Contract
 Run with a Python whose torch matches the LibTorch casebook runs (Debian's
 /usr/bin/python3 with python3-torch 1.13.1 for the `cpu` build):
 
-    make_error_cases.py OUT [--entries NAME ...] [--casebook PATH] [--no-run]
+    make_error_cases.py OUT [--entries NAME ...] [--casebook PATH] [-j J] [--no-run]
 
 For every entry of op_db with error inputs (`op.error_inputs("cpu")`, each an
 ErrorInput(sample_input, error_type, error_regex): what PyTorch's test_errors
