@@ -174,6 +174,28 @@ TEST(CaseTextRoundTrip, ACaseWithoutInputsReadsBack) {
   EXPECT_EQ(facts(*again.value), facts(*first.value));
 }
 
+// A tensor of more dims than a case file may nest lists (PyTorch's error
+// inputs hold 65-dim ones) is written flat beside its shape and reads back:
+// nested, its values passed the reader's nesting limit, and `casebook new
+// --from-json` aborted on its own writer's broken promise.
+TEST(CaseTextRoundTrip, ValuesOfManyDimsAreWrittenFlatAndReadBack) {
+  std::string shape = "[";
+  for (int dim = 0; dim < 64; ++dim) shape += "1, ";
+  shape += "2]";
+  const LoadedCase first = load_case_text(
+      "casebook: 1\nsummary: s\nop: torch.sum\ninputs:\n  input: {dtype: "
+      "float32, shape: " +
+          shape + ", values: [1.5, -2]}\n",
+      "cases/many_dims.yaml");
+  ASSERT_TRUE(first.ok()) << first_load_error(first);
+  const std::string written = case_to_yaml(*first.value);
+  EXPECT_NE(written.find("values: [1.5, -2]"), std::string::npos) << written;
+  const LoadedCase again = load_case_text(written, "cases/many_dims.yaml");
+  ASSERT_TRUE(again.ok()) << first_load_error(again) << "\n" << written;
+  EXPECT_EQ(case_to_yaml(*again.value), written);
+  EXPECT_EQ(again.value->inputs.at(0).shape.size(), 65u);
+}
+
 // A written `id` and every parameter of every neighbour rule are written and
 // read back, so that a case written from a JSON description (`casebook new
 // --from-json`) keeps the id and the neighbours it declares.

@@ -130,6 +130,17 @@ std::string element_text(const TensorSpec& spec, size_t k) {
   return std::to_string(spec.int_values[k]);
 }
 
+// Values nested by a shape of more dims than this are written as one flat
+// list beside their shape: a list nested once per dim, inside a case file's
+// few levels of maps, would pass the reader's nesting limit
+// (LoadLimits::max_depth, 64), and PyTorch's own error inputs hold 65-dim
+// tensors.
+constexpr size_t kMostNestedDims = 32;
+
+bool writes_values_flat(const TensorSpec& spec) {
+  return spec.shape.size() > kMostNestedDims;
+}
+
 void write_nested(std::string& out, const TensorSpec& spec, size_t dim,
                   int64_t* at, int64_t limit) {
   if (dim == spec.shape.size()) {
@@ -176,6 +187,19 @@ std::string values_text(const TensorSpec& spec, int64_t limit) {
   if (element_count(spec.shape) == 0) return "[]";
   std::string out;
   int64_t at = 0;
+  if (writes_values_flat(spec)) {  // one list, the shape beside it
+    out += '[';
+    const auto count = static_cast<int64_t>(element_count(spec.shape));
+    for (; at < count; ++at) {
+      if (at > 0) out += ", ";
+      if (limit >= 0 && at >= limit) {
+        out += "...";
+        break;
+      }
+      out += element_text(spec, static_cast<size_t>(at));
+    }
+    return out + ']';
+  }
   // A 0-d tensor's one element in a list, as the loader reads it.
   if (spec.shape.empty()) out += '[';
   write_nested(out, spec, 0, &at, limit);
@@ -190,9 +214,10 @@ std::string tensor_fields(const TensorSpec& spec) {
                               : double_quoted(spec.same_as));
   }
   std::string out = "dtype: " + std::string(dtype_name(spec.dtype));
-  const bool empty_values = spec.source == TensorSpec::Source::kValues &&
-                            element_count(spec.shape) == 0;
-  if (spec.shape_given || empty_values) {
+  const bool shape_needed =
+      spec.source == TensorSpec::Source::kValues &&
+      (element_count(spec.shape) == 0 || writes_values_flat(spec));
+  if (spec.shape_given || shape_needed) {
     out += ", shape: " + yaml_ints(spec.shape);
   }
   switch (spec.source) {
