@@ -154,9 +154,11 @@ bool says_device_mismatch(std::string_view lower) {
 
 // Anomaly mode's "Function 'LogSoftmaxBackward0' returned nan values in its
 // 0th output.", multinomial's "probability tensor contains either `inf`,
-// `nan` or element < 0", clip_grad_norm_'s "... is non-finite".
+// `nan` or element < 0" and "(encountering probability entry = infinity or
+// NaN)", clip_grad_norm_'s "... is non-finite".
 bool says_nan_or_inf(std::string_view lower) {
-  return has_any(lower, {"returned nan values", "`inf`, `nan`", "non-finite"});
+  return has_any(lower, {"returned nan values", "`inf`, `nan`", "non-finite",
+                         "infinity or nan"});
 }
 
 // torch.testing.assert_close's report.
@@ -166,17 +168,24 @@ bool says_mismatch(std::string_view lower) {
                          "scalars are not close", "scalars are not equal"});
 }
 
-// A dim argument out of range is a rejected argument, though LibTorch throws
-// it as c10::IndexError: the data's indices are not at fault.
-bool says_dimension_out_of_range(std::string_view lower) {
-  return has(lower, "dimension out of range");
+// A dim argument the tensor does not have ("Dimension out of range",
+// unbind's "Dimension specified as 0 but tensor has no dimensions") or a
+// reduction over an empty dim (amax's "Expected reduction dim 1 to have
+// non-zero size") is a rejected argument, though LibTorch throws it as
+// c10::IndexError: the data's indices are not at fault.
+bool says_dimension_refused(std::string_view lower) {
+  return has_any(lower, {"dimension out of range",
+                         "but tensor has no dimensions",
+                         "to have non-zero size"});
 }
 
 // LibTorch 2.x's embedding_bag: "Index 1 of input takes value 10 which is not
-// in the valid range [0, 10)" (a plain c10::Error).
+// in the valid range [0, 10)" (a plain c10::Error); one_hot's label below
+// and above its range alike.
 bool says_index_out_of_range(std::string_view lower) {
   return has_any(lower, {"out of bounds", "out of data bounds",
-                         "class values must be smaller than num_classes"}) ||
+                         "class values must be smaller than num_classes",
+                         "class values must be non-negative"}) ||
          (has(lower, "index") &&
           has_any(lower, {"out of range", "not in the valid range"}));
 }
@@ -197,7 +206,7 @@ constexpr MessageRule kMessageRules[] = {
     {Family::kDeviceMismatch, says_device_mismatch},
     {Family::kNanOrInf, says_nan_or_inf},
     {Family::kMismatch, says_mismatch},
-    {Family::kContract, says_dimension_out_of_range},
+    {Family::kContract, says_dimension_refused},
     {Family::kIndexOutOfRange, says_index_out_of_range},
 };
 
