@@ -174,9 +174,9 @@ bool says_mismatch(std::string_view lower) {
 // non-zero size") is a rejected argument, though LibTorch throws it as
 // c10::IndexError: the data's indices are not at fault.
 bool says_dimension_refused(std::string_view lower) {
-  return has_any(lower, {"dimension out of range",
-                         "but tensor has no dimensions",
-                         "to have non-zero size"});
+  return has_any(lower,
+                 {"dimension out of range", "but tensor has no dimensions",
+                  "to have non-zero size"});
 }
 
 // LibTorch 2.x's embedding_bag: "Index 1 of input takes value 10 which is not
