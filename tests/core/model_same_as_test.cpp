@@ -141,7 +141,8 @@ TEST(SameAs, ANeighbourRuleChangingTheTargetTakesTheAliasAlong) {
   // dtypes recasts every floating input: the alias with its target.
   const Case recast = load_ok(
       std::string(kOutIsSelf) + "neighbors: {dtypes: [float64]}\n", kFile);
-  const Case& wide = declared_neighbors(recast).neighbors.at(0).value;
+  const NeighborExpansion recast_expansion = declared_neighbors(recast);
+  const Case& wide = recast_expansion.neighbors.at(0).value;
   EXPECT_EQ(wide.inputs[2].dtype, DType::kFloat64);
   EXPECT_EQ(wide.inputs[2].same_as, "self");
 }
