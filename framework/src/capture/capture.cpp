@@ -284,24 +284,11 @@ void name_rocm_gpu_hip(Origin* origin) {
   }
 }
 
-void check_request(const CaptureRequest& request) {
-  if (request.op.empty()) throw CaptureError("capture: no --op given");
-  const std::string& name = request.name;
-  // One file name in its op's folder (files/file_writer.h's rules; a
-  // newline or ESC would forge or paint a line where it is echoed).
-  std::string problem = name_problem(name, false);
-  if (problem.empty() && name[0] == '.') problem = "a hidden file";
-  if (!problem.empty()) {
-    throw CaptureError("capture: --name `" + printable_line(name) +
-                       "`: " + problem +
-                       " (expected a file name: no `/`, not starting "
-                       "with `.`)");
-  }
-  if (request.tensors.empty()) {
-    throw CaptureError("capture: no --tensor given");
-  }
+// Each tensor: a distinct plain name, defined, of a dtype casebook has.
+void check_tensors(const std::vector<CapturedTensor>& tensors) {
+  if (tensors.empty()) throw CaptureError("capture: no --tensor given");
   std::set<std::string> names;
-  for (const CapturedTensor& captured : request.tensors) {
+  for (const CapturedTensor& captured : tensors) {
     if (!plain_key(captured.name) || !names.insert(captured.name).second) {
       throw CaptureError("capture: tensor name `" + captured.name +
                          "`: expected a distinct name of letters, digits "
@@ -317,13 +304,13 @@ void check_request(const CaptureRequest& request) {
                          " is not one casebook supports");
     }
   }
-  for (const auto& [key, value] : request.args) {
-    if (!plain_key(key) || value.empty()) {
-      throw CaptureError("capture: --arg `" + key + "=" + value +
-                         "`: expected KEY=VALUE");
-    }
-  }
-  for (const auto& [key, value] : request.origin) {
+}
+
+// Each --origin key: one of the dossier's, or versions.NAME / data.NAME.
+void check_origin(
+    const std::vector<std::pair<std::string, std::string>>& origin) {
+  for (const auto& entry : origin) {
+    const std::string& key = entry.first;
     const std::string top = key.substr(0, key.find('.'));
     const bool group = key.find('.') != std::string::npos;
     if (!origin_keys().count(top) ||
@@ -336,6 +323,29 @@ void check_request(const CaptureRequest& request) {
                          " (versions.NAME and data.NAME for their keys)");
     }
   }
+}
+
+void check_request(const CaptureRequest& request) {
+  if (request.op.empty()) throw CaptureError("capture: no --op given");
+  const std::string& name = request.name;
+  // One file name in its op's folder (files/file_writer.h's rules; a
+  // newline or ESC would forge or paint a line where it is echoed).
+  std::string problem = name_problem(name, false);
+  if (problem.empty() && name[0] == '.') problem = "a hidden file";
+  if (!problem.empty()) {
+    throw CaptureError("capture: --name `" + printable_line(name) +
+                       "`: " + problem +
+                       " (expected a file name: no `/`, not starting "
+                       "with `.`)");
+  }
+  check_tensors(request.tensors);
+  for (const auto& [key, value] : request.args) {
+    if (!plain_key(key) || value.empty()) {
+      throw CaptureError("capture: --arg `" + key + "=" + value +
+                         "`: expected KEY=VALUE");
+    }
+  }
+  check_origin(request.origin);
 }
 
 fs::path fixtures_folder(const CaptureRequest& request,
